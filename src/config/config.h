@@ -1,0 +1,251 @@
+// The typed, validated, immutable configuration. Built once from the nginx-
+// syntax files by config::load(); workers hold it by shared_ptr<const Config>
+// and a reload swaps in a new one. Every setting is already merged down the
+// http -> server -> location chain, so a request reads its location's values
+// directly.
+#pragma once
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "config/template.h"
+#include "core/result.h"
+#include "http/method.h"
+
+namespace torii::config {
+
+using Ms = std::chrono::milliseconds;
+
+enum class LogLevel : uint8_t { debug, info, notice, warn, error, crit, alert, emerg };
+
+class Regex;  // PCRE2 wrapper, config/regex.h
+
+struct ErrorLogConfig {
+  std::string path;  // absolute; "stderr" for the terminal
+  LogLevel level = LogLevel::error;
+};
+
+struct LogFormat {
+  std::string name;
+  Template format;
+  bool json_escape = false;  // escape=json
+  bool escape_none = false;  // escape=none; neither: nginx's default \xXX escaping
+};
+
+struct AccessLog {
+  std::string path;  // absolute
+  std::shared_ptr<const LogFormat> format;
+  size_t buffer_size = 0;  // 0: write each line
+  Ms flush{0};
+};
+
+struct AddHeader {
+  std::string name;
+  Template value;
+  bool always = false;
+};
+
+struct ErrorPage {
+  std::vector<int> codes;
+  int response_code = -1;  // -1: keep the original; 0: "=" (the target's); else =CODE
+  Template uri;            // "/50x.html", "@named" or an absolute URL (redirect)
+};
+
+struct Return {
+  int code = 0;   // 444 closes the connection
+  Template text;  // body for most codes, URL for 301/302/303/307/308
+  bool has_text = false;
+};
+
+struct AccessRule {
+  bool allow = false;
+  bool all = false;
+  int family = AF_INET;
+  uint8_t addr[16] = {};
+  uint8_t mask[16] = {};
+};
+
+struct LimitExcept {
+  std::vector<http::Method> methods;  // GET implies HEAD
+  std::vector<AccessRule> rules;
+};
+
+struct Expires {
+  enum class Kind : uint8_t { off, epoch, max, after_access, after_modified };
+  Kind kind = Kind::off;
+  int64_t seconds = 0;  // may be negative
+};
+
+struct OpenFileCache {
+  bool enabled = false;
+  size_t max = 0;
+  Ms inactive{60'000};
+  Ms valid{60'000};
+  unsigned min_uses = 1;
+  bool errors = false;
+};
+
+using MimeTypes = std::unordered_map<std::string, std::string>;  // ext (lower) -> type
+
+// Settings a location inherits from its server and the http block.
+struct LocationSettings {
+  std::string root = "html";  // absolute after load (prefix applied)
+  std::string alias;          // non-empty: alias instead of root
+  std::vector<std::string> index{"index.html"};
+  std::vector<Template> try_files;  // empty: off; last may be "=CODE"
+  std::optional<Return> ret;        // not inherited (nginx rewrite phase)
+  std::vector<ErrorPage> error_pages;
+  std::vector<AddHeader> add_headers;  // inherited only when none at this level
+  Expires expires;
+  std::shared_ptr<const LimitExcept> limit_except;  // not inherited
+  std::vector<AccessRule> access_rules;            // inherited only when none here
+  std::shared_ptr<const MimeTypes> types;
+  std::string default_type = "text/plain";
+  bool sendfile = false;
+  bool tcp_nopush = false;
+  bool tcp_nodelay = true;
+  Ms keepalive_timeout{75'000};
+  Ms keepalive_header{0};  // second keepalive_timeout argument; 0: no header
+  uint64_t keepalive_requests = 1000;
+  int64_t client_max_body_size = 1 << 20;  // 0: unlimited
+  size_t client_body_buffer_size = 16 * 1024;
+  Ms client_body_timeout{60'000};
+  Ms send_timeout{60'000};
+  bool server_tokens = true;
+  bool access_log_off = false;
+  std::vector<AccessLog> access_logs;
+  std::optional<ErrorLogConfig> error_log;  // request-level messages; else main's
+  OpenFileCache open_file_cache;
+  bool log_not_found = true;
+  bool etag = true;
+  bool internal = false;  // only reachable by internal redirect
+  bool dav_methods_off = true;
+};
+
+struct Location {
+  enum class Match : uint8_t { exact, prefix, prefix_no_regex, regex, regex_icase, named };
+  Match match = Match::prefix;
+  std::string pattern;           // the uri, regex source, or "@name"
+  std::shared_ptr<Regex> regex;  // for regex matches
+  std::string file;
+  int line = 0;
+  LocationSettings settings;
+  std::vector<std::shared_ptr<const Location>> children;  // nested, in file order
+};
+
+struct ServerName {
+  enum class Kind : uint8_t { exact, wildcard_front, wildcard_back, regex };
+  Kind kind = Kind::exact;
+  std::string name;  // lower-case; for wildcards without the '*' part
+  std::shared_ptr<Regex> regex;
+  bool matches_bare = false;  // ".example.com": also the exact "example.com"
+};
+
+struct Listen {
+  sockaddr_storage addr{};
+  socklen_t addr_len = 0;
+  std::string text;  // "127.0.0.1:8080", "[::]:80", for logs and -T
+  bool default_server = false;
+  bool reuseport = false;
+  int backlog = 511;
+  bool ipv6only = true;
+};
+
+struct LargeHeaderBuffers {
+  size_t number = 4;
+  size_t size = 8 * 1024;  // also the longest request line and header line
+};
+
+struct Server {
+  std::vector<Listen> listens;
+  std::vector<ServerName> names;  // first one is $server_name
+  std::string file;
+  int line = 0;
+  // Used when no location matches, and as the parent of top-level locations.
+  LocationSettings settings;
+  std::optional<Return> ret;  // server-level return: runs before location matching
+  std::vector<std::shared_ptr<const Location>> locations;  // top level, in file order
+  Ms client_header_timeout{60'000};
+  size_t client_header_buffer_size = 1024;
+  LargeHeaderBuffers large_client_header_buffers;
+  bool ignore_invalid_headers = true;
+  bool underscores_in_headers = false;
+  bool merge_slashes = true;
+};
+
+// All servers reachable on one address:port, with the one that answers when
+// no name matches.
+struct ListenGroup {
+  Listen listen;  // the settings of the first listen of this address
+  std::vector<std::shared_ptr<const Server>> servers;
+  std::shared_ptr<const Server> default_server;
+};
+
+struct Config {
+  // main context
+  std::string prefix;     // -p, with a trailing '/'
+  std::string conf_file;  // absolute path of the main file
+  int worker_processes = 1;  // "auto" resolved to the core count
+  unsigned worker_connections = 512;
+  uint64_t worker_rlimit_nofile = 0;  // 0: leave as is
+  bool multi_accept = false;
+  std::string pid_path;  // absolute
+  std::string user;      // accepted; warned about when not root
+  ErrorLogConfig error_log;  // default "<prefix>logs/error.log" at error
+
+  // http context
+  std::map<std::string, std::shared_ptr<const LogFormat>> log_formats;  // has "combined"
+  std::vector<std::shared_ptr<const Server>> servers;
+  std::vector<ListenGroup> listen_groups;
+
+  // Every file read, in order, with its text: for `torii -T`.
+  std::vector<std::pair<std::string, std::string>> sources;
+};
+
+// Reads and compiles a config. `prefix` ends with '/'. `extra` holds -g
+// directives, parsed in the main context after the file. Errors read
+// "FILE:LINE: message" (with the directive's name in the message).
+Result<std::shared_ptr<const Config>> load(const std::string& path, const std::string& prefix,
+                                           const std::string& extra);
+
+// Warnings produced while loading (e.g. "user" when not root), FILE:LINE first.
+// Filled by load(); read by the caller to log them.
+std::vector<std::string>& load_warnings();
+
+// nginx's server selection: exact name, longest leading wildcard, longest
+// trailing wildcard, first matching regex, then the group's default server.
+// `host` is already lower-cased and without port.
+const Server& find_server(const ListenGroup& group, std::string_view host);
+
+// Regex captures set by location or server_name matching ($1..$9).
+struct Captures {
+  std::string subject;
+  std::vector<std::pair<int, int>> spans;  // [0] is the whole match
+  std::string_view get(size_t i) const;
+};
+
+// nginx's location selection on a decoded path: exact match wins at once;
+// else the longest prefix; if it is ^~ it wins, else regexes (nested ones
+// of the longest prefix first, then top-level in file order) are tried and
+// the first match wins; else the longest prefix. Returns nullptr if nothing
+// matches. Named locations are never matched here.
+const Location* find_location(const Server& server, std::string_view path, Captures* captures);
+
+// A named location ("@name") of the server, or nullptr.
+const Location* find_named_location(const Server& server, std::string_view name);
+
+// Extension (without dot, any case) -> MIME type from the location's types,
+// falling back to default_type.
+std::string_view mime_type(const LocationSettings& s, std::string_view path);
+
+}  // namespace torii::config

@@ -1,0 +1,120 @@
+// The directive table and the compiler that walks the syntax tree with it.
+// Each directive is one row: name, the contexts it may appear in, its
+// arity and a setter. Settings inherit by copy: a child block starts from
+// its parent's merged settings, so every block's plain directives run
+// before its server/location children (nginx's order-free merge).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "config/ast.h"
+#include "config/config.h"
+#include "core/result.h"
+
+namespace torii::config {
+
+enum Context : uint16_t {
+  kMain = 1 << 0,
+  kEvents = 1 << 1,
+  kHttp = 1 << 2,
+  kServer = 1 << 3,
+  kLocation = 1 << 4,
+  kLimitExcept = 1 << 5,
+  kTypes = 1 << 6,
+  kUpstream = 1 << 7,
+};
+
+enum Arity : uint16_t {
+  kArgs0 = 1 << 0,
+  kArgs1 = 1 << 1,
+  kArgs2 = 1 << 2,
+  kArgs3 = 1 << 3,
+  kArgs4 = 1 << 4,
+  kArgs1More = 1 << 5,
+  kArgs2More = 1 << 6,
+  kFlag = 1 << 7,   // exactly "on" or "off"
+  kBlock = 1 << 8,  // takes a { } body
+};
+
+class Compiler;
+
+// One block being compiled and what its directives write into.
+struct Scope {
+  Context ctx = kMain;
+  LocationSettings* settings = nullptr;  // http prototype, server or location
+  Server* server = nullptr;              // http prototype or server; null in location
+  Location* location = nullptr;
+  LimitExcept* limit_except = nullptr;
+  MimeTypes* types = nullptr;
+  std::vector<std::string_view> seen;  // unique directives already set here
+  // Array directives replace what was inherited at their first use here.
+  bool add_header_here = false;
+  bool access_rules_here = false;
+  bool error_page_here = false;
+  bool index_here = false;
+  bool access_log_here = false;
+};
+
+struct DirectiveSpec {
+  std::string_view name;
+  uint16_t contexts;
+  uint16_t arity;
+  bool unique;            // a second one in the same block is "duplicate"
+  bool child_scope;       // server/location: compiled after the plain directives
+  Context inner;          // context of a block's children
+  Status (*set)(Compiler& c, Scope& scope, const Node& n);
+};
+
+const DirectiveSpec* find_directive(std::string_view name);
+// Real nginx directives that torii will support later: a clear error now.
+bool is_not_yet_supported(std::string_view name);
+
+class Compiler {
+ public:
+  Compiler(Config& cfg, std::vector<std::string>& warnings) : cfg_(cfg), warnings_(warnings) {}
+
+  // Compiles the main context (file followed by -g directives).
+  Status run(const std::vector<Node>& main);
+
+  // Checks names, contexts and arity of a whole tree, in file order.
+  Status validate(const std::vector<Node>& nodes, Context ctx) const;
+  // Runs the directives of one block: plain ones, then child scopes.
+  Status block(const std::vector<Node>& nodes, Scope& scope);
+
+  // Block setters.
+  Status http(const Node& n);
+  Status server(Scope& parent, const Node& n);
+  Status location(Scope& parent, const Node& n);
+
+  Config& cfg() { return cfg_; }
+  // Relative paths resolve against the prefix, as nginx does.
+  std::string full_path(std::string_view p) const;
+  void warn(const Node& n, const std::string& message);
+
+  const std::shared_ptr<const MimeTypes>& default_types();
+
+ private:
+  Status build_listen_groups();
+
+  Config& cfg_;
+  std::vector<std::string>& warnings_;
+  bool has_http_ = false;
+  std::shared_ptr<const MimeTypes> default_types_;
+  // Where each server's listens were written, for duplicate-default errors.
+  std::unordered_map<const Server*, std::vector<const Node*>> listen_nodes_;
+  std::vector<std::shared_ptr<Server>> servers_;
+};
+
+// Value parsers, shared by setters and tests.
+bool parse_number(std::string_view s, uint64_t& out);
+bool parse_size(std::string_view s, int64_t& out);    // "10", "1k", "8M", "1g"
+bool parse_time_ms(std::string_view s, int64_t& out);  // "90" (s), "500ms", "1h30m", "1y"
+
+// "FILE:LINE: " + message.
+Error node_error(const Node& n, const std::string& message);
+
+}  // namespace torii::config

@@ -1,0 +1,405 @@
+// config::load(): files -> syntax tree -> typed Config. The walk over blocks
+// lives here; what each directive does lives in directives.cc.
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "config/directives.h"
+#include "config/loader.h"
+#include "config/parser.h"
+#include "config/regex.h"
+
+namespace torii::config {
+
+namespace {
+
+std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+bool arity_ok(uint16_t arity, size_t n) {
+  if (arity & kFlag) return n == 1;
+  if ((arity & kArgs1More) && n >= 1) return true;
+  if ((arity & kArgs2More) && n >= 2) return true;
+  if (n <= 4 && (arity & (kArgs0 << n))) return true;
+  return false;
+}
+
+bool same_address(const Listen& a, const Listen& b) {
+  if (a.addr.ss_family != b.addr.ss_family) return false;
+  if (a.addr.ss_family == AF_INET) {
+    const auto& x = reinterpret_cast<const sockaddr_in&>(a.addr);
+    const auto& y = reinterpret_cast<const sockaddr_in&>(b.addr);
+    return x.sin_port == y.sin_port && x.sin_addr.s_addr == y.sin_addr.s_addr;
+  }
+  const auto& x = reinterpret_cast<const sockaddr_in6&>(a.addr);
+  const auto& y = reinterpret_cast<const sockaddr_in6&>(b.addr);
+  return x.sin6_port == y.sin6_port && std::memcmp(&x.sin6_addr, &y.sin6_addr, sizeof x.sin6_addr) == 0;
+}
+
+Listen default_listen() {
+  Listen l;
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(80);
+  sa.sin_addr.s_addr = htonl(INADDR_ANY);
+  std::memcpy(&l.addr, &sa, sizeof sa);
+  l.addr_len = sizeof sa;
+  l.text = "0.0.0.0:80";
+  return l;
+}
+
+// Settings that nginx never carries into a child block.
+void reset_uninherited(LocationSettings& s) {
+  s.ret.reset();
+  s.try_files.clear();
+  s.limit_except.reset();
+  s.internal = false;
+}
+
+bool is_static(Location::Match m) {
+  return m == Location::Match::exact || m == Location::Match::prefix || m == Location::Match::prefix_no_regex;
+}
+
+// nginx's built-in table when no "types" block is given.
+MimeTypes builtin_types() {
+  return {{"html", "text/html"}, {"gif", "image/gif"}, {"jpg", "image/jpeg"}};
+}
+
+const char* kCombined =
+    "$remote_addr - $remote_user [$time_local] \"$request\" $status $body_bytes_sent "
+    "\"$http_referer\" \"$http_user_agent\"";
+
+Result<std::shared_ptr<const Config>> compile_all(std::shared_ptr<Config> cfg,
+                                                  Result<std::vector<Node>> nodes, Parser& parser,
+                                                  const std::string& extra) {
+  if (!nodes) return Error{nodes.error()};
+  if (!extra.empty()) {
+    auto more = parser.parse_text("command line", extra);
+    if (!more) return Error{more.error()};
+    for (auto& n : *more) nodes->push_back(std::move(n));
+  }
+  Compiler c(*cfg, load_warnings());
+  auto st = c.run(*nodes);
+  if (!st) return Error{st.error()};
+  return std::shared_ptr<const Config>(std::move(cfg));
+}
+
+std::shared_ptr<Config> new_config(const std::string& prefix) {
+  auto cfg = std::make_shared<Config>();
+  cfg->prefix = prefix;
+  if (!cfg->prefix.empty() && cfg->prefix.back() != '/') cfg->prefix += '/';
+  return cfg;
+}
+
+}  // namespace
+
+std::vector<std::string>& load_warnings() {
+  static std::vector<std::string> warnings;
+  return warnings;
+}
+
+Result<std::shared_ptr<const Config>> load(const std::string& path, const std::string& prefix,
+                                           const std::string& extra) {
+  load_warnings().clear();
+  auto cfg = new_config(prefix);
+  // Like nginx, a relative -c path is relative to the prefix.
+  cfg->conf_file = !path.empty() && path[0] == '/' ? path : cfg->prefix + path;
+  std::string dir = cfg->conf_file.substr(0, cfg->conf_file.rfind('/') + 1);
+  Parser parser(dir, &cfg->sources);
+  auto nodes = parser.parse_file(cfg->conf_file);
+  return compile_all(std::move(cfg), std::move(nodes), parser, extra);
+}
+
+Result<std::shared_ptr<const Config>> load_from_string(std::string_view text, const std::string& prefix,
+                                                       bool allow_include, const std::string& name) {
+  load_warnings().clear();
+  auto cfg = new_config(prefix);
+  cfg->conf_file = name;
+  Parser parser(cfg->prefix, &cfg->sources, allow_include);
+  cfg->sources.emplace_back(name, std::string(text));
+  auto nodes = parser.parse_text(name, text);
+  return compile_all(std::move(cfg), std::move(nodes), parser, "");
+}
+
+// ---- Compiler ------------------------------------------------------------------
+
+std::string Compiler::full_path(std::string_view p) const {
+  if (!p.empty() && p[0] == '/') return std::string(p);
+  return cfg_.prefix + std::string(p);
+}
+
+void Compiler::warn(const Node& n, const std::string& message) { warnings_.push_back(n.where() + message); }
+
+const std::shared_ptr<const MimeTypes>& Compiler::default_types() {
+  if (!default_types_) default_types_ = std::make_shared<const MimeTypes>(builtin_types());
+  return default_types_;
+}
+
+Status Compiler::run(const std::vector<Node>& main) {
+  cfg_.pid_path = full_path("logs/torii.pid");
+  cfg_.error_log.path = full_path("logs/error.log");
+  auto combined = std::make_shared<LogFormat>();
+  combined->name = "combined";
+  combined->format = *compile_template(kCombined);
+  cfg_.log_formats["combined"] = std::move(combined);
+
+  auto st = validate(main, kMain);
+  if (!st) return st;
+  Scope scope;
+  scope.ctx = kMain;
+  st = block(main, scope);
+  if (!st) return st;
+  return build_listen_groups();
+}
+
+Status Compiler::validate(const std::vector<Node>& nodes, Context ctx) const {
+  for (const auto& n : nodes) {
+    if (ctx == kTypes) {
+      if (n.block) return node_error(n, "unexpected \"{\"");
+      if (n.args.empty()) return node_error(n, "invalid number of arguments in " + q(n.name) + " directive");
+      continue;
+    }
+    const DirectiveSpec* spec = find_directive(n.name);
+    if (!spec) {
+      if (is_not_yet_supported(n.name)) return node_error(n, q(n.name) + " is not yet supported");
+      return node_error(n, "unknown directive " + q(n.name));
+    }
+    if (!(spec->contexts & ctx)) return node_error(n, q(n.name) + " directive is not allowed here");
+    if ((spec->arity & kBlock) && !n.block) return node_error(n, "directive " + q(n.name) + " has no opening \"{\"");
+    if (!(spec->arity & kBlock) && n.block)
+      return node_error(n, "directive " + q(n.name) + " is not terminated by \";\"");
+    if (!arity_ok(spec->arity, n.args.size()))
+      return node_error(n, "invalid number of arguments in " + q(n.name) + " directive");
+    if ((spec->arity & kFlag) && n.args[0] != "on" && n.args[0] != "off")
+      return node_error(n, "invalid value " + q(n.args[0]) + " in " + q(n.name) +
+                               " directive, it must be \"on\" or \"off\"");
+    if (n.block) {
+      auto st = validate(n.children, spec->inner);
+      if (!st) return st;
+    }
+  }
+  return Ok{};
+}
+
+Status Compiler::block(const std::vector<Node>& nodes, Scope& scope) {
+  auto run_one = [&](const Node& n) -> Status {
+    if (scope.ctx == kTypes) {
+      for (const auto& ext : n.args) {
+        std::string e = ext;
+        for (auto& ch : e)
+          if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+        (*scope.types)[e] = n.name;
+      }
+      return Ok{};
+    }
+    const DirectiveSpec* spec = find_directive(n.name);
+    if (!spec) return node_error(n, "unknown directive " + q(n.name));  // validated; defensive
+    if (spec->unique) {
+      if (std::find(scope.seen.begin(), scope.seen.end(), spec->name) != scope.seen.end())
+        return node_error(n, q(n.name) + " directive is duplicate");
+      scope.seen.push_back(spec->name);
+    }
+    return spec->set(*this, scope, n);
+  };
+
+  // log_format first so access_log may name a format defined below it.
+  if (scope.ctx == kHttp) {
+    for (const auto& n : nodes) {
+      if (n.name != "log_format") continue;
+      auto st = run_one(n);
+      if (!st) return st;
+    }
+  }
+  for (const auto& n : nodes) {
+    if (scope.ctx == kHttp && n.name == "log_format") continue;
+    const DirectiveSpec* spec = scope.ctx == kTypes ? nullptr : find_directive(n.name);
+    if (spec && spec->child_scope) continue;
+    auto st = run_one(n);
+    if (!st) return st;
+  }
+  if (scope.ctx == kTypes) return Ok{};
+  for (const auto& n : nodes) {
+    const DirectiveSpec* spec = find_directive(n.name);
+    if (!spec || !spec->child_scope) continue;
+    auto st = run_one(n);
+    if (!st) return st;
+  }
+  return Ok{};
+}
+
+Status Compiler::http(const Node& n) {
+  has_http_ = true;
+  Server proto;
+  proto.settings.root = full_path("html");
+  proto.settings.types = default_types();
+  AccessLog log;
+  log.path = full_path("logs/access.log");
+  log.format = cfg_.log_formats["combined"];
+  proto.settings.access_logs.push_back(std::move(log));
+  Scope scope;
+  scope.ctx = kHttp;
+  scope.settings = &proto.settings;
+  scope.server = &proto;
+  return block(n.children, scope);
+}
+
+Status Compiler::server(Scope& parent, const Node& n) {
+  auto srv = std::make_shared<Server>(*parent.server);
+  srv->file = n.file ? *n.file : std::string();
+  srv->line = n.line;
+  reset_uninherited(srv->settings);
+  Scope scope;
+  scope.ctx = kServer;
+  scope.settings = &srv->settings;
+  scope.server = srv.get();
+  auto st = block(n.children, scope);
+  if (!st) return st;
+
+  auto& sites = listen_nodes_[srv.get()];
+  for (const auto& c : n.children)
+    if (c.name == "listen") sites.push_back(&c);
+  if (srv->listens.empty()) {
+    srv->listens.push_back(default_listen());
+    sites.push_back(&n);
+  }
+  if (srv->names.empty()) srv->names.push_back(ServerName{});  // nginx's implicit ""
+  servers_.push_back(srv);
+  cfg_.servers.push_back(std::move(srv));
+  return Ok{};
+}
+
+Status Compiler::location(Scope& parent, const Node& n) {
+  Location loc;
+  loc.file = n.file ? *n.file : std::string();
+  loc.line = n.line;
+  using M = Location::Match;
+  if (n.args.size() == 2) {
+    const auto& mod = n.args[0];
+    if (mod == "=") {
+      loc.match = M::exact;
+    } else if (mod == "~") {
+      loc.match = M::regex;
+    } else if (mod == "~*") {
+      loc.match = M::regex_icase;
+    } else if (mod == "^~") {
+      loc.match = M::prefix_no_regex;
+    } else {
+      return node_error(n, "invalid location modifier " + q(mod));
+    }
+    loc.pattern = n.args[1];
+  } else {
+    std::string_view a = n.args[0];
+    if (a.size() > 1 && a[0] == '=') {
+      loc.match = M::exact;
+      a.remove_prefix(1);
+    } else if (a.size() > 2 && a.substr(0, 2) == "~*") {
+      loc.match = M::regex_icase;
+      a.remove_prefix(2);
+    } else if (a.size() > 1 && a[0] == '~') {
+      loc.match = M::regex;
+      a.remove_prefix(1);
+    } else if (a.size() > 1 && a[0] == '@') {
+      loc.match = M::named;
+    }
+    loc.pattern = std::string(a);
+  }
+  if (loc.pattern.empty()) return node_error(n, "invalid value \"\" in \"location\" directive");
+  if (loc.match == M::regex || loc.match == M::regex_icase) {
+    auto re = Regex::compile(loc.pattern, loc.match == M::regex_icase);
+    if (!re) return node_error(n, re.error());
+    loc.regex = std::move(*re);
+  }
+
+  const Location* outer = parent.location;
+  if (outer) {
+    if (outer->match == M::exact)
+      return node_error(n, "location " + q(outer->pattern) + " cannot have inner locations");
+    if (outer->match == M::named)
+      return node_error(n, "location " + q(loc.pattern) + " could not be inside the named location " +
+                               q(outer->pattern));
+    if (loc.match == M::named)
+      return node_error(n, "named location " + q(loc.pattern) + " can be on the server level only");
+    if (loc.regex == nullptr && loc.pattern.compare(0, outer->pattern.size(), outer->pattern) != 0)
+      return node_error(n, "location " + q(loc.pattern) + " is outside location " + q(outer->pattern));
+  }
+
+  auto& siblings = outer ? parent.location->children : parent.server->locations;
+  for (const auto& s : siblings) {
+    if (s->pattern != loc.pattern) continue;
+    bool dup = (s->match == M::exact && loc.match == M::exact) ||
+               (s->match == M::named && loc.match == M::named) ||
+               (is_static(s->match) && s->match != M::exact && is_static(loc.match) && loc.match != M::exact);
+    if (dup) return node_error(n, "duplicate location " + q(loc.pattern));
+  }
+
+  loc.settings = *parent.settings;
+  reset_uninherited(loc.settings);
+  Scope scope;
+  scope.ctx = kLocation;
+  scope.settings = &loc.settings;
+  scope.location = &loc;
+  auto st = block(n.children, scope);
+  if (!st) return st;
+  siblings.push_back(std::make_shared<const Location>(std::move(loc)));
+  return Ok{};
+}
+
+Status Compiler::build_listen_groups() {
+  struct GroupInfo {
+    const Node* default_site = nullptr;
+  };
+  std::vector<GroupInfo> info;
+  auto& groups = cfg_.listen_groups;
+  for (const auto& srv : servers_) {
+    const auto& sites = listen_nodes_[srv.get()];
+    for (size_t i = 0; i < srv->listens.size(); ++i) {
+      const Listen& l = srv->listens[i];
+      const Node& site = *sites[std::min(i, sites.size() - 1)];
+      size_t g = 0;
+      while (g < groups.size() && !same_address(groups[g].listen, l)) ++g;
+      if (g == groups.size()) {
+        ListenGroup lg;
+        lg.listen = l;
+        lg.listen.default_server = false;
+        groups.push_back(std::move(lg));
+        info.emplace_back();
+      }
+      ListenGroup& lg = groups[g];
+      for (const auto& s : lg.servers)
+        if (s.get() == srv.get()) return node_error(site, "a duplicate listen " + l.text);
+      lg.servers.push_back(srv);
+      if (l.reuseport) lg.listen.reuseport = true;
+      if (l.backlog != Listen{}.backlog) lg.listen.backlog = l.backlog;
+      if (!l.ipv6only) lg.listen.ipv6only = false;
+      if (l.default_server) {
+        if (info[g].default_site)
+          return node_error(site, "a duplicate default server for " + l.text + " in " + *info[g].default_site->file +
+                                      ":" + std::to_string(info[g].default_site->line));
+        info[g].default_site = &site;
+        lg.default_server = srv;
+        lg.listen.default_server = true;
+      }
+    }
+  }
+  for (auto& lg : groups) {
+    if (!lg.default_server) lg.default_server = lg.servers.front();
+    // nginx keeps the first server for a name and warns about the others.
+    for (size_t a = 0; a < lg.servers.size(); ++a) {
+      for (const auto& name : lg.servers[a]->names) {
+        if (name.kind == ServerName::Kind::regex || name.name.empty()) continue;
+        for (size_t b = 0; b < a; ++b) {
+          for (const auto& other : lg.servers[b]->names) {
+            if (other.kind == name.kind && other.name == name.name) {
+              warnings_.push_back(lg.servers[a]->file + ":" + std::to_string(lg.servers[a]->line) +
+                                  ": conflicting server name " + q(name.name) + " on " + lg.listen.text +
+                                  ", ignored");
+            }
+          }
+        }
+      }
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace torii::config

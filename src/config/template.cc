@@ -1,0 +1,158 @@
+#include "config/template.h"
+
+#include <utility>
+
+namespace torii::config {
+
+namespace {
+
+struct Named {
+  std::string_view name;
+  VarId id;
+};
+
+constexpr Named kPlain[] = {
+    {"args", VarId::args},
+    {"body_bytes_sent", VarId::body_bytes_sent},
+    {"bytes_sent", VarId::bytes_sent},
+    {"connection", VarId::connection},
+    {"connection_requests", VarId::connection_requests},
+    {"content_length", VarId::content_length},
+    {"content_type", VarId::content_type},
+    {"document_root", VarId::document_root},
+    {"document_uri", VarId::document_uri},
+    {"host", VarId::host},
+    {"hostname", VarId::hostname},
+    {"https", VarId::https},
+    {"is_args", VarId::is_args},
+    {"msec", VarId::msec},
+    {"pid", VarId::pid},
+    {"query_string", VarId::query_string},
+    {"realpath_root", VarId::realpath_root},
+    {"remote_addr", VarId::remote_addr},
+    {"remote_port", VarId::remote_port},
+    {"remote_user", VarId::remote_user},
+    {"request", VarId::request},
+    {"request_filename", VarId::request_filename},
+    {"request_length", VarId::request_length},
+    {"request_method", VarId::request_method},
+    {"request_time", VarId::request_time},
+    {"request_uri", VarId::request_uri},
+    {"scheme", VarId::scheme},
+    {"server_addr", VarId::server_addr},
+    {"server_name", VarId::server_name},
+    {"server_port", VarId::server_port},
+    {"server_protocol", VarId::server_protocol},
+    {"status", VarId::status},
+    {"time_iso8601", VarId::time_iso8601},
+    {"time_local", VarId::time_local},
+    {"uri", VarId::uri},
+};
+
+// Header names in variables use '_' for '-' and any case.
+std::string header_arg(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) {
+    if (c == '_') c = '-';
+    else if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+void add_literal(Template& t, std::string_view s) {
+  if (s.empty()) return;
+  if (!t.parts.empty() && !t.parts.back().is_variable) {
+    t.parts.back().literal.append(s);
+    return;
+  }
+  TemplatePart p;
+  p.literal = std::string(s);
+  t.parts.push_back(std::move(p));
+}
+
+}  // namespace
+
+bool lookup_variable(std::string_view name, Variable& out) {
+  for (const auto& n : kPlain) {
+    if (n.name == name) {
+      out.id = n.id;
+      out.arg.clear();
+      return true;
+    }
+  }
+  if (name.size() == 1 && name[0] >= '1' && name[0] <= '9') {
+    out.id = VarId::capture;
+    out.arg = std::string(name);
+    return true;
+  }
+  struct Family {
+    std::string_view prefix;
+    VarId id;
+    bool header;
+  };
+  static constexpr Family kFamilies[] = {
+      {"http_", VarId::http_, true},
+      {"sent_http_", VarId::sent_http_, true},
+      {"arg_", VarId::arg_, false},
+      {"cookie_", VarId::cookie_, false},
+  };
+  for (const auto& f : kFamilies) {
+    if (name.size() > f.prefix.size() && name.substr(0, f.prefix.size()) == f.prefix) {
+      std::string_view rest = name.substr(f.prefix.size());
+      out.id = f.id;
+      out.arg = f.header ? header_arg(rest) : std::string(rest);
+      return true;
+    }
+  }
+  return false;
+}
+
+Result<Template> compile_template(std::string_view text) {
+  Template t;
+  t.source = std::string(text);
+  size_t i = 0;
+  size_t lit_start = 0;
+  while (i < text.size()) {
+    if (text[i] != '$') {
+      ++i;
+      continue;
+    }
+    add_literal(t, text.substr(lit_start, i - lit_start));
+    ++i;  // past '$'
+    if (i >= text.size()) return make_error("invalid variable name");
+    std::string_view name;
+    if (text[i] == '{') {
+      size_t close = text.find('}', i + 1);
+      if (close == std::string_view::npos) return make_error("the closing bracket in \"" +
+                                                             std::string(text.substr(i + 1)) +
+                                                             "\" variable is missing");
+      name = text.substr(i + 1, close - i - 1);
+      for (char c : name)
+        if (!is_name_char(c)) return make_error("invalid variable name");
+      i = close + 1;
+    } else if (text[i] >= '1' && text[i] <= '9') {
+      // $1..$9: one digit only, so "$1abc" is capture 1 then "abc".
+      name = text.substr(i, 1);
+      ++i;
+    } else {
+      size_t start = i;
+      while (i < text.size() && is_name_char(text[i])) ++i;
+      name = text.substr(start, i - start);
+    }
+    if (name.empty()) return make_error("invalid variable name");
+    TemplatePart p;
+    p.is_variable = true;
+    if (!lookup_variable(name, p.variable))
+      return make_error("unknown \"" + std::string(name) + "\" variable");
+    t.parts.push_back(std::move(p));
+    lit_start = i;
+  }
+  add_literal(t, text.substr(lit_start));
+  return t;
+}
+
+}  // namespace torii::config

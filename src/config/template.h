@@ -1,0 +1,84 @@
+// A string with $variables, compiled once at config load. Rendering needs a
+// request, so it lives in http/variables.h; config only parses and checks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace torii::config {
+
+enum class VarId : uint8_t {
+  // Prefix families: the part after the prefix is in Variable::arg.
+  http_,        // $http_user_agent -> arg "user-agent" (lower-case, '_' -> '-')
+  sent_http_,   // response header, same spelling rule
+  arg_,         // query argument, arg as written
+  cookie_,      // cookie, arg as written
+  capture,      // $1..$9 from the last regex match; arg "1".."9"
+  // Plain variables.
+  args,
+  body_bytes_sent,
+  bytes_sent,
+  connection,
+  connection_requests,
+  content_length,
+  content_type,
+  document_root,
+  document_uri,
+  host,
+  hostname,
+  https,
+  is_args,
+  msec,
+  pid,
+  query_string,
+  realpath_root,
+  remote_addr,
+  remote_port,
+  remote_user,
+  request,
+  request_filename,
+  request_length,
+  request_method,
+  request_time,
+  request_uri,
+  scheme,
+  server_addr,
+  server_name,
+  server_port,
+  server_protocol,
+  status,
+  time_iso8601,
+  time_local,
+  uri,
+};
+
+struct Variable {
+  VarId id;
+  std::string arg;
+};
+
+struct TemplatePart {
+  bool is_variable = false;
+  std::string literal;  // when !is_variable
+  Variable variable{};  // when is_variable
+};
+
+struct Template {
+  std::string source;  // as written in the config
+  std::vector<TemplatePart> parts;
+  bool empty() const { return source.empty(); }
+  bool is_constant() const { return parts.size() <= 1 && (parts.empty() || !parts[0].is_variable); }
+};
+
+// Parses "$name", "${name}" and literals. Unknown names are an error
+// ("unknown \"foo\" variable", as nginx says it).
+Result<Template> compile_template(std::string_view text);
+
+// Name -> id for plain variables and prefix families; false if unknown.
+bool lookup_variable(std::string_view name, Variable& out);
+
+}  // namespace torii::config

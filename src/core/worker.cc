@@ -1,0 +1,201 @@
+#include "core/worker.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "handlers/open_file_cache.h"
+#include "http1/connection.h"
+#include "log/access_log.h"
+#include "log/error_log.h"
+#include "net/listener.h"
+
+namespace torii::core {
+
+namespace {
+std::atomic<uint64_t> g_connection_ids{0};
+constexpr int64_t kHousekeepingMs = 1000;
+}  // namespace
+
+uint64_t next_connection_id() { return g_connection_ids.fetch_add(1, std::memory_order_relaxed) + 1; }
+
+// One listening socket of this worker: accepts until the queue is empty.
+class Worker::Acceptor final : public IoHandler {
+ public:
+  Acceptor(Worker& w, int fd, std::shared_ptr<ListenBinding> b) : worker_(w), fd_(fd), binding_(std::move(b)) {}
+  ~Acceptor() override {
+    worker_.loop().remove(fd_);
+    close(fd_);
+  }
+  int fd() const { return fd_; }
+  std::shared_ptr<ListenBinding>& binding() { return binding_; }
+
+  void on_io(uint32_t) override {
+    while (!worker_.draining()) {
+      sockaddr_storage peer{};
+      socklen_t len = sizeof peer;
+      int fd = accept4(fd_, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if (errno == EMFILE || errno == ENFILE) {
+          TORII_LOG(crit, "accept4() failed (%d: %s): too many open files", errno, strerror(errno));
+        }
+        return;  // EAGAIN: queue empty (edge-triggered, so we drained it)
+      }
+      worker_.accept_connection(fd, binding_, peer);
+    }
+  }
+
+ private:
+  Worker& worker_;
+  int fd_;
+  std::shared_ptr<ListenBinding> binding_;
+};
+
+Worker::Worker(int index, std::shared_ptr<const config::Config> config)
+    : index_(index),
+      config_(std::move(config)),
+      open_files_(std::make_unique<handlers::OpenFileCache>()),
+      access_log_(std::make_unique<log::AccessLogWriter>()),
+      housekeeping_([](void* self) { static_cast<Worker*>(self)->on_housekeeping(); }, this) {
+  services_.open_files = open_files_.get();
+}
+
+Worker::~Worker() {
+  connections_.clear();
+  acceptors_.clear();
+}
+
+bool Worker::open_listeners() {
+  bool ok = true;
+  auto cfg = config_;
+  for (const auto& group : cfg->listen_groups) {
+    auto fd = net::open_listener(group.listen);
+    if (!fd) {
+      TORII_LOG(emerg, "%s", fd.error().c_str());
+      ok = false;
+      continue;
+    }
+    auto binding = std::make_shared<ListenBinding>();
+    binding->config = cfg;
+    binding->group = &group;
+    acceptors_[group.listen.text] = std::make_unique<Acceptor>(*this, *fd, std::move(binding));
+  }
+  return ok;
+}
+
+void Worker::start() {
+  thread_ = std::thread([this] {
+    for (auto& [name, a] : acceptors_) loop_.add(a->fd(), a.get(), EPOLLIN);
+    loop_.arm(housekeeping_, kHousekeepingMs);
+    loop_.run();
+    access_log_->flush(true);
+    connections_.clear();
+    acceptors_.clear();
+  });
+}
+
+void Worker::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void Worker::reload(std::shared_ptr<const config::Config> config) {
+  loop_.post([this, config = std::move(config)]() mutable { apply_config(std::move(config)); });
+}
+
+void Worker::stop(bool graceful) {
+  loop_.post([this, graceful] {
+    if (graceful) {
+      begin_drain();
+    } else {
+      loop_.stop();
+    }
+  });
+}
+
+void Worker::reopen_logs() {
+  loop_.post([this] { access_log_->reopen(); });
+}
+
+// New config: keep sockets whose address stays, open new ones, retire the
+// rest. Connections pick the new config up at their next request.
+void Worker::apply_config(std::shared_ptr<const config::Config> config) {
+  config_ = config;
+  std::unordered_map<std::string, std::unique_ptr<Acceptor>> next;
+  for (const auto& group : config->listen_groups) {
+    auto it = acceptors_.find(group.listen.text);
+    if (it != acceptors_.end()) {
+      // Swap the binding's contents in place: live connections share it.
+      auto& b = *it->second->binding();
+      b.config = config;
+      b.group = &group;
+      next[group.listen.text] = std::move(it->second);
+      acceptors_.erase(it);
+      continue;
+    }
+    auto fd = net::open_listener(group.listen);
+    if (!fd) {
+      TORII_LOG(emerg, "%s", fd.error().c_str());
+      continue;
+    }
+    auto binding = std::make_shared<ListenBinding>();
+    binding->config = config;
+    binding->group = &group;
+    auto a = std::make_unique<Acceptor>(*this, *fd, std::move(binding));
+    loop_.add(a->fd(), a.get(), EPOLLIN);
+    next[group.listen.text] = std::move(a);
+  }
+  for (auto& [name, a] : acceptors_) a->binding()->retired = true;
+  acceptors_ = std::move(next);  // the removed acceptors close here
+  for (auto& [c, owned] : connections_) {
+    (void)owned;
+    if (c->idle_on_retired()) c->drain();
+  }
+}
+
+void Worker::accept_connection(int fd, const std::shared_ptr<ListenBinding>& binding, const sockaddr_storage& peer) {
+  if (connections_.size() >= config_->worker_connections) {
+    TORII_LOG(alert, "%u worker_connections are not enough", config_->worker_connections);
+    close(fd);
+    return;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  auto conn = std::make_unique<http1::Connection>(*this, fd, peer, binding);
+  auto* raw = conn.get();
+  connections_.emplace(raw, std::move(conn));
+  raw->start();
+}
+
+void Worker::release(http1::Connection* c) {
+  loop_.defer([this, c] {
+    connections_.erase(c);
+    check_drained();
+  });
+}
+
+void Worker::begin_drain() {
+  if (draining_) return;
+  draining_ = true;
+  acceptors_.clear();  // stop accepting: close our listening sockets
+  std::vector<http1::Connection*> live;
+  for (auto& [c, owned] : connections_) live.push_back(c);
+  for (auto* c : live) c->drain();
+  check_drained();
+}
+
+void Worker::check_drained() {
+  if (draining_ && connections_.empty()) loop_.stop();
+}
+
+void Worker::on_housekeeping() {
+  access_log_->flush(false);
+  loop_.arm(housekeeping_, kHousekeepingMs);
+}
+
+}  // namespace torii::core

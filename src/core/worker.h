@@ -1,0 +1,88 @@
+// A worker: one thread, one event loop, its own listening sockets (one per
+// address, SO_REUSEPORT), its connections and per-thread services (open
+// file cache, access log buffers). Other threads reach it only through
+// post(): reload, stop, reopen.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "config/config.h"
+#include "core/event_loop.h"
+#include "http/exchange.h"
+
+namespace torii::log {
+class AccessLogWriter;
+}
+namespace torii::handlers {
+class OpenFileCache;
+}
+namespace torii::http1 {
+class Connection;
+}
+
+namespace torii::core {
+
+// The config a listening address serves under. Connections hold it so a
+// keep-alive connection picks up a reload at its next request; `retired`
+// means the address left the config, so connections close when idle.
+struct ListenBinding {
+  std::shared_ptr<const config::Config> config;
+  const config::ListenGroup* group = nullptr;
+  bool retired = false;
+};
+
+class Worker {
+ public:
+  Worker(int index, std::shared_ptr<const config::Config> config);
+  ~Worker();
+
+  // Opens this worker's listening sockets; false (with errors logged) if any
+  // failed. Called before start(), on the main thread.
+  bool open_listeners();
+  void start();
+  void join();
+
+  // From any thread.
+  void reload(std::shared_ptr<const config::Config> config);
+  void stop(bool graceful);
+  void reopen_logs();
+
+  // From the worker's own thread.
+  EventLoop& loop() { return loop_; }
+  http::WorkerServices& services() { return services_; }
+  log::AccessLogWriter& access_log() { return *access_log_; }
+  void accept_connection(int fd, const std::shared_ptr<ListenBinding>& binding, const sockaddr_storage& peer);
+  // The connection is closed; it is destroyed at the end of this loop turn.
+  void release(http1::Connection* c);
+  bool draining() const { return draining_; }
+  int index() const { return index_; }
+
+ private:
+  class Acceptor;
+  void apply_config(std::shared_ptr<const config::Config> config);
+  void begin_drain();
+  void check_drained();
+  void on_housekeeping();
+
+  int index_;
+  std::shared_ptr<const config::Config> config_;
+  EventLoop loop_;
+  std::thread thread_;
+  std::unique_ptr<handlers::OpenFileCache> open_files_;
+  std::unique_ptr<log::AccessLogWriter> access_log_;
+  http::WorkerServices services_;
+  std::unordered_map<std::string, std::unique_ptr<Acceptor>> acceptors_;  // by address text
+  std::unordered_map<http1::Connection*, std::unique_ptr<http1::Connection>> connections_;
+  bool draining_ = false;
+  Timer housekeeping_;
+};
+
+// Connection ids ($connection) are unique across workers.
+uint64_t next_connection_id();
+
+}  // namespace torii::core

@@ -1,0 +1,137 @@
+#include "handlers/open_file_cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace torii::handlers {
+
+namespace {
+
+int64_t now_steady_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+OpenResult open_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return {nullptr, errno};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return {nullptr, err};
+  }
+  const bool is_dir = S_ISDIR(st.st_mode);
+  if (!is_dir && !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return {nullptr, kErrNotRegularFile};
+  }
+  auto f = std::make_shared<http::OpenFile>();
+  f->size = st.st_size;
+  f->mtime = st.st_mtim.tv_sec;
+  f->inode = st.st_ino;
+  f->is_dir = is_dir;
+  if (is_dir) {
+    // Nothing reads a directory's descriptor; don't hold one per cached dir.
+    ::close(fd);
+  } else {
+    f->fd = fd;
+  }
+  return {std::move(f), 0};
+}
+
+OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCache& cfg) {
+  if (!cfg.enabled || cfg.max == 0) return open_file(path);
+  return open(path, cfg, now_steady_ms());
+}
+
+OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCache& cfg,
+                               int64_t now_ms) {
+  if (!cfg.enabled || cfg.max == 0) return open_file(path);
+  expire(cfg, now_ms);
+
+  auto found = index_.find(std::string_view(path));
+  if (found != index_.end()) {
+    List::iterator it = found->second;
+    lru_.splice(lru_.begin(), lru_, it);  // most recently used to the front
+    Entry& e = *it;
+    e.last_used_ms = now_ms;
+    if (e.uses < cfg.min_uses) ++e.uses;
+    const bool fresh = now_ms - e.validated_ms < cfg.valid.count();
+    if (e.file) {
+      if (fresh) {
+        ++stats_.hits;
+        return {e.file, 0};
+      }
+      ++stats_.revalidations;
+      if (still_same(e)) {
+        e.validated_ms = now_ms;
+        ++stats_.hits;
+        return {e.file, 0};
+      }
+      ++stats_.reopens;
+    } else if (e.err != 0 && fresh && cfg.errors) {
+      ++stats_.hits;
+      return {nullptr, e.err};
+    }
+    // Counting uses, an error gone stale, or a changed file: open again.
+    ++stats_.misses;
+    OpenResult r = open_file(path);
+    e.validated_ms = now_ms;
+    e.file = (r.ok() && e.uses >= cfg.min_uses) ? r.file : nullptr;
+    e.err = r.ok() ? 0 : r.err;
+    if (!r.ok() && !cfg.errors) erase(it);
+    return r;
+  }
+
+  ++stats_.misses;
+  OpenResult r = open_file(path);
+  if (!r.ok() && !cfg.errors) return r;
+  while (lru_.size() >= cfg.max) {
+    ++stats_.evictions;
+    erase(std::prev(lru_.end()));
+  }
+  Entry e;
+  e.path = path;
+  e.uses = 1;
+  e.last_used_ms = now_ms;
+  e.validated_ms = now_ms;
+  e.err = r.ok() ? 0 : r.err;
+  if (r.ok() && e.uses >= cfg.min_uses) e.file = r.file;
+  lru_.push_front(std::move(e));
+  index_.emplace(std::string_view(lru_.front().path), lru_.begin());
+  return r;
+}
+
+void OpenFileCache::expire(const config::OpenFileCache& cfg, int64_t now_ms) {
+  // The list is in last-use order, so stale entries gather at the back.
+  while (!lru_.empty() && now_ms - lru_.back().last_used_ms >= cfg.inactive.count()) {
+    ++stats_.evictions;
+    erase(std::prev(lru_.end()));
+  }
+}
+
+void OpenFileCache::erase(List::iterator it) {
+  index_.erase(std::string_view(it->path));
+  lru_.erase(it);
+}
+
+void OpenFileCache::clear() {
+  index_.clear();
+  lru_.clear();
+}
+
+bool OpenFileCache::still_same(const Entry& e) {
+  struct stat st {};
+  if (::stat(e.path.c_str(), &st) != 0) return false;
+  const http::OpenFile& f = *e.file;
+  return st.st_ino == f.inode && st.st_mtim.tv_sec == f.mtime && st.st_size == f.size &&
+         S_ISDIR(st.st_mode) == f.is_dir;
+}
+
+}  // namespace torii::handlers

@@ -1,0 +1,89 @@
+// Opening files for the static handler, with nginx's open_file_cache: per
+// worker (single-threaded, no locks), keeping descriptors and stat results
+// so a hot file costs no open/fstat per request.
+//
+//   max       at most this many entries; the least recently used goes first
+//   inactive  an entry not used for this long is dropped
+//   valid     after this long an entry is re-checked with stat(); a changed
+//             inode, mtime, size or type reopens the file (responses still
+//             in flight keep the old descriptor until they finish)
+//   min_uses  a descriptor is kept only once the path was asked for this
+//             many times within `inactive`; before that it is opened per use
+//   errors    open errors (ENOENT, EACCES, ...) are cached like files
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "config/config.h"
+#include "http/response.h"
+
+namespace torii::handlers {
+
+// `err` when the path exists but is neither a regular file nor a directory
+// (FIFO, socket, device): nginx answers those with 404.
+inline constexpr int kErrNotRegularFile = -1;
+
+// A file (or directory: fd -1, is_dir) or the errno that stopped us.
+struct OpenResult {
+  std::shared_ptr<const http::OpenFile> file;
+  int err = 0;
+  bool ok() const { return file != nullptr; }
+};
+
+// open(O_RDONLY|O_NONBLOCK|O_CLOEXEC) + fstat, without a cache. `path` must
+// be NUL-terminated (std::string guarantees it). O_NONBLOCK keeps a FIFO
+// from blocking the worker in open().
+OpenResult open_file(const std::string& path);
+
+class OpenFileCache {
+ public:
+  struct Stats {
+    uint64_t hits = 0;          // served from a cached entry
+    uint64_t misses = 0;        // opened (no entry, or below min_uses)
+    uint64_t revalidations = 0; // stat() after `valid` ran out
+    uint64_t reopens = 0;       // revalidation found a changed file
+    uint64_t evictions = 0;     // dropped by max or inactive
+  };
+
+  OpenFileCache() = default;
+  OpenFileCache(const OpenFileCache&) = delete;
+  OpenFileCache& operator=(const OpenFileCache&) = delete;
+
+  // Opens `path` under `cfg` (cfg.enabled false or max 0: no caching).
+  OpenResult open(const std::string& path, const config::OpenFileCache& cfg);
+  // The same with the clock given, in milliseconds on a monotonic scale.
+  OpenResult open(const std::string& path, const config::OpenFileCache& cfg, int64_t now_ms);
+
+  size_t size() const { return lru_.size(); }
+  const Stats& stats() const { return stats_; }
+  void clear();
+
+ private:
+  struct Entry {
+    std::string path;
+    std::shared_ptr<const http::OpenFile> file;  // null: error or still counting uses
+    int err = 0;
+    unsigned uses = 0;
+    int64_t last_used_ms = 0;
+    int64_t validated_ms = 0;  // when `file`/`err` was last known true
+  };
+  using List = std::list<Entry>;  // most recently used first
+
+  void expire(const config::OpenFileCache& cfg, int64_t now_ms);
+  void erase(List::iterator it);
+  // Re-stats a cached file; false if it changed or vanished.
+  static bool still_same(const Entry& e);
+
+  List lru_;
+  // Keys view Entry::path, which a std::list node never moves.
+  std::unordered_map<std::string_view, List::iterator> index_;
+  Stats stats_;
+};
+
+}  // namespace torii::handlers

@@ -1,0 +1,476 @@
+#include "handlers/static_file.h"
+
+#include <errno.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "handlers/open_file_cache.h"
+#include "http/date.h"
+#include "http/etag.h"
+#include "http/exchange.h"
+#include "http/range.h"
+#include "http/variables.h"
+#include "log/error_log.h"
+
+namespace torii::handlers {
+
+namespace {
+
+using http::Exchange;
+using http::HeaderToken;
+using http::Method;
+
+// ---- mapping a URI to a file name ----------------------------------------
+
+// True if a "." or ".." segment starts at or after the segment holding
+// position `from`. The URI is already normalised, so only the seam between
+// alias and URI (location "/i" + alias "/data/" turns "/i../x" into
+// "/data/../x") or a regex capture can bring one in.
+bool has_dot_segment(std::string_view p, size_t from) {
+  size_t seg = from == 0 ? 0 : p.rfind('/', from - 1);
+  seg = seg == std::string_view::npos ? 0 : seg + 1;
+  while (seg <= p.size()) {
+    size_t end = p.find('/', seg);
+    if (end == std::string_view::npos) end = p.size();
+    const std::string_view s = p.substr(seg, end - seg);
+    if (s == "." || s == "..") return true;
+    seg = end + 1;
+  }
+  return false;
+}
+
+// An alias with $1..$9 (or ${1}): substitute the location's regex captures.
+void render_alias(std::string_view alias, const Exchange& ex, std::string& out) {
+  out.clear();
+  for (size_t i = 0; i < alias.size(); ++i) {
+    const char c = alias[i];
+    if (c == '$' && i + 1 < alias.size()) {
+      if (alias[i + 1] >= '1' && alias[i + 1] <= '9') {
+        out.append(ex.captures.get(static_cast<size_t>(alias[i + 1] - '0')));
+        ++i;
+        continue;
+      }
+      if (alias[i + 1] == '{' && i + 3 < alias.size() && alias[i + 2] >= '1' &&
+          alias[i + 2] <= '9' && alias[i + 3] == '}') {
+        out.append(ex.captures.get(static_cast<size_t>(alias[i + 2] - '0')));
+        i += 3;
+        continue;
+      }
+    }
+    out.push_back(c);
+  }
+}
+
+// root + uri, or the alias in place of the location's prefix. Returns false
+// when the URI cannot map to a file we are willing to open.
+bool map_uri(const Exchange& ex, std::string_view uri, std::string& out) {
+  const config::LocationSettings& s = ex.settings();
+  if (uri.empty() || uri[0] != '/' || uri.find('\0') != std::string_view::npos) return false;
+  if (s.alias.empty()) {
+    out.reserve(s.root.size() + uri.size());
+    out.assign(s.root);
+    out.append(uri);
+    return true;
+  }
+  const config::Location* loc = ex.location;
+  if (s.alias.find('$') != std::string::npos) {
+    render_alias(s.alias, ex, out);
+    return out.find('\0') == std::string::npos && !has_dot_segment(out, 0);
+  }
+  const bool regex = loc && (loc->match == config::Location::Match::regex ||
+                             loc->match == config::Location::Match::regex_icase);
+  if (regex || !loc) {
+    // A regex location's alias names the whole file.
+    out.assign(s.alias);
+    return true;
+  }
+  if (uri.substr(0, loc->pattern.size()) != loc->pattern) {
+    // Only reachable through try_files naming a URI outside the location.
+    TORII_LOG(error, "\"%.*s\" is outside alias location \"%s\"", static_cast<int>(uri.size()),
+              uri.data(), loc->pattern.c_str());
+    return false;
+  }
+  out.reserve(s.alias.size() + uri.size());
+  out.assign(s.alias);
+  out.append(uri.substr(loc->pattern.size()));
+  return !has_dot_segment(out, s.alias.size());
+}
+
+OpenResult open_path(Exchange& ex, const std::string& path) {
+  const config::OpenFileCache& c = ex.settings().open_file_cache;
+  OpenFileCache* cache = ex.services().open_files;
+  if (c.enabled && cache != nullptr) return cache->open(path, c);
+  return open_file(path);
+}
+
+bool is_missing(int err) {
+  return err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG;
+}
+
+// The status for a failed open, logged the way nginx logs it.
+HandlerResult open_failed(const Exchange& ex, const std::string& path, int err) {
+  if (is_missing(err)) {
+    if (ex.settings().log_not_found)
+      TORII_LOG(error, "open() \"%s\" failed (%d: %s)", path.c_str(), err, std::strerror(err));
+    return HandlerResult::error(404);
+  }
+  if (err == kErrNotRegularFile) {
+    TORII_LOG(crit, "\"%s\" is not a regular file", path.c_str());
+    return HandlerResult::error(404);
+  }
+  if (err == EACCES || err == EPERM || err == ELOOP || err == EMLINK) {
+    TORII_LOG(error, "open() \"%s\" failed (%d: %s)", path.c_str(), err, std::strerror(err));
+    return HandlerResult::error(403);
+  }
+  TORII_LOG(crit, "open() \"%s\" failed (%d: %s)", path.c_str(), err, std::strerror(err));
+  return HandlerResult::error(500);
+}
+
+// ---- redirects -----------------------------------------------------------
+
+// A decoded path made safe for a Location header: anything that is not
+// plainly allowed in a URI path (controls, spaces, '%', '?', '#', non-ASCII)
+// is percent-encoded, so a "%0d%0a" in the request can't split headers.
+void append_escaped_path(std::string& out, std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       std::strchr("-._~/!$&'()*+,;=:@", c) != nullptr;
+    if (plain && c != 0) {
+      out.push_back(ch);
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+}
+
+// The query as received, minus anything that could break a header line
+// (a codec should have refused those already).
+void append_query(std::string& out, std::string_view q) {
+  for (const char ch : q) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c <= 0x20 || c == 0x7f) {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out.append(buf);
+    } else {
+      out.push_back(ch);
+    }
+  }
+}
+
+// An internal redirect keeps the request's arguments unless the new URI
+// brings its own (nginx's rule for index and try_files).
+HandlerResult redirect_with_args(const Exchange& ex, std::string uri) {
+  if (ex.req.has_query && uri.find('?') == std::string::npos) {
+    uri.push_back('?');
+    uri.append(ex.req.query);
+  }
+  return HandlerResult::redirect(std::move(uri));
+}
+
+HandlerResult directory_redirect(Exchange& ex) {
+  std::string location;
+  location.reserve(ex.req.path.size() + ex.req.query.size() + 8);
+  append_escaped_path(location, ex.req.path);
+  location.push_back('/');
+  if (ex.req.has_query) {
+    location.push_back('?');
+    append_query(location, ex.req.query);
+  }
+  ex.response.add("Location", std::move(location));
+  return HandlerResult::error(301);
+}
+
+// ---- index ---------------------------------------------------------------
+
+HandlerResult serve_index(Exchange& ex) {
+  const config::LocationSettings& s = ex.settings();
+  std::string dir;
+  if (!map_uri(ex, ex.req.path, dir)) return HandlerResult::error(404);
+  if (dir.empty() || dir.back() != '/') dir.push_back('/');
+  ex.request_filename = dir;
+
+  std::string file;
+  for (size_t i = 0; i < s.index.size(); ++i) {
+    const std::string& idx = s.index[i];
+    if (idx.empty()) continue;
+    if (idx[0] == '/') {
+      // An absolute index is a URI; the last one is taken without a test.
+      if (i + 1 == s.index.size()) return redirect_with_args(ex, idx);
+      if (!map_uri(ex, idx, file)) continue;
+    } else {
+      file.assign(dir);
+      file.append(idx);
+    }
+    const OpenResult r = open_path(ex, file);
+    if (!r.ok()) {
+      if (r.err == ENOENT || r.err == kErrNotRegularFile) continue;
+      if (r.err == ENOTDIR) break;  // the "directory" is a file: 404 below
+      return open_failed(ex, file, r.err);
+    }
+    std::string uri = idx[0] == '/' ? idx : ex.req.path + idx;
+    return redirect_with_args(ex, std::move(uri));
+  }
+
+  const OpenResult d = open_path(ex, dir);
+  if (!d.ok()) return open_failed(ex, dir, d.err);
+  if (!d.file->is_dir) return HandlerResult::error(404);
+  TORII_LOG(error, "directory index of \"%s\" is forbidden", dir.c_str());
+  return HandlerResult::error(403);
+}
+
+// ---- try_files -----------------------------------------------------------
+
+// Runs try_files. Returns a result when it decided the response (the last
+// entry); otherwise sets ex.req.path to the entry that exists, fills `found`
+// when that entry is a file (so it isn't opened twice) and returns nullopt.
+std::optional<HandlerResult> run_try_files(Exchange& ex, OpenResult& found, std::string& found_path) {
+  const auto& tf = ex.settings().try_files;
+  std::string name;
+  std::string path;
+  for (size_t i = 0; i + 1 < tf.size(); ++i) {
+    name.clear();
+    http::render(tf[i], ex, name);
+    // Arguments in a tested entry don't name a file; nginx ignores them here.
+    const size_t q = name.find('?');
+    if (q != std::string::npos) name.resize(q);
+    if (name.empty()) continue;
+    const bool want_dir = name.back() == '/';
+    if (!map_uri(ex, name, path)) continue;
+    OpenResult r = open_path(ex, path);
+    if (!r.ok()) {
+      if (!is_missing(r.err) && r.err != kErrNotRegularFile)
+        TORII_LOG(crit, "open() \"%s\" failed (%d: %s)", path.c_str(), r.err,
+                  r.err > 0 ? std::strerror(r.err) : "not a regular file");
+      continue;
+    }
+    if (r.file->is_dir != want_dir) continue;
+    ex.req.path = std::move(name);
+    if (!want_dir) {
+      found = std::move(r);
+      found_path = std::move(path);
+    }
+    return std::nullopt;
+  }
+  std::string last = http::render(tf.back(), ex);
+  if (last.size() > 1 && last[0] == '=') {
+    int code = 0;
+    for (size_t i = 1; i < last.size() && code < 1000; ++i) {
+      if (last[i] < '0' || last[i] > '9') {
+        code = -1;
+        break;
+      }
+      code = code * 10 + (last[i] - '0');
+    }
+    if (code >= 100 && code <= 999) return HandlerResult::error(code);
+  }
+  if (!last.empty() && last[0] == '@') return HandlerResult::redirect(std::move(last));
+  return redirect_with_args(ex, std::move(last));
+}
+
+// ---- conditional requests --------------------------------------------------
+
+// RFC 9110 13.2.2: If-Match, else If-Unmodified-Since (412); then
+// If-None-Match, else If-Modified-Since (304). Returns 0 to carry on.
+int evaluate_preconditions(const Exchange& ex, const http::OpenFile& f, std::string_view etag) {
+  const http::RequestHead& req = ex.req;
+  if (const http::Header* h = req.find(HeaderToken::if_match)) {
+    if (!http::match_hits_strong(h->value, etag)) return 412;
+  } else if (const http::Header* h = req.find(HeaderToken::if_unmodified_since)) {
+    const auto date = http::parse_http_date(h->value);
+    if (date && f.mtime > *date) return 412;
+  }
+  if (const http::Header* h = req.find(HeaderToken::if_none_match)) {
+    if (http::none_match_hits(h->value, etag)) return 304;
+  } else if (const http::Header* h = req.find(HeaderToken::if_modified_since)) {
+    // nginx's default "if_modified_since exact": only the same second counts.
+    const auto date = http::parse_http_date(h->value);
+    if (date && *date == f.mtime) return 304;
+  }
+  return 0;
+}
+
+// If-Range: the range applies only while the validator still matches — a
+// strong ETag, or the exact Last-Modified date.
+bool if_range_holds(const Exchange& ex, const http::OpenFile& f, std::string_view etag) {
+  const http::Header* h = ex.req.find(HeaderToken::if_range);
+  if (h == nullptr) return true;
+  const std::string_view v = h->value;
+  if (!v.empty() && (v[0] == '"' || v.substr(0, 2) == "W/"))
+    return !etag.empty() && v == etag;  // weak tags never match here
+  const auto date = http::parse_http_date(v);
+  return date && *date == f.mtime;
+}
+
+// ---- sending -----------------------------------------------------------------
+
+std::string content_range(const http::ByteRange& r, int64_t size) {
+  char buf[80];
+  const int n = std::snprintf(buf, sizeof buf, "bytes %lld-%lld/%lld", static_cast<long long>(r.start),
+                              static_cast<long long>(r.end - 1), static_cast<long long>(size));
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+// A boundary unlikely to appear in the file: a per-thread counter mixed
+// with the thread's address space position, as 20 digits.
+std::string make_boundary() {
+  thread_local uint64_t counter =
+      static_cast<uint64_t>(reinterpret_cast<uintptr_t>(&counter)) * 0x9E3779B97F4A7C15ull ^
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  counter = counter * 6364136223846793005ull + 1442695040888963407ull;
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%020llu", static_cast<unsigned long long>(counter));
+  return buf;
+}
+
+void send_multipart(Exchange& ex, http::ResponseHead head, std::shared_ptr<const http::OpenFile> file,
+                    std::string_view type, const std::vector<http::ByteRange>& ranges) {
+  const std::string boundary = make_boundary();
+  std::vector<std::string> part_heads;
+  part_heads.reserve(ranges.size());
+  int64_t total = 0;
+  for (const http::ByteRange& r : ranges) {
+    std::string p;
+    p.reserve(96 + type.size());
+    p.append("\r\n--").append(boundary).append("\r\n");
+    if (!type.empty()) p.append("Content-Type: ").append(type).append("\r\n");
+    p.append("Content-Range: ").append(content_range(r, file->size)).append("\r\n\r\n");
+    total += static_cast<int64_t>(p.size()) + r.length();
+    part_heads.push_back(std::move(p));
+  }
+  const std::string tail = "\r\n--" + boundary + "--\r\n";
+  total += static_cast<int64_t>(tail.size());
+
+  head.status = 206;
+  std::string multipart_type = "multipart/byteranges; boundary=" + boundary;
+  bool replaced = false;
+  for (auto& [name, value] : head.headers) {
+    if (name == "Content-Type") {
+      value = std::move(multipart_type);
+      replaced = true;
+      break;
+    }
+  }
+  if (!replaced) head.add("Content-Type", std::move(multipart_type));
+  head.content_length = total;
+  ex.send_head(std::move(head));
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    ex.send_body(part_heads[i]);
+    ex.send_file(file, ranges[i].start, ranges[i].length());
+  }
+  ex.send_body(tail);
+  ex.finish();
+}
+
+HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> file) {
+  const config::LocationSettings& s = ex.settings();
+  const http::OpenFile& f = *file;
+  const bool get = ex.req.method == Method::get;
+
+  char etag_buf[http::kMaxEtagLen];
+  const size_t etag_len = s.etag ? http::format_etag(f.mtime, f.size, etag_buf) : 0;
+  const std::string_view etag(etag_buf, etag_len);
+
+  // An error_page that landed here keeps its error status, and conditionals
+  // and ranges don't apply to it (as in nginx).
+  const int err_status = ex.is_internal && ex.status >= 300 ? ex.status : 0;
+
+  http::ResponseHead head;
+  head.headers.reserve(6);
+  char date[http::kHttpDateLen];
+  http::format_http_date(f.mtime, date);
+
+  if (err_status == 0) {
+    const int pre = evaluate_preconditions(ex, f, etag);
+    if (pre == 412) return HandlerResult::error(412);
+    if (pre == 304) {
+      // A 304 carries the validators but no body, length or type.
+      head.status = 304;
+      head.add("Last-Modified", std::string(date, sizeof date));
+      if (!etag.empty()) head.add("ETag", std::string(etag));
+      ex.header_only = true;
+      ex.send_head(std::move(head));
+      ex.finish();
+      return HandlerResult::done();
+    }
+  }
+
+  const std::string_view type = config::mime_type(s, ex.req.path);
+  head.status = err_status != 0 ? err_status : 200;
+  if (!type.empty()) head.add("Content-Type", std::string(type));
+  head.add("Last-Modified", std::string(date, sizeof date));
+  if (!etag.empty()) head.add("ETag", std::string(etag));
+  if (err_status == 0) head.add("Accept-Ranges", "bytes");
+  head.content_length = f.size;
+  if (ex.req.method == Method::head) ex.header_only = true;
+
+  const http::Header* range = get && err_status == 0 ? ex.req.find(HeaderToken::range) : nullptr;
+  if (range != nullptr && if_range_holds(ex, f, etag)) {
+    std::vector<http::ByteRange> ranges;
+    switch (http::parse_range(range->value, f.size, ranges)) {
+      case http::RangeOutcome::ignore:
+        break;
+      case http::RangeOutcome::unsatisfiable:
+        ex.response.add("Content-Range", "bytes */" + std::to_string(f.size));
+        return HandlerResult::error(416);
+      case http::RangeOutcome::ok:
+        if (ranges.size() > 1) {
+          send_multipart(ex, std::move(head), std::move(file), type, ranges);
+          return HandlerResult::done();
+        }
+        head.status = 206;
+        head.add("Content-Range", content_range(ranges[0], f.size));
+        head.content_length = ranges[0].length();
+        ex.send_head(std::move(head));
+        ex.send_file(std::move(file), ranges[0].start, ranges[0].length());
+        ex.finish();
+        return HandlerResult::done();
+    }
+  }
+
+  const int64_t size = f.size;
+  ex.send_head(std::move(head));
+  if (!ex.header_only && size > 0) ex.send_file(std::move(file), 0, size);
+  ex.finish();
+  return HandlerResult::done();
+}
+
+}  // namespace
+
+HandlerResult serve_static(Exchange& ex) {
+  OpenResult opened;
+  std::string opened_path;
+  if (!ex.settings().try_files.empty()) {
+    if (auto decided = run_try_files(ex, opened, opened_path)) return std::move(*decided);
+  }
+
+  const Method m = ex.req.method;
+  // POST reaches the file lookup so a missing file still answers 404 (nginx).
+  if (m != Method::get && m != Method::head && m != Method::post) return HandlerResult::error(405);
+  const std::string& uri = ex.req.path;
+  if (uri.find('\0') != std::string::npos) return HandlerResult::error(400);
+  if (!uri.empty() && uri.back() == '/') return serve_index(ex);
+
+  if (opened.ok()) {
+    ex.request_filename = std::move(opened_path);
+  } else {
+    if (!map_uri(ex, uri, ex.request_filename)) return HandlerResult::error(404);
+    opened = open_path(ex, ex.request_filename);
+    if (!opened.ok()) return open_failed(ex, ex.request_filename, opened.err);
+  }
+  if (opened.file->is_dir) return directory_redirect(ex);
+  if (m == Method::post) return HandlerResult::error(405);
+  return serve_file(ex, std::move(opened.file));
+}
+
+}  // namespace torii::handlers

@@ -1,0 +1,32 @@
+// Serves files from root/alias: index, try_files, MIME type, conditional
+// requests (If-Modified-Since, If-None-Match, If-Range), byte ranges (single
+// and multipart/byteranges), HEAD, and never a path outside root or alias.
+#pragma once
+
+#include <string>
+
+namespace torii::http {
+class Exchange;
+}
+
+namespace torii::handlers {
+
+// What the pipeline should do after a handler ran.
+struct HandlerResult {
+  enum class Kind {
+    responded,          // the response was sent (head and body, finish() called)
+    status,             // send the error response for `status` (error_page applies)
+    internal_redirect,  // restart location matching with `uri` (index, try_files)
+  };
+  Kind kind = Kind::responded;
+  int status = 0;
+  std::string uri;  // for internal_redirect; may carry "?args"
+
+  static HandlerResult done() { return {}; }
+  static HandlerResult error(int code) { return {Kind::status, code, {}}; }
+  static HandlerResult redirect(std::string u) { return {Kind::internal_redirect, 0, std::move(u)}; }
+};
+
+HandlerResult serve_static(http::Exchange& ex);
+
+}  // namespace torii::handlers

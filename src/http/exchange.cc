@@ -1,0 +1,114 @@
+#include "http/exchange.h"
+
+#include <strings.h>
+
+#include <cstdio>
+
+#include "http/date.h"
+#include "http/variables.h"
+
+namespace torii::http {
+
+namespace {
+
+// nginx's list of statuses that add_header (without `always`) and expires
+// apply to.
+bool filter_status(int status) {
+  switch (status) {
+    case 200: case 201: case 204: case 206:
+    case 301: case 302: case 303: case 304: case 307: case 308:
+      return true;
+    default:
+      return false;
+  }
+}
+
+constexpr int64_t kMaxExpiresSeconds = 315'360'000;  // nginx's "expires max": 10 years
+constexpr int64_t kExpiresMaxDate = 2145916555;      // Thu, 31 Dec 2037 23:55:55 GMT
+
+void apply_expires(const config::Expires& e, int64_t now_sec, ResponseHead& head) {
+  using Kind = config::Expires::Kind;
+  if (e.kind == Kind::off) return;
+  head.remove("Expires");
+  head.remove("Cache-Control");
+  if (e.kind == Kind::epoch) {
+    head.add("Expires", "Thu, 01 Jan 1970 00:00:01 GMT");
+    head.add("Cache-Control", "no-cache");
+    return;
+  }
+  if (e.kind == Kind::max) {
+    head.add("Expires", format_http_date(kExpiresMaxDate));
+    head.add("Cache-Control", "max-age=" + std::to_string(kMaxExpiresSeconds));
+    return;
+  }
+  int64_t base = now_sec;
+  if (e.kind == Kind::after_modified) {
+    // "modified": from the file's mtime, when the response has one.
+    if (const std::string* lm = head.find("Last-Modified")) {
+      if (auto t = parse_http_date(*lm)) base = *t;
+    }
+  }
+  int64_t expires_at = base + e.seconds;
+  head.add("Expires", format_http_date(expires_at));
+  int64_t max_age = expires_at - now_sec;
+  if (max_age < 0) {
+    head.add("Cache-Control", "no-cache");
+  } else {
+    head.add("Cache-Control", "max-age=" + std::to_string(max_age));
+  }
+}
+
+}  // namespace
+
+void Exchange::send_head(ResponseHead head) {
+  if (head_sent_) return;
+  head_sent_ = true;
+  if (status_override > 0) head.status = status_override;
+  status = head.status;
+  if (req.method == Method::head || status == 204 || status == 304 || status < 200) header_only = true;
+  if (status == 204 || status == 304) head.content_length = -1;
+
+  const auto& s = settings();
+  int64_t now_sec = start_unix_ms / 1000;
+  if (now_sec == 0) now_sec = time(nullptr);
+
+  // Header filters, in nginx's order: expires and add_header, then the
+  // codec-independent fields every response carries.
+  if (filter_status(status)) apply_expires(s.expires, now_sec, head);
+  std::string value;
+  for (const auto& h : s.add_headers) {
+    if (!h.always && !filter_status(status)) continue;
+    value.clear();
+    render(h.value, *this, value);
+    if (value.empty()) continue;  // nginx skips a header whose value is empty
+    // One Content-Type per response: a configured one replaces the default.
+    if (strcasecmp(h.name.c_str(), "Content-Type") == 0) head.remove("Content-Type");
+    head.add(h.name, value);
+  }
+  head.headers.insert(head.headers.begin(),
+                      {{"Server", s.server_tokens ? "torii/" TORII_VERSION : "torii"},
+                       {"Date", std::string(cached_http_date(now_sec))}});
+
+  response = std::move(head);
+  sink_.send_head(response);
+}
+
+void Exchange::send_body(std::string_view data) {
+  if (header_only || finished_ || data.empty()) return;
+  body_bytes_sent += int64_t(data.size());
+  sink_.send_body(data);
+}
+
+void Exchange::send_file(std::shared_ptr<const OpenFile> file, int64_t offset, int64_t length) {
+  if (header_only || finished_ || length <= 0) return;
+  body_bytes_sent += length;
+  sink_.send_file(std::move(file), offset, length);
+}
+
+void Exchange::finish() {
+  if (finished_) return;
+  finished_ = true;
+  sink_.finish();
+}
+
+}  // namespace torii::http

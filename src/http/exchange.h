@@ -1,0 +1,98 @@
+// One request and its response, as every handler sees it: the decoded head,
+// the config it runs under, the connection it came on, and the response
+// methods. The codec session owns the Exchange and the ResponseSink below
+// it; handlers call send_head/send_body/send_file/finish here, which run the
+// header filters (add_header, expires, Server, Date) and count bytes for the
+// access log.
+#pragma once
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "config/config.h"
+#include "http/request.h"
+#include "http/response.h"
+
+namespace torii::handlers {
+class OpenFileCache;
+}
+
+namespace torii::http {
+
+// Facts about the downstream connection, fixed when it was accepted.
+struct ConnectionInfo {
+  uint64_t id = 0;  // $connection
+  uint64_t requests = 0;  // requests so far on it, this one included
+  sockaddr_storage peer{};
+  sockaddr_storage local{};
+  std::string remote_addr;  // text form, no port
+  uint16_t remote_port = 0;
+  std::string server_addr;
+  uint16_t server_port = 0;
+  bool tls = false;
+};
+
+// Per-worker services a handler may use; never shared across threads.
+struct WorkerServices {
+  handlers::OpenFileCache* open_files = nullptr;
+};
+
+class Exchange {
+ public:
+  Exchange(ResponseSink& sink, const ConnectionInfo& conn, WorkerServices& services)
+      : sink_(sink), conn_(conn), services_(services) {}
+
+  RequestHead req;
+  std::shared_ptr<const config::Config> config;
+  const config::Server* server = nullptr;
+  const config::Location* location = nullptr;  // nullptr: server.settings apply
+  config::Captures captures;
+
+  const config::LocationSettings& settings() const {
+    return location ? location->settings : server->settings;
+  }
+  const ConnectionInfo& conn() const { return conn_; }
+  WorkerServices& services() { return services_; }
+
+  // Response. send_head runs the header filters, then hands the head on.
+  void send_head(ResponseHead head);
+  void send_body(std::string_view data);
+  void send_file(std::shared_ptr<const OpenFile> file, int64_t offset, int64_t length);
+  void finish();
+
+  bool head_sent() const { return head_sent_; }
+  bool finished() const { return finished_; }
+
+  // For the access log and $variables.
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  int64_t start_unix_ms = 0;  // wall clock at start, for $msec / $time_local
+  int status = 0;
+  int64_t body_bytes_sent = 0;   // body bytes handed to the sink
+  int64_t header_bytes = 0;      // serialised head size, set by the codec
+  int64_t request_length = 0;    // request line + headers + body, set by the codec
+  ResponseHead response;         // the head as sent (after filters), for $sent_http_NAME
+  int internal_redirects = 0;    // guards error_page/index/try_files loops
+  std::string request_filename;  // the file the static handler mapped to
+  std::string realpath_root;
+  bool is_internal = false;      // reached by internal redirect (error_page...)
+  bool header_only = false;      // HEAD, or a status without body: send_body is dropped
+  bool in_error_page = false;    // error_page already redirected once (no recursion)
+  std::string redirect_args;     // storage for req.query after an internal redirect
+  int status_override = 0;       // error_page: the status the response goes out with
+  bool close_connection = false; // no keep-alive after this response (or 444: no response)
+
+ private:
+  ResponseSink& sink_;
+  const ConnectionInfo& conn_;
+  WorkerServices& services_;
+  bool head_sent_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace torii::http

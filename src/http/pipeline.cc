@@ -1,0 +1,230 @@
+#include "http/pipeline.h"
+
+#include <netinet/in.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "handlers/static_file.h"
+#include "http/exchange.h"
+#include "http/special_response.h"
+#include "http/variables.h"
+#include "log/error_log.h"
+
+namespace torii::http {
+
+namespace {
+
+constexpr int kMaxInternalRedirects = 10;
+
+// The client's address as raw bytes, IPv4-mapped IPv6 shown as IPv4.
+int peer_bytes(const sockaddr_storage& peer, uint8_t out[16]) {
+  if (peer.ss_family == AF_INET) {
+    memcpy(out, &reinterpret_cast<const sockaddr_in&>(peer).sin_addr, 4);
+    return AF_INET;
+  }
+  const auto& a6 = reinterpret_cast<const sockaddr_in6&>(peer).sin6_addr;
+  if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+    memcpy(out, &a6.s6_addr[12], 4);
+    return AF_INET;
+  }
+  memcpy(out, &a6, 16);
+  return AF_INET6;
+}
+
+// allow/deny: the first rule that matches decides; no match allows.
+bool access_allowed(const std::vector<config::AccessRule>& rules, const ConnectionInfo& conn) {
+  if (rules.empty()) return true;
+  uint8_t addr[16] = {};
+  int family = peer_bytes(conn.peer, addr);
+  for (const auto& r : rules) {
+    if (!r.all) {
+      if (r.family != family) continue;
+      size_t n = family == AF_INET ? 4 : 16;
+      bool match = true;
+      for (size_t i = 0; i < n && match; ++i) match = (addr[i] & r.mask[i]) == (r.addr[i] & r.mask[i]);
+      if (!match) continue;
+    }
+    return r.allow;
+  }
+  return true;
+}
+
+bool method_listed(const config::LimitExcept& le, Method m) {
+  for (auto allowed : le.methods) {
+    if (allowed == m) return true;
+    if (allowed == Method::get && m == Method::head) return true;
+  }
+  return false;
+}
+
+// Moves the exchange to `uri` ("/path?args"), as nginx's internal redirect.
+void set_uri(Exchange& ex, std::string_view uri) {
+  size_t q = uri.find('?');
+  ex.req.path.assign(uri.substr(0, q));
+  if (q != std::string_view::npos) {
+    ex.redirect_args.assign(uri.substr(q + 1));
+    ex.req.query = ex.redirect_args;
+    ex.req.has_query = true;
+  }
+  ex.is_internal = true;
+  ex.location = nullptr;
+  ex.captures = {};
+  ex.response = ResponseHead();
+}
+
+bool is_redirect(int code) { return code == 301 || code == 302 || code == 303 || code == 307 || code == 308; }
+
+void run_return(Exchange& ex, const config::Return& ret) {
+  if (ret.code == 444) {
+    ex.close_connection = true;
+    return;
+  }
+  if (is_redirect(ret.code) && ret.has_text) {
+    ex.response.set("Location", absolute_location(ex, render(ret.text, ex)));
+    send_error(ex, ret.code);
+    return;
+  }
+  if (!ret.has_text && ret.code >= 300) {
+    send_error(ex, ret.code);
+    return;
+  }
+  std::string body = ret.has_text ? render(ret.text, ex) : std::string();
+  ResponseHead head;
+  head.status = ret.code;
+  head.add("Content-Type", std::string(config::mime_type(ex.settings(), ex.req.path)));
+  head.content_length = int64_t(body.size());
+  ex.send_head(std::move(head));
+  ex.send_body(body);
+  ex.finish();
+}
+
+// Location phase onwards, for the current ex.req.path; loops on internal
+// redirects (index, try_files, error_page).
+void route(Exchange& ex) {
+  while (true) {
+    if (!ex.location || ex.location->match != config::Location::Match::named) {
+      ex.location = config::find_location(*ex.server, ex.req.path, &ex.captures);
+    }
+    const auto& s = ex.settings();
+    if (s.internal && !ex.is_internal) {
+      send_error(ex, 404);
+      return;
+    }
+    if (s.client_max_body_size > 0 && ex.req.content_length > s.client_max_body_size) {
+      TORII_LOG(error, "client intended to send too large body: %lld bytes, client: %s, request: \"%.*s %.*s\"",
+                static_cast<long long>(ex.req.content_length), ex.conn().remote_addr.c_str(),
+                int(ex.req.method_name.size()), ex.req.method_name.data(), int(ex.req.target.size()),
+                ex.req.target.data());
+      ex.close_connection = true;
+      send_error(ex, 413);
+      return;
+    }
+    if (s.limit_except && !method_listed(*s.limit_except, ex.req.method) &&
+        !access_allowed(s.limit_except->rules, ex.conn())) {
+      TORII_LOG(error, "access forbidden by rule, client: %s, request: \"%.*s\"", ex.conn().remote_addr.c_str(),
+                int(ex.req.target.size()), ex.req.target.data());
+      send_error(ex, 403);
+      return;
+    }
+    if (!access_allowed(s.access_rules, ex.conn())) {
+      TORII_LOG(error, "access forbidden by rule, client: %s, request: \"%.*s\"", ex.conn().remote_addr.c_str(),
+                int(ex.req.target.size()), ex.req.target.data());
+      send_error(ex, 403);
+      return;
+    }
+    if (s.ret) {
+      run_return(ex, *s.ret);
+      return;
+    }
+    auto result = handlers::serve_static(ex);
+    switch (result.kind) {
+      case handlers::HandlerResult::Kind::responded:
+        return;
+      case handlers::HandlerResult::Kind::status:
+        send_error(ex, result.status);
+        return;
+      case handlers::HandlerResult::Kind::internal_redirect:
+        if (++ex.internal_redirects > kMaxInternalRedirects) {
+          TORII_LOG(error, "rewrite or internal redirection cycle while internally redirecting to \"%s\"",
+                    result.uri.c_str());
+          send_error(ex, 500);
+          return;
+        }
+        set_uri(ex, result.uri);
+        continue;
+    }
+  }
+}
+
+const config::ErrorPage* find_error_page(const config::LocationSettings& s, int status) {
+  for (const auto& ep : s.error_pages) {
+    if (std::find(ep.codes.begin(), ep.codes.end(), status) != ep.codes.end()) return &ep;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void run_request(Exchange& ex) {
+  if (ex.req.method == Method::head) ex.header_only = true;
+  if (ex.server->ret) {
+    run_return(ex, *ex.server->ret);
+    return;
+  }
+  route(ex);
+}
+
+void send_error(Exchange& ex, int status) {
+  if (ex.head_sent()) {
+    ex.close_connection = true;  // too late for another response: cut it short
+    return;
+  }
+  if (status == 444) {
+    ex.close_connection = true;
+    return;
+  }
+  // As nginx: these errors end keep-alive, the connection state is suspect.
+  if (status == 400 || status == 413 || status == 414 || status == 431 || status == 500 || status == 501 ||
+      status == 505) {
+    ex.close_connection = true;
+  }
+  const config::ErrorPage* ep = ex.server ? find_error_page(ex.settings(), status) : nullptr;
+  if (ep && !ex.in_error_page && ex.internal_redirects < kMaxInternalRedirects) {
+    ex.in_error_page = true;
+    ++ex.internal_redirects;
+    std::string uri = render(ep->uri, ex);
+    if (uri.rfind("http://", 0) == 0 || uri.rfind("https://", 0) == 0) {
+      // An external page: redirect the client to it.
+      int code = ep->response_code > 0 && is_redirect(ep->response_code) ? ep->response_code : 302;
+      ex.response = ResponseHead();
+      ex.response.set("Location", uri);
+      write_special_response(ex, code);
+      return;
+    }
+    int override_status = ep->response_code == -1 ? status : ep->response_code;  // 0: the target's own
+    if (ex.req.method != Method::head) {
+      ex.req.method = Method::get;
+      ex.req.method_name = "GET";
+    }
+    if (!uri.empty() && uri[0] == '@') {
+      const config::Location* named = config::find_named_location(*ex.server, uri);
+      if (!named) {
+        TORII_LOG(error, "could not find named location \"%s\"", uri.c_str());
+        write_special_response(ex, 500);
+        return;
+      }
+      ex.is_internal = true;
+      ex.response = ResponseHead();
+      ex.location = named;
+    } else {
+      set_uri(ex, uri);
+    }
+    ex.status_override = override_status;
+    route(ex);
+    return;
+  }
+  write_special_response(ex, status);
+}
+
+}  // namespace torii::http

@@ -1,0 +1,51 @@
+#include "http/special_response.h"
+
+#include "http/exchange.h"
+
+namespace torii::http {
+
+void write_special_response(Exchange& ex, int status) {
+  ResponseHead head = std::move(ex.response);
+  head.status = status;
+  bool has_page = status >= 300 && status != 304;
+  if (!has_page) {
+    head.content_length = status == 204 || status == 304 ? -1 : 0;
+    ex.send_head(std::move(head));
+    ex.finish();
+    return;
+  }
+  std::string_view reason = reason_phrase(status);
+  std::string_view sig = ex.server && !ex.settings().server_tokens ? "torii" : "torii/" TORII_VERSION;
+  std::string body;
+  body.reserve(160);
+  body.append("<html>\r\n<head><title>").append(std::to_string(status)).append(" ").append(reason);
+  body.append("</title></head>\r\n<body>\r\n<center><h1>").append(std::to_string(status)).append(" ").append(reason);
+  body.append("</h1></center>\r\n<hr><center>").append(sig).append("</center>\r\n</body>\r\n</html>\r\n");
+  head.remove("Content-Type");
+  head.remove("Content-Length");
+  head.add("Content-Type", "text/html");
+  head.content_length = int64_t(body.size());
+  ex.send_head(std::move(head));
+  ex.send_body(body);
+  ex.finish();
+}
+
+std::string absolute_location(const Exchange& ex, std::string_view url) {
+  if (url.empty() || url[0] != '/') return std::string(url);
+  const auto& conn = ex.conn();
+  std::string out = conn.tls ? "https://" : "http://";
+  if (!ex.req.host.empty()) {
+    out += ex.req.host;
+  } else if (ex.server && !ex.server->names.empty() && !ex.server->names[0].name.empty() &&
+             ex.server->names[0].kind == config::ServerName::Kind::exact) {
+    out += ex.server->names[0].name;
+  } else {
+    out += conn.server_addr;
+  }
+  uint16_t port = conn.server_port;
+  if (!((conn.tls && port == 443) || (!conn.tls && port == 80))) out += ":" + std::to_string(port);
+  out += url;
+  return out;
+}
+
+}  // namespace torii::http

@@ -1,0 +1,502 @@
+#include "http/variables.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "http/exchange.h"
+
+namespace torii::http {
+
+namespace {
+
+using config::VarId;
+
+void append_uint(std::string& out, uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+// "SECONDS.mmm", the way nginx prints $request_time and $msec.
+void append_seconds_ms(std::string& out, int64_t ms) {
+  if (ms < 0) ms = 0;
+  append_int(out, ms / 1000);
+  int frac = static_cast<int>(ms % 1000);
+  char buf[4] = {'.', static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
+                 static_cast<char>('0' + frac % 10)};
+  out.append(buf, sizeof buf);
+}
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c | 0x20) : c; }
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (lower(a[i]) != lower(b[i])) return false;
+  return true;
+}
+
+// Header names match $http_NAME the way nginx does it: case folded and '-'
+// equal to '_'. Folding both sides keeps this right whichever spelling the
+// config compiler stored in Variable::arg.
+char fold(char c) {
+  c = lower(c);
+  return c == '-' ? '_' : c;
+}
+
+bool header_matches(std::string_view name, std::string_view arg) {
+  if (name.size() != arg.size()) return false;
+  for (size_t i = 0; i < name.size(); ++i)
+    if (fold(name[i]) != fold(arg[i])) return false;
+  return true;
+}
+
+// Every request header with this name, joined as nginx 1.23+ joins them:
+// "; " for Cookie (its own list syntax), ", " for the rest.
+bool append_request_header(const RequestHead& req, std::string_view name, std::string& out) {
+  std::string_view sep = header_matches(name, "cookie") ? "; " : ", ";
+  bool found = false;
+  for (const Header& h : req.headers) {
+    if (!header_matches(h.name, name)) continue;
+    if (found) out.append(sep);
+    out.append(h.value);
+    found = true;
+  }
+  return found;
+}
+
+const Header* first_request_header(const RequestHead& req, std::string_view name) {
+  for (const Header& h : req.headers)
+    if (iequals(h.name, name)) return &h;
+  return nullptr;
+}
+
+bool append_response_header(const ResponseHead& resp, std::string_view name, std::string& out) {
+  bool found = false;
+  for (const auto& [n, v] : resp.headers) {
+    if (!header_matches(n, name)) continue;
+    if (found) out.append(", ");
+    out.append(v);
+    found = true;
+  }
+  if (found) return true;
+  // Content-Length is a field of the head, not a header, until serialised.
+  if (header_matches(name, "content-length") && resp.content_length >= 0) {
+    append_int(out, resp.content_length);
+    return true;
+  }
+  return false;
+}
+
+// nginx's $arg_NAME: the first "NAME=value" pair, name compared without
+// case, value raw (still percent-encoded). A bare "NAME" has no value.
+bool append_arg(const RequestHead& req, std::string_view name, std::string& out) {
+  std::string_view q = req.query;
+  while (!q.empty()) {
+    size_t amp = q.find('&');
+    std::string_view pair = q.substr(0, amp);
+    q = amp == std::string_view::npos ? std::string_view() : q.substr(amp + 1);
+    if (pair.size() > name.size() && pair[name.size()] == '=' &&
+        iequals(pair.substr(0, name.size()), name)) {
+      out.append(pair.substr(name.size() + 1));
+      return true;
+    }
+  }
+  return false;
+}
+
+// nginx's $cookie_NAME: pairs split on ';' or ',', spaces around '='
+// skipped, name compared without case, first match wins.
+bool append_cookie(const RequestHead& req, std::string_view name, std::string& out) {
+  for (const Header& h : req.headers) {
+    if (!iequals(h.name, "cookie")) continue;
+    std::string_view v = h.value;
+    size_t i = 0;
+    while (i < v.size()) {
+      while (i < v.size() && v[i] == ' ') ++i;
+      size_t start = i;
+      size_t end = v.find_first_of(";,", start);
+      if (end == std::string_view::npos) end = v.size();
+      i = end + 1;
+      std::string_view item = v.substr(start, end - start);
+      if (item.size() <= name.size() || !iequals(item.substr(0, name.size()), name)) continue;
+      size_t p = name.size();
+      while (p < item.size() && item[p] == ' ') ++p;
+      if (p == item.size() || item[p] != '=') continue;
+      ++p;
+      while (p < item.size() && item[p] == ' ') ++p;
+      // The value runs to ';' only: a ',' inside a value is kept, as nginx does.
+      size_t vend = v.find(';', start + p);
+      if (vend == std::string_view::npos) vend = v.size();
+      out.append(v.substr(start + p, vend - start - p));
+      return true;
+    }
+  }
+  return false;
+}
+
+int base64_value(unsigned char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+// The user of "Authorization: Basic base64(user:password)"; no value when
+// the scheme differs, the base64 is bad, or there is no ':' or no user.
+bool append_remote_user(const RequestHead& req, std::string& out) {
+  const Header* h = first_request_header(req, "authorization");
+  if (!h) return false;
+  std::string_view v = h->value;
+  if (v.size() < 6 || !iequals(v.substr(0, 6), "basic ")) return false;
+  v.remove_prefix(6);
+  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  size_t len = 0;
+  while (len < v.size() && v[len] != '=') {
+    if (base64_value(static_cast<unsigned char>(v[len])) < 0) return false;
+    ++len;
+  }
+  if (len == 0 || len % 4 == 1) return false;
+  // Decode straight into `out`, stop at the ':'.
+  size_t mark = out.size();
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < len; ++i) {
+    acc = (acc << 6) | static_cast<uint32_t>(base64_value(static_cast<unsigned char>(v[i])));
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      char c = static_cast<char>((acc >> bits) & 0xff);
+      if (c == ':') return out.size() > mark;  // an empty user is no user
+      out.push_back(c);
+    }
+  }
+  out.resize(mark);  // no ':' at all
+  return false;
+}
+
+void append_protocol(int version, std::string& out) {
+  switch (version) {
+    case 10: out.append("HTTP/1.0"); break;
+    case 20: out.append("HTTP/2.0"); break;
+    case 30: out.append("HTTP/3.0"); break;
+    default: out.append("HTTP/1.1"); break;
+  }
+}
+
+std::string_view request_method(const RequestHead& req) {
+  return req.method_name.empty() ? method_name(req.method) : req.method_name;
+}
+
+// The first server_name as written in the config.
+bool append_server_name(const Exchange& ex, std::string& out) {
+  if (!ex.server || ex.server->names.empty()) return false;
+  const config::ServerName& n = ex.server->names.front();
+  switch (n.kind) {
+    case config::ServerName::Kind::exact:
+      out.append(n.name);
+      break;
+    case config::ServerName::Kind::wildcard_front:
+      out.append(n.name.starts_with('.') ? "*" : "*.");
+      out.append(n.name);
+      break;
+    case config::ServerName::Kind::wildcard_back:
+      out.append(n.name);
+      out.append(n.name.ends_with('.') ? "*" : ".*");
+      break;
+    case config::ServerName::Kind::regex:
+      if (!n.name.starts_with('~')) out.push_back('~');
+      out.append(n.name);
+      break;
+  }
+  return true;
+}
+
+const config::LocationSettings* settings_of(const Exchange& ex) {
+  if (!ex.location && !ex.server) return nullptr;
+  return &ex.settings();
+}
+
+bool append_document_root(const Exchange& ex, std::string& out) {
+  const config::LocationSettings* s = settings_of(ex);
+  if (!s) return false;
+  out.append(s->alias.empty() ? s->root : s->alias);
+  return true;
+}
+
+bool append_realpath_root(const Exchange& ex, std::string& out) {
+  if (!ex.realpath_root.empty()) {
+    out.append(ex.realpath_root);
+    return true;
+  }
+  const config::LocationSettings* s = settings_of(ex);
+  if (!s) return false;
+  const std::string& root = s->alias.empty() ? s->root : s->alias;
+  char resolved[PATH_MAX];
+  if (!::realpath(root.c_str(), resolved)) return false;
+  out.append(resolved);
+  return true;
+}
+
+// The static handler stores the file it mapped to; otherwise map the URI
+// the way it would: root + uri, or alias replacing the location's prefix.
+bool append_request_filename(const Exchange& ex, std::string& out) {
+  if (!ex.request_filename.empty()) {
+    out.append(ex.request_filename);
+    return true;
+  }
+  const config::LocationSettings* s = settings_of(ex);
+  if (!s) return false;
+  const std::string& path = ex.req.path;
+  if (s->alias.empty()) {
+    out.append(s->root);
+    out.append(path);
+    return true;
+  }
+  out.append(s->alias);
+  const config::Location* loc = ex.location;
+  using M = config::Location::Match;
+  if (loc && (loc->match == M::prefix || loc->match == M::prefix_no_regex || loc->match == M::exact) &&
+      path.starts_with(loc->pattern))
+    out.append(path, loc->pattern.size());
+  return true;
+}
+
+bool append_capture(const Exchange& ex, std::string_view arg, std::string& out) {
+  size_t i = 0;
+  auto r = std::from_chars(arg.data(), arg.data() + arg.size(), i);
+  if (r.ec != std::errc() || r.ptr != arg.data() + arg.size()) return false;
+  if (i >= ex.captures.spans.size()) return false;
+  out.append(ex.captures.get(i));
+  return true;
+}
+
+// Local time strings change once a second; format them once per second per
+// thread, so a busy worker pays for localtime_r once, not per request.
+struct LocalTimeCache {
+  time_t sec = -1;
+  char local[64];  // "28/Sep/1970:12:00:00 +0600"
+  size_t local_len = 0;
+  char iso[64];  // "1970-09-28T12:00:00+06:00"
+  size_t iso_len = 0;
+};
+
+const LocalTimeCache& local_time(time_t now) {
+  static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  thread_local LocalTimeCache c;
+  if (c.sec == now) return c;
+  struct tm tm;
+  localtime_r(&now, &tm);
+  long off = tm.tm_gmtoff / 60;
+  char sign = off < 0 ? '-' : '+';
+  if (off < 0) off = -off;
+  int n = std::snprintf(c.local, sizeof c.local, "%02d/%s/%d:%02d:%02d:%02d %c%02ld%02ld", tm.tm_mday,
+                        kMonths[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec, sign,
+                        off / 60, off % 60);
+  c.local_len = n > 0 ? static_cast<size_t>(n) : 0;
+  n = std::snprintf(c.iso, sizeof c.iso, "%4d-%02d-%02dT%02d:%02d:%02d%c%02ld:%02ld", tm.tm_year + 1900,
+                    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, sign, off / 60, off % 60);
+  c.iso_len = n > 0 ? static_cast<size_t>(n) : 0;
+  c.sec = now;
+  return c;
+}
+
+struct timespec wall_now() {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return ts;
+}
+
+const std::string& hostname() {
+  static const std::string name = [] {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0) return std::string();
+    return std::string(buf);
+  }();
+  return name;
+}
+
+}  // namespace
+
+bool append_variable(const config::Variable& v, const Exchange& ex, std::string& out) {
+  const RequestHead& req = ex.req;
+  switch (v.id) {
+    case VarId::http_:
+      return append_request_header(req, v.arg, out);
+    case VarId::sent_http_:
+      return append_response_header(ex.response, v.arg, out);
+    case VarId::arg_:
+      return append_arg(req, v.arg, out);
+    case VarId::cookie_:
+      return append_cookie(req, v.arg, out);
+    case VarId::capture:
+      return append_capture(ex, v.arg, out);
+
+    case VarId::args:
+    case VarId::query_string:
+      // No '?' at all is "not found" in nginx; "/x?" is an empty value.
+      if (!req.has_query) return false;
+      out.append(req.query);
+      return true;
+    case VarId::is_args:
+      // nginx tests the arguments' length, so "/x?" gives "".
+      if (!req.query.empty()) out.push_back('?');
+      return true;
+    case VarId::uri:
+    case VarId::document_uri:
+      out.append(req.path);
+      return true;
+    case VarId::request_uri:
+      out.append(req.target);
+      return true;
+    case VarId::request:
+      out.append(request_method(req));
+      out.push_back(' ');
+      out.append(req.target);
+      out.push_back(' ');
+      append_protocol(req.version, out);
+      return true;
+    case VarId::request_method:
+      out.append(request_method(req));
+      return true;
+    case VarId::server_protocol:
+      append_protocol(req.version, out);
+      return true;
+    case VarId::scheme:
+      out.append(ex.conn().tls ? "https" : "http");
+      return true;
+    case VarId::https:
+      if (ex.conn().tls) out.append("on");
+      return true;
+    case VarId::host:
+      if (!req.host.empty()) {
+        out.append(req.host);
+        return true;
+      }
+      if (size_t mark = out.size(); append_server_name(ex, out) && out.size() > mark) return true;
+      out.append(ex.conn().server_addr);
+      return true;
+    case VarId::server_name:
+      append_server_name(ex, out);
+      return true;  // found even when empty, like nginx's server_name ""
+    case VarId::server_addr:
+      out.append(ex.conn().server_addr);
+      return true;
+    case VarId::server_port:
+      append_uint(out, ex.conn().server_port);
+      return true;
+    case VarId::remote_addr:
+      out.append(ex.conn().remote_addr);
+      return true;
+    case VarId::remote_port:
+      append_uint(out, ex.conn().remote_port);
+      return true;
+    case VarId::remote_user:
+      return append_remote_user(req, out);
+    case VarId::status: {
+      int s = ex.status;
+      if (s < 0 || s > 999) s = 0;
+      char buf[3] = {static_cast<char>('0' + s / 100), static_cast<char>('0' + s / 10 % 10),
+                     static_cast<char>('0' + s % 10)};
+      out.append(buf, sizeof buf);
+      return true;
+    }
+    case VarId::body_bytes_sent:
+      append_int(out, ex.body_bytes_sent > 0 ? ex.body_bytes_sent : 0);
+      return true;
+    case VarId::bytes_sent:
+      append_int(out, ex.header_bytes + ex.body_bytes_sent);
+      return true;
+    case VarId::request_length:
+      append_int(out, ex.request_length);
+      return true;
+    case VarId::request_time: {
+      auto elapsed = std::chrono::steady_clock::now() - ex.start;
+      append_seconds_ms(out, std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count());
+      return true;
+    }
+    case VarId::msec: {
+      struct timespec ts = wall_now();
+      append_seconds_ms(out, static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000);
+      return true;
+    }
+    case VarId::time_local: {
+      const LocalTimeCache& c = local_time(wall_now().tv_sec);
+      out.append(c.local, c.local_len);
+      return true;
+    }
+    case VarId::time_iso8601: {
+      const LocalTimeCache& c = local_time(wall_now().tv_sec);
+      out.append(c.iso, c.iso_len);
+      return true;
+    }
+    case VarId::connection:
+      append_uint(out, ex.conn().id);
+      return true;
+    case VarId::connection_requests:
+      append_uint(out, ex.conn().requests);
+      return true;
+    case VarId::pid:
+      append_int(out, getpid());
+      return true;
+    case VarId::hostname:
+      out.append(hostname());
+      return true;
+    case VarId::content_length: {
+      if (const Header* h = first_request_header(req, "content-length")) {
+        out.append(h->value);
+        return true;
+      }
+      // HTTP/2 and HTTP/3 may know the length without the header.
+      if (req.content_length < 0) return false;
+      append_int(out, req.content_length);
+      return true;
+    }
+    case VarId::content_type: {
+      const Header* h = first_request_header(req, "content-type");
+      if (!h) return false;
+      out.append(h->value);
+      return true;
+    }
+    case VarId::document_root:
+      return append_document_root(ex, out);
+    case VarId::realpath_root:
+      return append_realpath_root(ex, out);
+    case VarId::request_filename:
+      return append_request_filename(ex, out);
+  }
+  return false;
+}
+
+void render(const config::Template& t, const Exchange& ex, std::string& out) {
+  for (const config::TemplatePart& p : t.parts) {
+    if (p.is_variable)
+      append_variable(p.variable, ex, out);
+    else
+      out.append(p.literal);
+  }
+}
+
+std::string render(const config::Template& t, const Exchange& ex) {
+  std::string out;
+  render(t, ex, out);
+  return out;
+}
+
+}  // namespace torii::http

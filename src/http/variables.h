@@ -1,0 +1,20 @@
+// Renders config templates ($variables) against one exchange.
+#pragma once
+
+#include <string>
+
+#include "config/template.h"
+
+namespace torii::http {
+
+class Exchange;
+
+// Appends the template's text with every variable's value. An unset
+// variable renders as empty ("-" in access logs is the log's choice).
+void render(const config::Template& t, const Exchange& ex, std::string& out);
+std::string render(const config::Template& t, const Exchange& ex);
+
+// Appends one variable's value; returns false if it has no value here.
+bool append_variable(const config::Variable& v, const Exchange& ex, std::string& out);
+
+}  // namespace torii::http

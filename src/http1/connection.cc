@@ -1,0 +1,442 @@
+#include "http1/connection.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/clock.h"
+#include "http/pipeline.h"
+#include "http1/serializer.h"
+#include "log/access_log.h"
+#include "log/error_log.h"
+#include "net/address.h"
+
+namespace torii::http1 {
+
+namespace {
+constexpr size_t kReadChunk = 16 * 1024;
+constexpr size_t kPipelineOutputLimit = 64 * 1024;  // queued bytes before we stop reading ahead
+constexpr int64_t kLingeringTimeoutMs = 5'000;
+constexpr int64_t kLingeringTimeMs = 30'000;
+
+bool is_wildcard(const sockaddr_storage& a) {
+  if (a.ss_family == AF_INET) return reinterpret_cast<const sockaddr_in&>(a).sin_addr.s_addr == INADDR_ANY;
+  if (a.ss_family == AF_INET6)
+    return IN6_IS_ADDR_UNSPECIFIED(&reinterpret_cast<const sockaddr_in6&>(a).sin6_addr);
+  return false;
+}
+}  // namespace
+
+Connection::Connection(core::Worker& worker, int fd, const sockaddr_storage& peer,
+                       std::shared_ptr<core::ListenBinding> binding)
+    : worker_(worker), fd_(fd), binding_(std::move(binding)), timer_(&Connection::on_timer, this) {
+  info_.id = core::next_connection_id();
+  info_.peer = peer;
+  info_.remote_addr = net::address_text(peer);
+  info_.remote_port = net::address_port(peer);
+  const auto& listen = binding_->group->listen;
+  if (is_wildcard(listen.addr)) {
+    socklen_t len = sizeof info_.local;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&info_.local), &len);
+  } else {
+    info_.local = listen.addr;
+  }
+  info_.server_addr = net::address_text(info_.local);
+  info_.server_port = net::address_port(info_.local);
+}
+
+Connection::~Connection() {
+  worker_.loop().cancel(timer_);
+  if (fd_ >= 0) close(fd_);
+}
+
+void Connection::start() {
+  worker_.loop().add(fd_, this, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+  start_next_request();
+  drive();
+}
+
+void Connection::on_io(uint32_t events) {
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) readable_ = true;
+  if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) writable_ = true;
+  drive();
+}
+
+void Connection::arm_timer(int64_t ms) { worker_.loop().arm(timer_, ms); }
+
+void Connection::on_timer(void* self) { static_cast<Connection*>(self)->on_timeout(); }
+
+void Connection::on_timeout() {
+  switch (state_) {
+    case State::reading_head:
+      if (in_.size() > head_start_) {
+        TORII_LOG(info, "client timed out (110: Connection timed out) while reading client request headers, client: %s",
+                  info_.remote_addr.c_str());
+      }
+      break;
+    case State::reading_body:
+      TORII_LOG(info, "client timed out (110: Connection timed out) while reading client request body, client: %s",
+                info_.remote_addr.c_str());
+      break;
+    case State::writing:
+      TORII_LOG(info, "client timed out (110: Connection timed out) while sending response to client, client: %s",
+                info_.remote_addr.c_str());
+      break;
+    default:
+      break;
+  }
+  close_now();
+}
+
+void Connection::drain() {
+  draining_ = true;
+  keep_alive_ = false;
+  if (state_ == State::reading_head && in_.size() == head_start_ && out_.empty()) close_now();
+}
+
+// Reads until EAGAIN or the buffer limit. Returns false if the connection closed.
+bool Connection::fill_buffer(std::string& buf, size_t limit) {
+  while (readable_) {
+    size_t room = limit > buf.size() ? std::min(kReadChunk, limit - buf.size()) : 0;
+    if (room == 0) return true;  // full: the caller decides (limit reached)
+    size_t old = buf.size();
+    buf.resize(old + room);
+    ssize_t n = recv(fd_, buf.data() + old, room, 0);
+    if (n > 0) {
+      buf.resize(old + size_t(n));
+      if (size_t(n) < room) {
+        // A short read usually means the socket is empty; the next edge
+        // will tell us otherwise. Saves an EAGAIN syscall per request.
+        readable_ = false;
+      }
+      continue;
+    }
+    buf.resize(old);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      if (errno == EAGAIN) readable_ = false;
+      continue;
+    }
+    // EOF or error.
+    if (n < 0) TORII_LOG(info, "recv() failed (%d: %s), client: %s", errno, strerror(errno), info_.remote_addr.c_str());
+    if (state_ == State::reading_head && in_.size() > head_start_) {
+      TORII_LOG(info, "client prematurely closed connection while reading client request headers, client: %s",
+                info_.remote_addr.c_str());
+    }
+    close_now();
+    return false;
+  }
+  return true;
+}
+
+bool Connection::flush_output() {
+  auto r = out_.flush(fd_, use_sendfile_);
+  if (r == OutputQueue::Result::error) {
+    if (errno != EPIPE && errno != ECONNRESET) {
+      TORII_LOG(info, "writev() failed (%d: %s) while sending response to client, client: %s", errno,
+                strerror(errno), info_.remote_addr.c_str());
+    }
+    close_now();
+    return false;
+  }
+  if (r == OutputQueue::Result::again) {
+    writable_ = false;
+    arm_timer(exchange_ ? exchange_->settings().send_timeout.count() : 60'000);
+  }
+  return true;
+}
+
+void Connection::drive() {
+  while (state_ != State::closed) {
+    if (!out_.empty() && writable_) {
+      if (!flush_output()) return;
+    }
+    switch (state_) {
+      case State::reading_head: {
+        if (in_.size() > head_start_) {
+          size_t consumed = 0;
+          auto st = parser_->parse(std::string_view(in_).substr(head_start_), exchange_->req, consumed);
+          if (st == ParseStatus::done) {
+            on_head(consumed);
+            continue;
+          }
+          if (st == ParseStatus::error) {
+            respond_error(parser_->error().status, parser_->error().reason);
+            continue;
+          }
+        }
+        if (!readable_) return;
+        bool was_empty = in_.size() == head_start_;
+        size_t before = in_.size();
+        if (!fill_buffer(in_, in_limit_)) return;
+        if (in_.size() == before) {
+          if (readable_) respond_error(431, "client sent too large request");  // buffer full, parser undecided
+          continue;
+        }
+        if (was_empty) arm_timer(default_server().client_header_timeout.count());
+        continue;
+      }
+      case State::reading_body: {
+        if (body_pending_ && !body_in_.empty()) {
+          size_t consumed = 0;
+          int64_t got = 0;
+          auto st = body_.decode(body_in_, consumed, [&](std::string_view d) { got += int64_t(d.size()); });
+          exchange_->request_length += int64_t(consumed);
+          // The body is dropped: keep only what follows it (pipelined bytes).
+          body_in_.erase(0, consumed);
+          if (st == BodyDecoder::Status::error) {
+            TORII_LOG(info, "client sent invalid chunked body (%s), client: %s", body_.error(),
+                      info_.remote_addr.c_str());
+            keep_alive_ = false;
+            body_pending_ = false;
+            close_now();
+            return;
+          }
+          if (st == BodyDecoder::Status::done) body_pending_ = false;
+        }
+        if (!body_pending_) {
+          if (exchange_->finished()) {
+            finish_request();
+            continue;
+          }
+          return;  // waiting for the handler
+        }
+        if (!readable_) return;
+        size_t before = body_in_.size();
+        if (!fill_buffer(body_in_, kReadChunk * 4)) return;
+        if (body_in_.size() != before) arm_timer(exchange_->settings().client_body_timeout.count());
+        continue;
+      }
+      case State::writing: {
+        bool may_pipeline = keep_alive_ && out_.memory_bytes() < kPipelineOutputLimit && !out_.has_file();
+        if (out_.empty() || may_pipeline) {
+          if (!keep_alive_) {
+            start_lingering_close();
+            continue;
+          }
+          start_next_request();
+          continue;
+        }
+        return;  // wait for EPOLLOUT
+      }
+      case State::lingering: {
+        char sink[4096];
+        while (true) {
+          ssize_t n = recv(fd_, sink, sizeof sink, 0);
+          if (n > 0) continue;
+          if (n < 0 && errno == EINTR) continue;
+          if (n < 0 && errno == EAGAIN) {
+            readable_ = false;
+            break;
+          }
+          close_now();
+          return;
+        }
+        if (worker_.loop().now_ms() >= linger_deadline_) {
+          close_now();
+          return;
+        }
+        return;
+      }
+      case State::closed:
+        return;
+    }
+  }
+}
+
+void Connection::start_next_request() {
+  // Drop the finished request's bytes, keep what was pipelined after it.
+  if (head_len_ > 0) {
+    in_.swap(body_in_);
+    body_in_.clear();
+    head_len_ = 0;
+  }
+  head_start_ = 0;
+  if (draining_ || binding_->retired) {
+    if (in_.empty()) {
+      close_now();
+      return;
+    }
+    keep_alive_ = false;
+  }
+  config_ = binding_->config;
+  const auto& srv = *binding_->group->default_server;
+  ParserLimits limits;
+  limits.max_request_line = srv.large_client_header_buffers.size;
+  limits.max_header_line = srv.large_client_header_buffers.size;
+  limits.max_head = srv.large_client_header_buffers.size * srv.large_client_header_buffers.number;
+  limits.allow_underscores = srv.underscores_in_headers;
+  parser_.emplace(limits);
+  in_limit_ = limits.max_head + 1;
+  exchange_.emplace(*this, info_, worker_.services());
+  exchange_->config = config_;
+  exchange_->server = &srv;
+  server_ = &srv;
+  chunked_response_ = false;
+  body_pending_ = false;
+  out_mark_ = out_.bytes_written();
+  state_ = State::reading_head;
+  if (in_.empty()) {
+    // Idle between requests: the keep-alive timer, else the header timer.
+    int64_t idle = info_.requests == 0 ? srv.client_header_timeout.count() : keepalive_ms_;
+    arm_timer(idle);
+    if (in_.capacity() > 4 * kReadChunk) std::string().swap(in_);  // give back big buffers while idle
+  } else {
+    arm_timer(srv.client_header_timeout.count());
+  }
+}
+
+void Connection::on_head(size_t head_len) {
+  head_len_ = head_len;
+  ++info_.requests;
+  http::Exchange& ex = *exchange_;
+  ex.start_unix_ms = core::unix_ms();
+  ex.request_length = int64_t(head_len);
+  // Take the config current now: the server and locations must come from
+  // the snapshot the exchange holds alive, even if a reload lands mid-request.
+  config_ = binding_->config;
+  ex.config = config_;
+  server_ = &config::find_server(*binding_->group, ex.req.host);
+  ex.server = server_;
+  if (!ex.req.keep_alive) keep_alive_ = false;
+
+  const auto& req = ex.req;
+  // What follows the head is body or the next request: set it apart.
+  body_in_.assign(in_, head_len, std::string::npos);
+  in_.resize(head_len);
+  bool has_body = req.chunked || req.content_length > 0;
+  if (has_body) {
+    if (req.chunked) body_.start_chunked();
+    else body_.start_length(req.content_length);
+  }
+  body_pending_ = has_body;
+  state_ = State::reading_body;
+
+  http::run_request(ex);
+
+  if (ex.close_connection) keep_alive_ = false;
+  if (ex.close_connection && !ex.head_sent()) {
+    close_now();  // return 444
+    return;
+  }
+  if (!keep_alive_ && body_pending_) {
+    // We will not read the rest of the body: finish now and linger.
+    body_pending_ = false;
+  }
+}
+
+void Connection::respond_error(int status, const char* reason) {
+  TORII_LOG(info, "client sent invalid request (%s), client: %s", reason, info_.remote_addr.c_str());
+  http::Exchange& ex = *exchange_;
+  ex.start_unix_ms = core::unix_ms();
+  // The parser may have filled part of the head: keep only what is safe to log.
+  ex.req = http::RequestHead();
+  ex.req.keep_alive = false;
+  ex.close_connection = true;
+  keep_alive_ = false;
+  head_len_ = in_.size();
+  body_in_.clear();
+  ++info_.requests;
+  state_ = State::reading_body;
+  body_pending_ = false;
+  http::send_error(ex, status);
+  if (!ex.head_sent()) close_now();
+}
+
+void Connection::send_head(const http::ResponseHead& head) {
+  http::Exchange& ex = *exchange_;
+  const auto& s = ex.settings();
+  if (keep_alive_) {
+    keep_alive_ = ex.req.keep_alive && !ex.close_connection && !draining_ &&
+                  info_.requests < s.keepalive_requests && s.keepalive_timeout.count() > 0;
+  }
+  keepalive_ms_ = s.keepalive_timeout.count();
+  use_sendfile_ = s.sendfile;
+  bool bodyless = head.status == 204 || head.status == 304 || (head.status >= 100 && head.status < 200);
+  chunked_response_ = head.content_length < 0 && !bodyless && !ex.header_only;
+  if (chunked_response_ && ex.req.version < 11) {
+    // HTTP/1.0 has no chunked coding: the end of the body is the close.
+    chunked_response_ = false;
+    keep_alive_ = false;
+  }
+  if (ex.req.expect_continue && body_pending_ && keep_alive_) {
+    // The client waits for 100 before sending a body we will read and drop.
+    out_.append("HTTP/1.1 100 Continue\r\n\r\n");
+  }
+  SerializeOptions opts;
+  opts.version = ex.req.version;
+  opts.keep_alive = keep_alive_;
+  opts.chunked = chunked_response_;
+  opts.head_only = ex.header_only;
+  head_buf_.clear();
+  serialize_response_head(head, opts, head_buf_);
+  ex.header_bytes = int64_t(head_buf_.size());
+  out_.append(head_buf_);
+}
+
+void Connection::send_body(std::string_view data) {
+  if (data.empty()) return;
+  if (chunked_response_) {
+    head_buf_.clear();
+    append_chunk_header(data.size(), head_buf_);
+    out_.append(head_buf_);
+    out_.append(data);
+    out_.append(kChunkEnd);
+  } else {
+    out_.append(data);
+  }
+}
+
+void Connection::send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) {
+  if (length <= 0) return;
+  if (chunked_response_) {
+    head_buf_.clear();
+    append_chunk_header(size_t(length), head_buf_);
+    out_.append(head_buf_);
+    out_.append_file(std::move(file), offset, length);
+    out_.append(kChunkEnd);
+  } else {
+    out_.append_file(std::move(file), offset, length);
+  }
+}
+
+void Connection::finish() {
+  if (chunked_response_) out_.append(kLastChunk);
+}
+
+void Connection::finish_request() {
+  worker_.access_log().log(*exchange_);
+  exchange_.reset();
+  state_ = State::writing;
+  arm_timer(keepalive_ms_ > 0 ? std::max<int64_t>(keepalive_ms_, 1) : 60'000);
+}
+
+void Connection::start_lingering_close() {
+  // Close the write side, then read and drop what the client still sends,
+  // so an unread request body cannot make the kernel reset the connection
+  // before the client has read our response.
+  if (body_in_.empty() && !readable_) {
+    close_now();
+    return;
+  }
+  shutdown(fd_, SHUT_WR);
+  state_ = State::lingering;
+  linger_deadline_ = worker_.loop().now_ms() + kLingeringTimeMs;
+  arm_timer(kLingeringTimeoutMs);
+}
+
+void Connection::close_now() {
+  if (state_ == State::closed) return;
+  state_ = State::closed;
+  worker_.loop().cancel(timer_);
+  worker_.loop().remove(fd_);
+  close(fd_);
+  fd_ = -1;
+  worker_.release(this);
+}
+
+}  // namespace torii::http1

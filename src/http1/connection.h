@@ -1,0 +1,101 @@
+// An HTTP/1.x downstream connection: owns the socket, the read buffer, the
+// output queue and the timers, and drives the parser (a pure transform)
+// and the request pipeline. States are explicit; the object is destroyed
+// only by its worker at the end of a loop turn, never inside a callback.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/event_loop.h"
+#include "core/timer_wheel.h"
+#include "core/worker.h"
+#include "http/exchange.h"
+#include "http1/output_queue.h"
+#include "http1/parser.h"
+
+namespace torii::http1 {
+
+class Connection final : public core::IoHandler, public http::ResponseSink {
+ public:
+  Connection(core::Worker& worker, int fd, const sockaddr_storage& peer,
+             std::shared_ptr<core::ListenBinding> binding);
+  ~Connection() override;
+
+  void start();
+  void on_io(uint32_t events) override;
+  // Graceful stop: close now if idle, else after the response in flight.
+  void drain();
+  // Idle on an address that left the config: the worker closes it.
+  bool idle_on_retired() const { return binding_->retired && state_ == State::reading_head && in_.empty(); }
+
+  // ResponseSink
+  void send_head(const http::ResponseHead& head) override;
+  void send_body(std::string_view data) override;
+  void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override;
+  void finish() override;
+
+ private:
+  enum class State {
+    reading_head,  // waiting for (the rest of) a request head
+    reading_body,  // the response may be out; the request body is read and dropped
+    writing,       // the request is complete; waiting for the response to drain
+    lingering,     // response sent, write side shut: draining input before close
+    closed,
+  };
+
+  void drive();
+  // Reads into `buf` until EAGAIN or `limit` bytes; false if the peer closed.
+  bool fill_buffer(std::string& buf, size_t limit);
+  void process();
+  void on_head(size_t head_len);
+  void respond_error(int status, const char* reason);
+  void start_exchange();
+  void finish_request();
+  void start_next_request();
+  bool flush_output();
+  void arm_timer(int64_t ms);
+  static void on_timer(void* self);
+  void on_timeout();
+  void start_lingering_close();
+  void close_now();
+  const config::Server& default_server() const { return *binding_->group->default_server; }
+
+  core::Worker& worker_;
+  int fd_;
+  std::shared_ptr<core::ListenBinding> binding_;
+  std::shared_ptr<const config::Config> config_;  // this request's snapshot
+  const config::Server* server_ = nullptr;        // this request's server
+  http::ConnectionInfo info_;
+  State state_ = State::reading_head;
+  bool readable_ = true;  // edge-triggered: assume data until EAGAIN
+  bool writable_ = true;
+  bool draining_ = false;
+  bool keep_alive_ = true;
+  bool chunked_response_ = false;
+  bool use_sendfile_ = false;
+
+  std::string in_;       // read buffer; the parser sees in_[head_start_..)
+  size_t head_start_ = 0;
+  size_t in_limit_ = 0;  // most bytes buffered for one head
+  // Bytes after the head while a body is read. Kept apart from in_ so that
+  // growing it never moves the bytes the request head's views point at.
+  std::string body_in_;
+  std::string head_buf_;  // scratch for serialising heads and chunk sizes
+  int64_t keepalive_ms_ = 75'000;
+  std::optional<RequestParser> parser_;
+  BodyDecoder body_;
+  bool body_pending_ = false;
+  std::optional<http::Exchange> exchange_;
+  OutputQueue out_;
+  uint64_t out_mark_ = 0;  // out_.bytes_written() when this response began
+  size_t head_len_ = 0;
+
+  core::Timer timer_;
+  int64_t linger_deadline_ = 0;
+};
+
+}  // namespace torii::http1

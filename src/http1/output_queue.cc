@@ -1,0 +1,139 @@
+#include "http1/output_queue.h"
+
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace torii::http1 {
+
+namespace {
+constexpr size_t kMergeLimit = 16 * 1024;   // small appends join the last piece
+constexpr int64_t kReadChunk = 128 * 1024;  // pread size when sendfile is off
+constexpr int kMaxIov = 64;
+}  // namespace
+
+void OutputQueue::append(std::string_view data) {
+  if (data.empty()) return;
+  memory_bytes_ += data.size();
+  if (!pieces_.empty() && !pieces_.back().file && pieces_.back().data.size() < kMergeLimit) {
+    pieces_.back().data.append(data);
+    return;
+  }
+  Piece p;
+  p.data.assign(data);
+  pieces_.push_back(std::move(p));
+}
+
+void OutputQueue::append_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) {
+  if (length <= 0) return;
+  Piece p;
+  p.file = std::move(file);
+  p.offset = offset;
+  p.length = length;
+  pieces_.push_back(std::move(p));
+  ++files_;
+}
+
+void OutputQueue::clear() {
+  pieces_.clear();
+  memory_bytes_ = 0;
+  files_ = 0;
+}
+
+// Replaces the front of a file piece with its bytes read into memory.
+bool OutputQueue::load_file_piece(Piece& p) {
+  int64_t n = std::min(p.length, kReadChunk);
+  std::string buf;
+  buf.resize(size_t(n));
+  ssize_t got = pread(p.file->fd, buf.data(), size_t(n), p.offset);
+  if (got <= 0) {
+    if (got == 0) errno = EIO;  // the file shrank under us
+    return false;
+  }
+  buf.resize(size_t(got));
+  p.offset += got;
+  p.length -= got;
+  Piece mem;
+  mem.data = std::move(buf);
+  memory_bytes_ += mem.data.size();
+  if (p.length == 0) {
+    p = std::move(mem);
+    --files_;
+  } else {
+    pieces_.push_front(std::move(mem));
+  }
+  return true;
+}
+
+OutputQueue::Result OutputQueue::flush(int fd, bool use_sendfile) {
+  while (!pieces_.empty()) {
+    Piece& front = pieces_.front();
+    if (front.file) {
+      if (!use_sendfile) {
+        if (!load_file_piece(front)) return Result::error;
+        continue;
+      }
+      off_t off = front.offset;
+      ssize_t n = sendfile(fd, front.file->fd, &off, size_t(std::min<int64_t>(front.length, 1 << 30)));
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EINTR) return Result::again;
+        return Result::error;
+      }
+      if (n == 0) {
+        errno = EIO;  // file truncated while being sent
+        return Result::error;
+      }
+      bytes_written_ += uint64_t(n);
+      front.offset += n;
+      front.length -= n;
+      if (front.length == 0) {
+        pieces_.pop_front();
+        --files_;
+      }
+      continue;
+    }
+    // Gather consecutive memory pieces into one writev.
+    iovec iov[kMaxIov];
+    int count = 0;
+    bool file_follows = false;
+    for (auto it = pieces_.begin(); it != pieces_.end() && count < kMaxIov; ++it) {
+      if (it->file) {
+        file_follows = true;
+        break;
+      }
+      iov[count].iov_base = it->data.data() + it->sent;
+      iov[count].iov_len = it->data.size() - it->sent;
+      ++count;
+    }
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = size_t(count);
+    // A head followed by sendfile: let TCP put both into the same segments.
+    ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL | (file_follows && use_sendfile ? MSG_MORE : 0));
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EINTR) return Result::again;
+      return Result::error;
+    }
+    bytes_written_ += uint64_t(n);
+    size_t left = size_t(n);
+    while (left > 0) {
+      Piece& p = pieces_.front();
+      size_t avail = p.data.size() - p.sent;
+      if (left >= avail) {
+        left -= avail;
+        memory_bytes_ -= avail;
+        pieces_.pop_front();
+      } else {
+        p.sent += left;
+        memory_bytes_ -= left;
+        left = 0;
+      }
+    }
+  }
+  return Result::done;
+}
+
+}  // namespace torii::http1

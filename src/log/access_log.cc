@@ -1,0 +1,209 @@
+#include "log/access_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "config/config.h"
+#include "http/exchange.h"
+#include "http/variables.h"
+#include "log/error_log.h"
+#include "log/json_escape.h"
+
+namespace torii::log {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// escape=default, as nginx: '"', '\\', control bytes and every byte from
+// 0x7f up become \xHH, so a line stays one printable line whatever the
+// client sent.
+bool needs_default_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\' || c >= 0x7f; }
+
+void append_default_escaped(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (!needs_default_escape(c)) continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    char esc[4] = {'\\', 'x', kHex[c >> 4], kHex[c & 0xf]};
+    out.append(esc, sizeof esc);
+  }
+  out.append(s.data() + run, s.size() - run);
+}
+
+// Escapes out[from..] in place. Most values need nothing, so only the tail
+// from the first byte that needs escaping is copied out and back.
+void escape_tail(std::string& out, size_t from, bool json) {
+  size_t i = from;
+  if (json) {
+    while (i < out.size() && !json_escapes(static_cast<unsigned char>(out[i]))) ++i;
+  } else {
+    while (i < out.size() && !needs_default_escape(static_cast<unsigned char>(out[i]))) ++i;
+  }
+  if (i == out.size()) return;
+  thread_local std::string scratch;
+  scratch.assign(out, i, std::string::npos);
+  out.resize(i);
+  if (json)
+    append_json_escaped(out, scratch);
+  else
+    append_default_escaped(out, scratch);
+}
+
+void render_line(const config::LogFormat& fmt, const http::Exchange& ex, std::string& out) {
+  for (const config::TemplatePart& p : fmt.format.parts) {
+    if (!p.is_variable) {
+      out.append(p.literal);  // literals are the admin's text: never escaped
+      continue;
+    }
+    size_t mark = out.size();
+    if (!http::append_variable(p.variable, ex, out)) {
+      out.resize(mark);
+      // nginx writes "-" for a value that is not there, except in JSON,
+      // where "-" would read as data.
+      if (!fmt.json_escape) out.push_back('-');
+      continue;
+    }
+    escape_tail(out, mark, fmt.json_escape);
+  }
+}
+
+}  // namespace
+
+struct AccessLogWriter::File {
+  std::string path;
+  int fd = -1;
+  bool open_failed = false;   // reported once; lines are dropped until reopen()
+  bool write_failed = false;  // reported once until a write succeeds again
+  size_t buffer_size = 0;
+  config::Ms flush_interval{0};
+  std::string buf;
+  Clock::time_point first_buffered{};
+
+  bool open() {
+    fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      open_failed = false;
+      return true;
+    }
+    if (!open_failed) {
+      int err = errno;
+      TORII_LOG(error, "open() \"%s\" failed (%d: %s)", path.c_str(), err, std::strerror(err));
+    }
+    open_failed = true;
+    return false;
+  }
+
+  void close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+
+  void write_out(std::string_view data) {
+    if (fd < 0) return;
+    // O_APPEND on a regular file writes it all at once; the loop is for
+    // pipes and terminals (/dev/stdout), which may take it in parts.
+    while (!data.empty()) {
+      ssize_t n = ::write(fd, data.data(), data.size());
+      if (n > 0) {
+        data.remove_prefix(static_cast<size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (!write_failed) {
+        int err = n < 0 ? errno : EIO;
+        TORII_LOG(error, "write() to \"%s\" failed (%d: %s)", path.c_str(), err, std::strerror(err));
+      }
+      write_failed = true;
+      return;
+    }
+    write_failed = false;
+  }
+
+  void flush() {
+    if (buf.empty()) return;
+    write_out(buf);
+    buf.clear();
+  }
+
+  void add(std::string_view line) {
+    if (fd < 0 && (open_failed || !open())) return;
+    if (buffer_size == 0) {
+      write_out(line);
+      return;
+    }
+    if (buf.size() + line.size() > buffer_size) flush();
+    if (line.size() > buffer_size) {
+      write_out(line);
+      return;
+    }
+    if (buf.empty()) {
+      buf.reserve(buffer_size);
+      first_buffered = Clock::now();
+    }
+    buf.append(line);
+  }
+};
+
+AccessLogWriter::AccessLogWriter() = default;
+
+AccessLogWriter::~AccessLogWriter() {
+  flush(true);
+  for (auto& [path, f] : files_) f->close();
+}
+
+void AccessLogWriter::log(const http::Exchange& ex) {
+  if (!ex.location && !ex.server) return;
+  const config::LocationSettings& s = ex.settings();
+  if (s.access_log_off || s.access_logs.empty()) return;
+  const config::LogFormat* rendered = nullptr;
+  for (const config::AccessLog& al : s.access_logs) {
+    if (!al.format) continue;
+    // Several files with one format (a common setup) share one rendering.
+    if (al.format.get() != rendered) {
+      line_.clear();
+      render_line(*al.format, ex, line_);
+      line_.push_back('\n');
+      rendered = al.format.get();
+    }
+    auto it = files_.find(al.path);
+    if (it == files_.end()) {
+      auto f = std::make_unique<File>();
+      f->path = al.path;
+      it = files_.emplace(al.path, std::move(f)).first;
+    }
+    File& f = *it->second;
+    // The latest config wins when a reload changed the buffering.
+    if (f.buffer_size != al.buffer_size) {
+      f.flush();
+      f.buffer_size = al.buffer_size;
+    }
+    f.flush_interval = al.flush;
+    f.add(line_);
+  }
+}
+
+void AccessLogWriter::flush(bool all) {
+  Clock::time_point now = all ? Clock::time_point{} : Clock::now();
+  for (auto& [path, f] : files_) {
+    if (f->buf.empty()) continue;
+    if (all || (f->flush_interval.count() > 0 && now - f->first_buffered >= f->flush_interval)) f->flush();
+  }
+}
+
+void AccessLogWriter::reopen() {
+  for (auto& [path, f] : files_) {
+    f->flush();
+    f->close();
+    f->open_failed = false;
+    f->open();  // at once, so the new file exists even before the next line
+  }
+}
+
+}  // namespace torii::log

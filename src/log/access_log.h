@@ -1,0 +1,36 @@
+// Access logging for one worker: the location's access_log entries rendered
+// with their log_format and appended to a per-worker, per-file buffer that
+// is flushed when full, on its flush interval, and at exit. Each worker
+// holds its own O_APPEND descriptor, so lines from workers never tear.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+namespace torii::http {
+class Exchange;
+}
+
+namespace torii::log {
+
+class AccessLogWriter {
+ public:
+  AccessLogWriter();
+  ~AccessLogWriter();  // flushes
+
+  // Logs the exchange to every access_log of its location (none if off).
+  void log(const http::Exchange& ex);
+  // Writes out buffers whose flush time has come (or all when `all`).
+  void flush(bool all);
+  // Closes and re-opens every file (SIGUSR1).
+  void reopen();
+
+ private:
+  struct File;
+  std::unordered_map<std::string, std::unique_ptr<File>> files_;
+  std::string line_;
+};
+
+}  // namespace torii::log

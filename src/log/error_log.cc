@@ -1,0 +1,170 @@
+#include "log/error_log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+namespace torii::log {
+
+namespace {
+
+using config::LogLevel;
+
+// Writers read g_fd without a lock. Once a file has been opened, its
+// descriptor number never changes and is never closed: switching or
+// re-opening the log dup3()s the new file onto that number, which is atomic,
+// so a writer racing a switch lands in the old file or the new one, never in
+// a closed or recycled descriptor.
+std::atomic<int> g_fd{STDERR_FILENO};
+std::atomic<uint8_t> g_min_level{static_cast<uint8_t>(LogLevel::error)};
+std::atomic<unsigned> g_next_tid{0};
+
+std::mutex g_mu;      // serialises open/reopen
+std::string g_path;   // guarded by g_mu; empty or "stderr" for fd 2
+int g_owned_fd = -1;  // guarded by g_mu; the stable number once a file was opened
+
+constexpr size_t kMaxLine = 4096;
+
+const char* level_name(LogLevel l) {
+  switch (l) {
+    case LogLevel::debug: return "debug";
+    case LogLevel::info: return "info";
+    case LogLevel::notice: return "notice";
+    case LogLevel::warn: return "warn";
+    case LogLevel::error: return "error";
+    case LogLevel::crit: return "crit";
+    case LogLevel::alert: return "alert";
+    case LogLevel::emerg: return "emerg";
+  }
+  return "error";
+}
+
+int open_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0 && fd <= STDERR_FILENO) {
+    // With a standard descriptor closed, open() can hand out 0..2; keep the
+    // log off those numbers so a later dup3 never aliases stderr.
+    int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    int saved = errno;
+    ::close(fd);
+    errno = saved;
+    fd = moved;
+  }
+  return fd;
+}
+
+// Points the stable descriptor at `fd` (a new file, or stderr). g_mu held.
+void install(int fd, bool owned_by_caller) {
+  if (g_owned_fd < 0) {
+    if (owned_by_caller) {
+      g_owned_fd = fd;
+      g_fd.store(fd, std::memory_order_release);
+      return;
+    }
+    g_fd.store(fd, std::memory_order_release);  // stderr before any file: just use it
+    return;
+  }
+  ::dup3(fd, g_owned_fd, O_CLOEXEC);
+  if (owned_by_caller) ::close(fd);
+  g_fd.store(g_owned_fd, std::memory_order_release);
+}
+
+bool is_stderr(const std::string& path) { return path.empty() || path == "stderr"; }
+
+// "YYYY/MM/DD HH:MM:SS", formatted once per second per thread.
+size_t append_time(char* dst) {
+  struct Cache {
+    time_t sec = -1;
+    char text[32];
+    size_t len = 0;
+  };
+  thread_local Cache c;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+  if (ts.tv_sec != c.sec) {
+    struct tm tm;
+    localtime_r(&ts.tv_sec, &tm);
+    int n = std::snprintf(c.text, sizeof c.text, "%04d/%02d/%02d %02d:%02d:%02d", (tm.tm_year + 1900) % 10000,
+                          (tm.tm_mon + 1) % 100, tm.tm_mday % 100, tm.tm_hour % 100, tm.tm_min % 100,
+                          tm.tm_sec % 100);
+    c.len = n > 0 ? static_cast<size_t>(n) : 0;
+    c.sec = ts.tv_sec;
+  }
+  std::memcpy(dst, c.text, c.len);
+  return c.len;
+}
+
+}  // namespace
+
+bool open_error_log(const config::ErrorLogConfig& cfg) {
+  std::lock_guard lock(g_mu);
+  if (is_stderr(cfg.path)) {
+    install(STDERR_FILENO, false);
+  } else {
+    int fd = open_file(cfg.path);
+    if (fd < 0) return false;  // errno from open(); the old log stays
+    install(fd, true);
+  }
+  g_path = cfg.path;
+  g_min_level.store(static_cast<uint8_t>(cfg.level), std::memory_order_relaxed);
+  return true;
+}
+
+void reopen_error_log() {
+  std::lock_guard lock(g_mu);
+  if (is_stderr(g_path)) return;
+  int fd = open_file(g_path);
+  if (fd < 0) {
+    int err = errno;
+    // Keep writing to the old file, and say why in it.
+    write(LogLevel::alert, "open() \"%s\" failed (%d: %s)", g_path.c_str(), err, std::strerror(err));
+    return;
+  }
+  install(fd, true);
+}
+
+bool enabled(config::LogLevel level) {
+  return static_cast<uint8_t>(level) >= g_min_level.load(std::memory_order_relaxed);
+}
+
+void write(config::LogLevel level, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vwrite(level, fmt, ap);
+  va_end(ap);
+}
+
+void vwrite(config::LogLevel level, const char* fmt, va_list ap) {
+  if (!enabled(level)) return;
+  int saved_errno = errno;  // callers often log and then look at errno again
+  // A small number per thread, like nginx's TID, stable for the thread's life.
+  thread_local const unsigned tid = g_next_tid.fetch_add(1, std::memory_order_relaxed);
+  thread_local char buf[kMaxLine];
+
+  size_t n = append_time(buf);
+  int m = std::snprintf(buf + n, kMaxLine - n, " [%s] %d#%u: ", level_name(level),
+                        static_cast<int>(::getpid()), tid);
+  if (m > 0) n += static_cast<size_t>(m);
+  if (n > kMaxLine - 2) n = kMaxLine - 2;
+  // Leave room for the '\n': an over-long message is cut, never split.
+  m = std::vsnprintf(buf + n, kMaxLine - n - 1, fmt, ap);
+  if (m > 0) n += std::min(static_cast<size_t>(m), kMaxLine - n - 2);
+  buf[n++] = '\n';
+
+  int fd = g_fd.load(std::memory_order_acquire);
+  // One write per line so threads never interleave; nothing useful can be
+  // done if the log itself fails, so the result is dropped.
+  while (::write(fd, buf, n) < 0 && errno == EINTR) {
+  }
+  errno = saved_errno;
+}
+
+}  // namespace torii::log

@@ -1,0 +1,295 @@
+// torii's command line, modelled on nginx's: -c, -p, -t, -T, -v, -V, -s, -g.
+// The main thread loads the config, starts the workers, then only waits for
+// signals: stop, graceful quit, reload, reopen.
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "core/worker.h"
+#include "log/error_log.h"
+#include "net/listener.h"
+
+namespace {
+
+using torii::config::Config;
+using ConfigPtr = std::shared_ptr<const Config>;
+
+struct Options {
+  std::string prefix;
+  std::string conf;
+  std::string directives;  // -g
+  std::string signal;      // -s
+  bool test = false;       // -t
+  bool dump = false;       // -T
+  bool quiet = false;      // -q
+};
+
+void usage() {
+  fprintf(stderr,
+          "Usage: torii [-?hvVtTq] [-s signal] [-p prefix] [-c filename] [-g directives]\n\n"
+          "Options:\n"
+          "  -?,-h         : this help\n"
+          "  -v            : show version and exit\n"
+          "  -V            : show version and build options and exit\n"
+          "  -t            : test configuration and exit\n"
+          "  -T            : test configuration, dump it and exit\n"
+          "  -q            : suppress non-error messages during configuration testing\n"
+          "  -s signal     : send signal to the running instance: stop, quit, reopen, reload\n"
+          "  -p prefix     : set prefix path (default: the current directory)\n"
+          "  -c filename   : set configuration file (default: conf/torii.conf)\n"
+          "  -g directives : set global directives out of configuration file\n");
+}
+
+std::string absolute(const std::string& path, const std::string& base) {
+  if (!path.empty() && path[0] == '/') return path;
+  return base + path;
+}
+
+std::string current_dir() {
+  char buf[PATH_MAX];
+  if (!getcwd(buf, sizeof buf)) return "/";
+  std::string d = buf;
+  if (d.back() != '/') d += '/';
+  return d;
+}
+
+// Returns -1 to go on running, else the exit code.
+int parse_args(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto need = [&](const char* what) -> const char* {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "torii: option \"%s\" requires %s\n", a.c_str(), what);
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    if (a == "-h" || a == "-?") {
+      usage();
+      return 0;
+    } else if (a == "-v") {
+      fprintf(stderr, "torii version: torii/%s\n", TORII_VERSION);
+      return 0;
+    } else if (a == "-V") {
+      fprintf(stderr, "torii version: torii/%s\nbuilt by g++ %s\nC++ standard: %ld\n", TORII_VERSION, __VERSION__,
+              static_cast<long>(__cplusplus));
+      return 0;
+    } else if (a == "-t") {
+      o.test = true;
+    } else if (a == "-T") {
+      o.test = o.dump = true;
+    } else if (a == "-q") {
+      o.quiet = true;
+    } else if (a == "-c") {
+      const char* v = need("file name");
+      if (!v) return 1;
+      o.conf = v;
+    } else if (a == "-p") {
+      const char* v = need("directory name");
+      if (!v) return 1;
+      o.prefix = v;
+    } else if (a == "-g") {
+      const char* v = need("directives");
+      if (!v) return 1;
+      o.directives = v;
+    } else if (a == "-s") {
+      const char* v = need("parameter");
+      if (!v) return 1;
+      o.signal = v;
+      if (o.signal != "stop" && o.signal != "quit" && o.signal != "reopen" && o.signal != "reload") {
+        fprintf(stderr, "torii: invalid option: \"-s %s\"\n", v);
+        return 1;
+      }
+    } else {
+      fprintf(stderr, "torii: invalid option: \"%s\"\n", a.c_str());
+      usage();
+      return 1;
+    }
+  }
+  std::string cwd = current_dir();
+  o.prefix = o.prefix.empty() ? cwd : absolute(o.prefix, cwd);
+  if (o.prefix.back() != '/') o.prefix += '/';
+  o.conf = absolute(o.conf.empty() ? "conf/torii.conf" : o.conf, o.conf.empty() ? o.prefix : cwd);
+  return -1;
+}
+
+torii::Result<ConfigPtr> load(const Options& o) {
+  torii::config::load_warnings().clear();
+  auto cfg = torii::config::load(o.conf, o.prefix, o.directives);
+  for (const auto& w : torii::config::load_warnings()) TORII_LOG(warn, "%s", w.c_str());
+  return cfg;
+}
+
+int send_signal(const Options& o) {
+  auto cfg = load(o);
+  if (!cfg) {
+    fprintf(stderr, "torii: [emerg] %s\n", cfg.error().c_str());
+    return 1;
+  }
+  std::ifstream in((*cfg)->pid_path);
+  long pid = 0;
+  if (!(in >> pid) || pid <= 0) {
+    fprintf(stderr, "torii: [error] invalid PID number in \"%s\"\n", (*cfg)->pid_path.c_str());
+    return 1;
+  }
+  int sig = o.signal == "stop" ? SIGTERM : o.signal == "quit" ? SIGQUIT : o.signal == "reopen" ? SIGUSR1 : SIGHUP;
+  if (kill(pid_t(pid), sig) != 0) {
+    fprintf(stderr, "torii: [error] kill(%ld, %d) failed (%d: %s)\n", pid, sig, errno, strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+int test_config(const Options& o) {
+  auto cfg = load(o);
+  if (!cfg) {
+    fprintf(stderr, "torii: [emerg] %s\ntorii: configuration file %s test failed\n", cfg.error().c_str(),
+            o.conf.c_str());
+    return 1;
+  }
+  if (!o.quiet) {
+    fprintf(stderr, "torii: the configuration file %s syntax is ok\ntorii: configuration file %s test is successful\n",
+            o.conf.c_str(), o.conf.c_str());
+  }
+  if (o.dump) {
+    for (const auto& [file, text] : (*cfg)->sources) {
+      printf("# configuration file %s:\n%s", file.c_str(), text.c_str());
+      if (!text.empty() && text.back() != '\n') printf("\n");
+      printf("\n");
+    }
+  }
+  return 0;
+}
+
+void apply_rlimit(const Config& cfg) {
+  if (cfg.worker_rlimit_nofile == 0) return;
+  rlimit rl{cfg.worker_rlimit_nofile, cfg.worker_rlimit_nofile};
+  if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+    TORII_LOG(alert, "setrlimit(RLIMIT_NOFILE, %llu) failed (%d: %s)",
+              static_cast<unsigned long long>(cfg.worker_rlimit_nofile), errno, strerror(errno));
+  }
+}
+
+bool write_pid(const std::string& path) {
+  FILE* f = fopen(path.c_str(), "w");
+  if (!f) {
+    TORII_LOG(emerg, "open() \"%s\" failed (%d: %s)", path.c_str(), errno, strerror(errno));
+    return false;
+  }
+  fprintf(f, "%d\n", getpid());
+  fclose(f);
+  return true;
+}
+
+using Workers = std::vector<std::unique_ptr<torii::core::Worker>>;
+
+void reload(const Options& o, ConfigPtr& current, Workers& workers) {
+  TORII_LOG(notice, "signal 1 (SIGHUP) received, reconfiguring");
+  auto next = load(o);
+  if (!next) {
+    TORII_LOG(emerg, "%s", next.error().c_str());
+    TORII_LOG(alert, "reconfiguration failed: the running configuration stays in use");
+    return;
+  }
+  ConfigPtr cfg = *next;
+  if (cfg->error_log.path != current->error_log.path || cfg->error_log.level != current->error_log.level) {
+    if (!torii::log::open_error_log(cfg->error_log)) {
+      TORII_LOG(alert, "could not open error log \"%s\" (%d: %s)", cfg->error_log.path.c_str(), errno,
+                strerror(errno));
+    }
+  }
+  if (cfg->worker_processes != current->worker_processes) {
+    TORII_LOG(warn, "worker_processes changed from %d to %d: takes effect on restart", current->worker_processes,
+              cfg->worker_processes);
+  }
+  for (auto& w : workers) w->reload(cfg);
+  current = cfg;
+  TORII_LOG(notice, "reconfiguration done");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  int rc = parse_args(argc, argv, o);
+  if (rc >= 0) return rc;
+  if (!o.signal.empty()) return send_signal(o);
+  if (o.test) return test_config(o);
+
+  auto loaded = load(o);
+  if (!loaded) {
+    fprintf(stderr, "torii: [emerg] %s\n", loaded.error().c_str());
+    return 1;
+  }
+  ConfigPtr cfg = *loaded;
+  if (!torii::log::open_error_log(cfg->error_log)) {
+    fprintf(stderr, "torii: [emerg] open() \"%s\" failed (%d: %s)\n", cfg->error_log.path.c_str(), errno,
+            strerror(errno));
+    return 1;
+  }
+  apply_rlimit(*cfg);
+  for (const auto& g : cfg->listen_groups) {
+    auto free = torii::net::probe_address_free(g.listen);
+    if (!free) {
+      TORII_LOG(emerg, "%s", free.error().c_str());
+      fprintf(stderr, "torii: [emerg] %s\n", free.error().c_str());
+      return 1;
+    }
+  }
+
+  // Workers inherit this mask: only the main thread takes signals.
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH}) sigaddset(&set, s);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  Workers workers;
+  for (int i = 0; i < cfg->worker_processes; ++i) {
+    workers.push_back(std::make_unique<torii::core::Worker>(i, cfg));
+    if (!workers.back()->open_listeners()) {
+      fprintf(stderr, "torii: [emerg] could not open the listening sockets, see the error log\n");
+      return 1;
+    }
+  }
+  if (!write_pid(cfg->pid_path)) return 1;
+  for (auto& w : workers) w->start();
+  TORII_LOG(notice, "torii/%s started, %d worker(s)", TORII_VERSION, cfg->worker_processes);
+
+  bool graceful = false;
+  while (true) {
+    int sig = sigwaitinfo(&set, nullptr);
+    if (sig < 0) continue;
+    if (sig == SIGTERM || sig == SIGINT) {
+      TORII_LOG(notice, "signal %d received, exiting", sig);
+      break;
+    }
+    if (sig == SIGQUIT) {
+      TORII_LOG(notice, "signal %d (SIGQUIT) received, shutting down gracefully", sig);
+      graceful = true;
+      break;
+    }
+    if (sig == SIGHUP) {
+      reload(o, cfg, workers);
+    } else if (sig == SIGUSR1) {
+      TORII_LOG(notice, "signal %d (SIGUSR1) received, reopening logs", sig);
+      torii::log::reopen_error_log();
+      for (auto& w : workers) w->reopen_logs();
+    }
+  }
+  for (auto& w : workers) w->stop(graceful);
+  for (auto& w : workers) w->join();
+  unlink(cfg->pid_path.c_str());
+  TORII_LOG(notice, "exit");
+  return 0;
+}
