@@ -181,23 +181,7 @@ void Connection::drive() {
         continue;
       }
       case State::reading_body: {
-        if (body_pending_ && !body_in_.empty()) {
-          size_t consumed = 0;
-          int64_t got = 0;
-          auto st = body_.decode(body_in_, consumed, [&](std::string_view d) { got += int64_t(d.size()); });
-          exchange_->request_length += int64_t(consumed);
-          // The body is dropped: keep only what follows it (pipelined bytes).
-          body_in_.erase(0, consumed);
-          if (st == BodyDecoder::Status::error) {
-            TORII_LOG(info, "client sent invalid chunked body (%s), client: %s", body_.error(),
-                      info_.remote_addr.c_str());
-            keep_alive_ = false;
-            body_pending_ = false;
-            close_now();
-            return;
-          }
-          if (st == BodyDecoder::Status::done) body_pending_ = false;
-        }
+        if (!discard_buffered_body()) return;
         if (!body_pending_) {
           if (exchange_->finished()) {
             finish_request();
@@ -315,6 +299,9 @@ void Connection::on_head(size_t head_len) {
   }
   body_pending_ = has_body;
   state_ = State::reading_body;
+  // Body bytes that came with the head are judged before we answer, so a
+  // broken body gets its 400 instead of the handler's response.
+  if (!discard_buffered_body()) return;
 
   http::run_request(ex);
 
@@ -327,6 +314,26 @@ void Connection::on_head(size_t head_len) {
     // We will not read the rest of the body: finish now and linger.
     body_pending_ = false;
   }
+}
+
+// Reads and drops the buffered part of the request body. False if the
+// connection was closed (a bad body before any response: 400 first).
+bool Connection::discard_buffered_body() {
+  if (!body_pending_ || body_in_.empty()) return true;
+  size_t consumed = 0;
+  auto st = body_.decode(body_in_, consumed, [](std::string_view) {});
+  exchange_->request_length += int64_t(consumed);
+  body_in_.erase(0, consumed);  // keep only what follows (pipelined bytes)
+  if (st == BodyDecoder::Status::done) body_pending_ = false;
+  if (st != BodyDecoder::Status::error) return true;
+  body_pending_ = false;
+  if (exchange_->head_sent()) {
+    TORII_LOG(info, "client sent invalid request body (%s), client: %s", body_.error(), info_.remote_addr.c_str());
+    close_now();
+    return false;
+  }
+  respond_error(400, body_.error());
+  return state_ != State::closed;
 }
 
 void Connection::respond_error(int status, const char* reason) {

@@ -52,6 +52,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   bool fill_buffer(std::string& buf, size_t limit);
   void process();
   void on_head(size_t head_len);
+  bool discard_buffered_body();
   void respond_error(int status, const char* reason);
   void start_exchange();
   void finish_request();

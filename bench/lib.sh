@@ -1,0 +1,64 @@
+# Shared helpers for the benchmarks: start a server pinned to a CPU, read
+# its CPU time, run wrk pinned to another CPU, print one comparable row.
+# Sourced by the scenario scripts.
+
+TORII_BIN=${TORII_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/torii}
+NGINX_BIN=${NGINX_BIN:-/usr/sbin/nginx}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+DURATION=${DURATION:-10}
+
+# start_server NAME CONF PREFIX -> sets SERVER_PID
+start_server() {
+  local name=$1 conf=$2 prefix=$3
+  mkdir -p "$prefix/logs"
+  if [ "$name" = nginx ]; then
+    taskset -c "$SERVER_CPU" "$NGINX_BIN" -p "$prefix" -c "$conf" -g 'daemon off; master_process off;' &
+  else
+    taskset -c "$SERVER_CPU" "$TORII_BIN" -p "$prefix" -c "$conf" &
+  fi
+  SERVER_PID=$!
+}
+
+stop_server() {
+  kill "$SERVER_PID" 2>/dev/null
+  wait "$SERVER_PID" 2>/dev/null
+}
+
+wait_port() {  # wait_port PORT
+  for _ in $(seq 1 100); do
+    if (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; then return 0; fi
+    sleep 0.05
+  done
+  echo "port $1 never opened" >&2
+  return 1
+}
+
+# CPU seconds (user+system) used so far by PID, all threads.
+cpu_seconds() {
+  awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"
+}
+
+# run_wrk LABEL SERVER URL CONNECTIONS [wrk args...] -> prints a row
+run_wrk() {
+  local label=$1 server=$2 url=$3 conns=$4
+  shift 4
+  local before after out reqs rps p50 p99 cpu
+  before=$(cpu_seconds "$SERVER_PID")
+  out=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$conns" -d"${DURATION}s" --latency "$@" "$url" 2>&1)
+  after=$(cpu_seconds "$SERVER_PID")
+  reqs=$(echo "$out" | awk '/requests in/ { print $1 }')
+  rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
+  p50=$(echo "$out" | awk '$1 == "50%" { print $2 }')
+  p99=$(echo "$out" | awk '$1 == "99%" { print $2 }')
+  errors=$(echo "$out" | awk '/Socket errors|Non-2xx/ { print }' | tr '\n' ' ')
+  cpu=$(awk -v a="$after" -v b="$before" -v n="$reqs" 'BEGIN { if (n > 0) printf "%.2f", (a - b) * 1e6 / n; else print "n/a" }')
+  printf '%-28s %-6s %10s req/s  p50 %8s  p99 %8s  %8s us CPU/req  %s\n' "$label" "$server" "$rps" "$p50" "$p99" "$cpu" "$errors"
+  echo "$label $server $rps $cpu" >> "$RESULTS"
+}
+
+# ratio LABEL: torii vs nginx from the results file
+ratio() {
+  awk -v l="$1" '$1 == l && $2 == "torii" { tr = $3; tc = $4 } $1 == l && $2 == "nginx" { nr = $3; nc = $4 }
+    END { if (nr > 0 && tc > 0) printf "%-28s torii/nginx req/s x%.2f, CPU/req x%.2f\n", l, tr / nr, tc / nc }' "$RESULTS"
+}
