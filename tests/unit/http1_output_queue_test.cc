@@ -1,0 +1,106 @@
+#include "http1/output_queue.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace torii::http1 {
+namespace {
+
+// A file with known bytes, unlinked at once: only the descriptor remains.
+std::shared_ptr<http::OpenFile> temp_file(const std::string& content) {
+  char path[] = "/tmp/torii-oq-XXXXXX";
+  int fd = mkstemp(path);
+  unlink(path);
+  EXPECT_EQ(write(fd, content.data(), content.size()), ssize_t(content.size()));
+  auto f = std::make_shared<http::OpenFile>();
+  f->fd = fd;
+  f->size = int64_t(content.size());
+  return f;
+}
+
+std::string read_all(int fd) {
+  std::string out;
+  char buf[65536];
+  while (true) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    out.append(buf, size_t(n));
+  }
+  return out;
+}
+
+class OutputQueueTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(OutputQueueTest, MemoryAndFileRangesLeaveInOrder) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  std::string content;
+  for (int i = 0; i < 5000; ++i) content += char('a' + i % 26);
+  auto file = temp_file(content);
+
+  OutputQueue q;
+  q.append("head\r\n");
+  q.append_file(file, 10, 100);
+  q.append("|mid|");
+  q.append_file(file, 0, int64_t(content.size()));
+  q.append("tail");
+  EXPECT_TRUE(q.has_file());
+  ASSERT_EQ(q.flush(sv[0], GetParam()), OutputQueue::Result::done);
+  EXPECT_TRUE(q.empty());
+  EXPECT_FALSE(q.has_file());
+  close(sv[0]);
+  std::string expect = "head\r\n" + content.substr(10, 100) + "|mid|" + content + "tail";
+  EXPECT_EQ(read_all(sv[1]), expect);
+  EXPECT_EQ(q.bytes_written(), expect.size());
+  close(sv[1]);
+}
+
+// A full socket: flush says "again", keeps the rest, and finishes later.
+TEST_P(OutputQueueTest, PartialWritesResume) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  int small = 4096;
+  setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  std::string content(1 << 20, 'x');
+  for (size_t i = 0; i < content.size(); i += 997) content[i] = char('0' + i % 10);
+  auto file = temp_file(content);
+  OutputQueue q;
+  q.append("H");
+  q.append_file(file, 0, int64_t(content.size()));
+  std::string got;
+  int rounds = 0;
+  while (true) {
+    auto r = q.flush(sv[0], GetParam());
+    ASSERT_NE(r, OutputQueue::Result::error);
+    char buf[65536];
+    ssize_t n;
+    while ((n = recv(sv[1], buf, sizeof buf, MSG_DONTWAIT)) > 0) got.append(buf, size_t(n));
+    if (r == OutputQueue::Result::done) break;
+    ASSERT_LT(++rounds, 100000);
+  }
+  EXPECT_GT(rounds, 0);
+  EXPECT_EQ(got, "H" + content);
+  close(sv[0]);
+  close(sv[1]);
+}
+
+INSTANTIATE_TEST_SUITE_P(SendfileOnOff, OutputQueueTest, ::testing::Bool());
+
+TEST(OutputQueue, ClosedPeerIsAnError) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  close(sv[1]);
+  OutputQueue q;
+  q.append("data");
+  EXPECT_EQ(q.flush(sv[0], true), OutputQueue::Result::error);
+  close(sv[0]);
+}
+
+}  // namespace
+}  // namespace torii::http1
