@@ -15,6 +15,7 @@
 #include "http/etag.h"
 #include "http/exchange.h"
 #include "http/range.h"
+#include "http/special_response.h"
 #include "http/variables.h"
 #include "log/error_log.h"
 
@@ -187,7 +188,8 @@ HandlerResult directory_redirect(Exchange& ex) {
     location.push_back('?');
     append_query(location, ex.req.query);
   }
-  ex.response.add("Location", std::move(location));
+  // nginx's absolute_redirect (on by default) sends scheme://host[:port].
+  ex.response.add("Location", http::absolute_location(ex, location));
   return HandlerResult::error(301);
 }
 
@@ -250,8 +252,7 @@ std::optional<HandlerResult> run_try_files(Exchange& ex, OpenResult& found, std:
     OpenResult r = open_path(ex, path);
     if (!r.ok()) {
       if (!is_missing(r.err) && r.err != kErrNotRegularFile)
-        TORII_LOG(crit, "open() \"%s\" failed (%d: %s)", path.c_str(), r.err,
-                  r.err > 0 ? std::strerror(r.err) : "not a regular file");
+        TORII_LOG(crit, "open() \"%s\" failed (%d: %s)", path.c_str(), r.err, std::strerror(r.err));
       continue;
     }
     if (r.file->is_dir != want_dir) continue;
@@ -381,9 +382,10 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
   const size_t etag_len = s.etag ? http::format_etag(f.mtime, f.size, etag_buf) : 0;
   const std::string_view etag(etag_buf, etag_len);
 
-  // An error_page that landed here keeps its error status, and conditionals
-  // and ranges don't apply to it (as in nginx).
-  const int err_status = ex.is_internal && ex.status >= 300 ? ex.status : 0;
+  // An error_page that landed here goes out with the error's status (the
+  // exchange applies status_override); conditionals and ranges don't apply
+  // to it, as in nginx.
+  const int err_status = ex.status_override > 0 ? ex.status_override : 0;
 
   http::ResponseHead head;
   head.headers.reserve(6);

@@ -151,6 +151,18 @@ void route(Exchange& ex) {
           send_error(ex, 500);
           return;
         }
+        if (!result.uri.empty() && result.uri[0] == '@') {
+          // try_files ... @name: continue in the named location.
+          const config::Location* named = config::find_named_location(*ex.server, result.uri);
+          if (!named) {
+            TORII_LOG(error, "could not find named location \"%s\"", result.uri.c_str());
+            send_error(ex, 500);
+            return;
+          }
+          ex.is_internal = true;
+          ex.location = named;
+          continue;
+        }
         set_uri(ex, result.uri);
         continue;
     }
