@@ -32,8 +32,9 @@ void TimerWheel::unlink(Timer& t) {
 void TimerWheel::arm(Timer& t, int64_t now_ms, int64_t delay_ms) {
   if (t.wheel_) unlink(t);
   t.deadline_ = now_ms + std::max<int64_t>(delay_ms, 0);
-  // A deadline in a tick already processed goes to the next tick's slot.
-  int64_t tick = std::max(t.deadline_ / kTickMs, processed_tick_ + 1);
+  // The first tick that starts at or after the deadline, so that the timer
+  // is due whenever its slot is processed; never a tick already processed.
+  int64_t tick = std::max((t.deadline_ + kTickMs - 1) / kTickMs, processed_tick_ + 1);
   t.slot_ = uint32_t(tick) % kSlots;
   t.next_ = slots_[t.slot_];
   t.prev_ = nullptr;

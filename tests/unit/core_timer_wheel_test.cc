@@ -21,7 +21,8 @@ TEST(TimerWheel, FiresOnlyWhenDue) {
   EXPECT_EQ(p.fired, 0);
   w.advance(1099);
   EXPECT_EQ(p.fired, 0);
-  w.advance(1100);
+  // Due at 1100; the wheel may be up to one tick late, never early.
+  w.advance(1100 + TimerWheel::kTickMs);
   EXPECT_EQ(p.fired, 1);
   EXPECT_FALSE(t.armed());
   w.advance(5000);
@@ -36,7 +37,7 @@ TEST(TimerWheel, RearmPushesDeadlineOut) {
   w.arm(t, 50, 100);
   w.advance(120);
   EXPECT_EQ(p.fired, 0);
-  w.advance(150);
+  w.advance(150 + TimerWheel::kTickMs);
   EXPECT_EQ(p.fired, 1);
   EXPECT_EQ(w.size(), 0u);
 }
@@ -65,7 +66,7 @@ TEST(TimerWheel, LongTimersWaitWholeLaps) {
   w.arm(t, 0, lap * 2 + 40);
   for (int64_t now = 0; now < lap * 2 + 40; now += 500) w.advance(now);
   EXPECT_EQ(p.fired, 0);
-  w.advance(lap * 2 + 40);
+  w.advance(lap * 2 + 40 + TimerWheel::kTickMs);
   EXPECT_EQ(p.fired, 1);
 }
 
@@ -99,11 +100,11 @@ TEST(TimerWheel, CallbackRearmsItself) {
   s.w = &w;
   s.t = &t;
   w.arm(t, 0, 10);
-  s.now = 10;
-  w.advance(10);
+  s.now = 16;
+  w.advance(16);
   EXPECT_EQ(s.fired, 1);
-  s.now = 20;
-  w.advance(20);
+  s.now = 32;
+  w.advance(32);
   EXPECT_EQ(s.fired, 2);
 }
 
