@@ -156,6 +156,15 @@ Status set_worker_connections(Compiler& c, Scope&, const Node& n) {
   return Ok{};
 }
 
+// torii always runs in the foreground as one process of worker threads, so
+// nginx's process-model switches are accepted; "daemon on" is warned about.
+Status set_daemon(Compiler& c, Scope&, const Node& n) {
+  if (n.args[0] == "on") c.warn(n, "torii runs in the foreground; \"daemon on\" is ignored (use a service manager)");
+  return Ok{};
+}
+
+Status accept_flag(Compiler&, Scope&, const Node&) { return Ok{}; }
+
 Status set_multi_accept(Compiler& c, Scope&, const Node& n) {
   c.cfg().multi_accept = n.args[0] == "on";
   return Ok{};
@@ -751,6 +760,8 @@ const DirectiveSpec kDirectives[] = {
     {"worker_rlimit_nofile", kMain, kArgs1, true, false, kNone, &set_rlimit_nofile},
     {"pid", kMain, kArgs1, true, false, kNone, &set_pid},
     {"user", kMain, kArgs1 | kArgs2, true, false, kNone, &set_user},
+    {"daemon", kMain, kFlag, true, false, kNone, &set_daemon},
+    {"master_process", kMain, kFlag, true, false, kNone, &accept_flag},
     {"error_log", kMain | kHSL, kArgs1 | kArgs2, false, false, kNone, &set_error_log},
     {"events", kMain, kArgs0 | kBlock, true, false, kEvents, &set_events},
     {"http", kMain, kArgs0 | kBlock, true, false, kHttp, &set_http},
@@ -773,7 +784,7 @@ const DirectiveSpec kDirectives[] = {
     {"open_file_cache_min_uses", kHSL, kArgs1, true, false, kNone, &set_ofc_min_uses},
     {"open_file_cache_errors", kHSL, kFlag, true, false, kNone, &set_ofc_errors},
     {"server_tokens", kHSL, kArgs1, true, false, kNone, &set_server_tokens},
-    {"access_log", kHSL | kLimitExcept, kArgs1More, false, false, kNone, &set_access_log},
+    {"access_log", kHSL, kArgs1More, false, false, kNone, &set_access_log},
     {"log_format", kHttp, kArgs2More, false, false, kNone, &set_log_format},
     {"gzip", kHSL, kFlag, true, false, kNone, &only_off},
     {"gzip_vary", kHSL, kFlag, true, false, kNone, &only_off},
@@ -821,7 +832,7 @@ constexpr std::string_view kLater[] = {
     "charset", "autoindex", "break", "stream", "mail", "satisfy", "aio", "directio",
     "output_buffers", "reset_timedout_connection", "lingering_close", "lingering_time",
     "lingering_timeout", "server_names_hash_bucket_size", "server_names_hash_max_size",
-    "variables_hash_max_size", "variables_hash_bucket_size", "daemon", "master_process",
+    "variables_hash_max_size", "variables_hash_bucket_size",
     "worker_cpu_affinity", "worker_priority", "worker_shutdown_timeout", "accept_mutex",
     "accept_mutex_delay", "env", "load_module", "absolute_redirect", "port_in_redirect",
     "server_name_in_redirect", "chunked_transfer_encoding", "postpone_output", "keepalive_time",

@@ -102,7 +102,6 @@ class Compiler {
 
   Config& cfg_;
   std::vector<std::string>& warnings_;
-  bool has_http_ = false;
   std::shared_ptr<const MimeTypes> default_types_;
   // Where each server's listens were written, for duplicate-default errors.
   std::unordered_map<const Server*, std::vector<const Node*>> listen_nodes_;

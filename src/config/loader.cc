@@ -48,12 +48,12 @@ Listen default_listen() {
   return l;
 }
 
-// Settings that nginx never carries into a child block.
+// Settings that nginx never carries into a child block (rewrite-phase
+// return, try_files and limit_except belong to the block that wrote them).
 void reset_uninherited(LocationSettings& s) {
   s.ret.reset();
   s.try_files.clear();
   s.limit_except.reset();
-  s.internal = false;
 }
 
 bool is_static(Location::Match m) {
@@ -228,7 +228,6 @@ Status Compiler::block(const std::vector<Node>& nodes, Scope& scope) {
 }
 
 Status Compiler::http(const Node& n) {
-  has_http_ = true;
   Server proto;
   proto.settings.root = full_path("html");
   proto.settings.types = default_types();

@@ -47,7 +47,7 @@ constexpr std::array<unsigned char, 256> make_lower() {
 }
 constexpr std::array<unsigned char, 256> kLower = make_lower();
 
-// `canon` is lower-case and as long as `name`.
+// `name` has the length of the token's canonical (lower-case) spelling.
 inline bool same(std::string_view name, HeaderToken t) {
   std::string_view canon = kNames[static_cast<size_t>(t)];
   for (size_t i = 0; i < canon.size(); ++i) {

@@ -68,6 +68,11 @@ inline unsigned char to_lower(char c) {
   return u >= 'A' && u <= 'Z' ? u + 32 : u;
 }
 
+// A limit may be configured as "unlimited" (SIZE_MAX); never wrap around.
+inline size_t limit_at(size_t start, size_t max) {
+  return max > std::numeric_limits<size_t>::max() - start ? std::numeric_limits<size_t>::max() : start + max;
+}
+
 inline bool is_eol(char c) { return c == '\r' || c == '\n'; }
 inline bool is_ows(char c) { return c == ' ' || c == '\t'; }
 
@@ -92,8 +97,9 @@ std::string_view trim_ows(std::string_view v) {
 
 // Host header or authority (RFC 9110 7.2, RFC 3986 3.2.2) into $host's form:
 // lower-cased, port dropped, one trailing dot dropped, IPv6 literals kept in
-// brackets. Refuses what could confuse a path or a log line ('/', '\\', '@',
-// spaces, controls) and empty labels (".."), as nginx does.
+// brackets. Anything outside reg-name or an IP literal is refused, so a Host
+// can never smuggle a path, userinfo or spaces into $host or a log line;
+// empty labels ("..") are refused as nginx does.
 bool normalize_host(std::string_view in, bool need_port, std::string& out) {
   const size_t n = in.size();
   size_t i = 0;
@@ -185,7 +191,7 @@ ParseStatus RequestParser::parse(std::string_view data, http::RequestHead& out, 
         } else {
           line_start_ = pos;
           method_start_ = static_cast<uint32_t>(pos);
-          line_limit_ = pos + limits_.max_request_line;
+          line_limit_ = limit_at(pos, limits_.max_request_line);
           state_ = kMethod;
         }
         break;
@@ -235,7 +241,7 @@ ParseStatus RequestParser::parse(std::string_view data, http::RequestHead& out, 
         }
         if (!end_request_line(p)) return ParseStatus::error;
         line_start_ = pos;
-        line_limit_ = pos + limits_.max_header_line;
+        line_limit_ = limit_at(pos, limits_.max_header_line);
         state_ = kFieldStart;
         break;
       }
@@ -244,7 +250,7 @@ ParseStatus RequestParser::parse(std::string_view data, http::RequestHead& out, 
         ++pos;
         if (!end_request_line(p)) return ParseStatus::error;
         line_start_ = pos;
-        line_limit_ = pos + limits_.max_header_line;
+        line_limit_ = limit_at(pos, limits_.max_header_line);
         state_ = kFieldStart;
         break;
 
@@ -306,7 +312,7 @@ ParseStatus RequestParser::parse(std::string_view data, http::RequestHead& out, 
         if (c != '\n') return fail(400, "invalid character in header value");
         if (!end_field(p, pos)) return ParseStatus::error;
         line_start_ = ++pos;
-        line_limit_ = pos + limits_.max_header_line;
+        line_limit_ = limit_at(pos, limits_.max_header_line);
         state_ = kFieldStart;
         break;
       }
@@ -314,7 +320,7 @@ ParseStatus RequestParser::parse(std::string_view data, http::RequestHead& out, 
         if (p[pos] != '\n') return fail(400, "bare CR in header value");
         if (!end_field(p, value_end_)) return ParseStatus::error;
         line_start_ = ++pos;
-        line_limit_ = pos + limits_.max_header_line;
+        line_limit_ = limit_at(pos, limits_.max_header_line);
         state_ = kFieldStart;
         break;
       case kEndLf:
