@@ -20,6 +20,7 @@ namespace torii::core {
 namespace {
 std::atomic<uint64_t> g_connection_ids{0};
 constexpr int64_t kHousekeepingMs = 1000;
+constexpr int kAcceptBatch = 64;
 }  // namespace
 
 uint64_t next_connection_id() { return g_connection_ids.fetch_add(1, std::memory_order_relaxed) + 1; }
@@ -36,7 +37,16 @@ class Worker::Acceptor final : public IoHandler {
   std::shared_ptr<ListenBinding>& binding() { return binding_; }
 
   void on_io(uint32_t) override {
-    while (!worker_.draining()) {
+    // A bounded batch per turn keeps accepting fair to the connections we
+    // already have; the rest of the queue is taken at the end of the turn.
+    for (int batch = 0; !worker_.draining(); ++batch) {
+      if (batch == kAcceptBatch) {
+        std::weak_ptr<int> alive = alive_;
+        worker_.loop().defer([this, alive] {
+          if (!alive.expired()) on_io(EPOLLIN);  // a reload may have closed us meanwhile
+        });
+        return;
+      }
       sockaddr_storage peer{};
       socklen_t len = sizeof peer;
       int fd = accept4(fd_, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -55,6 +65,7 @@ class Worker::Acceptor final : public IoHandler {
   Worker& worker_;
   int fd_;
   std::shared_ptr<ListenBinding> binding_;
+  std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // expires with this acceptor
 };
 
 Worker::Worker(int index, std::shared_ptr<const config::Config> config)
@@ -159,7 +170,7 @@ void Worker::apply_config(std::shared_ptr<const config::Config> config) {
 }
 
 void Worker::accept_connection(int fd, const std::shared_ptr<ListenBinding>& binding, const sockaddr_storage& peer) {
-  if (connections_.size() >= config_->worker_connections) {
+  if (live_connections_ >= config_->worker_connections) {
     TORII_LOG(alert, "%u worker_connections are not enough", config_->worker_connections);
     close(fd);
     return;
@@ -169,10 +180,12 @@ void Worker::accept_connection(int fd, const std::shared_ptr<ListenBinding>& bin
   auto conn = std::make_unique<http1::Connection>(*this, fd, peer, binding);
   auto* raw = conn.get();
   connections_.emplace(raw, std::move(conn));
+  ++live_connections_;
   raw->start();
 }
 
 void Worker::release(http1::Connection* c) {
+  --live_connections_;
   loop_.defer([this, c] {
     connections_.erase(c);
     check_drained();

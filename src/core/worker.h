@@ -78,6 +78,7 @@ class Worker {
   http::WorkerServices services_;
   std::unordered_map<std::string, std::unique_ptr<Acceptor>> acceptors_;  // by address text
   std::unordered_map<http1::Connection*, std::unique_ptr<http1::Connection>> connections_;
+  size_t live_connections_ = 0;  // open ones; closed ones wait for the turn's end
   bool draining_ = false;
   Timer housekeeping_;
 };
