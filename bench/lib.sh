@@ -8,7 +8,10 @@ SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 DURATION=${DURATION:-10}
 
-# start_server NAME CONF PREFIX -> sets SERVER_PID
+ROUNDS=${ROUNDS:-3}
+
+# start_server NAME CONF PREFIX -> sets SERVER_PID, and PIDS[NAME]
+declare -A PIDS
 start_server() {
   local name=$1 conf=$2 prefix=$3
   mkdir -p "$prefix/logs"
@@ -18,11 +21,12 @@ start_server() {
     taskset -c "$SERVER_CPU" "$TORII_BIN" -p "$prefix" -c "$conf" &
   fi
   SERVER_PID=$!
+  PIDS[$name]=$SERVER_PID
 }
 
-stop_server() {
-  kill "$SERVER_PID" 2>/dev/null
-  wait "$SERVER_PID" 2>/dev/null
+stop_servers() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+  PIDS=()
 }
 
 wait_port() {  # wait_port PORT
@@ -43,10 +47,11 @@ cpu_seconds() {
 run_wrk() {
   local label=$1 server=$2 url=$3 conns=$4
   shift 4
+  local pid=${PIDS[$server]}
   local before after out reqs rps p50 p99 cpu
-  before=$(cpu_seconds "$SERVER_PID")
+  before=$(cpu_seconds "$pid")
   out=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$conns" -d"${DURATION}s" --latency "$@" "$url" 2>&1)
-  after=$(cpu_seconds "$SERVER_PID")
+  after=$(cpu_seconds "$pid")
   reqs=$(echo "$out" | awk '/requests in/ { print $1 }')
   rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
   p50=$(echo "$out" | awk '$1 == "50%" { print $2 }')
@@ -57,8 +62,19 @@ run_wrk() {
   echo "$label $server $rps $cpu" >> "$RESULTS"
 }
 
-# ratio LABEL: torii vs nginx from the results file
+# median COLUMN LABEL SERVER: the median over the rounds
+median() {
+  awk -v l="$2" -v s="$3" -v c="$1" '$1 == l && $2 == s { print $c }' "$RESULTS" | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
+
+# ratio LABEL: torii vs nginx, medians over the rounds
 ratio() {
-  awk -v l="$1" '$1 == l && $2 == "torii" { tr = $3; tc = $4 } $1 == l && $2 == "nginx" { nr = $3; nc = $4 }
-    END { if (nr > 0 && tc > 0) printf "%-28s torii/nginx req/s x%.2f, CPU/req x%.2f\n", l, tr / nr, tc / nc }' "$RESULTS"
+  local tr nr tc nc
+  tr=$(median 3 "$1" torii); nr=$(median 3 "$1" nginx)
+  tc=$(median 4 "$1" torii); nc=$(median 4 "$1" nginx)
+  awk -v l="$1" -v tr="$tr" -v nr="$nr" -v tc="$tc" -v nc="$nc" 'BEGIN {
+    if (nr > 0 && nc > 0)
+      printf "%-20s median req/s torii %s nginx %s (x%.2f); CPU/req torii %s us nginx %s us (x%.2f)\n",
+        l, tr, nr, tr / nr, tc, nc, tc / nc }'
 }

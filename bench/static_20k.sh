@@ -8,15 +8,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 CONNS=${CONNS:-100}
 work=$(mktemp -d)
-trap 'stop_server 2>/dev/null; rm -rf "$work"' EXIT
+trap 'stop_servers; rm -rf "$work"' EXIT
 RESULTS=$work/results
 mkdir -p "$work/www"
 head -c 20480 /dev/urandom | base64 -w 100 | head -c 20480 > "$work/www/index.html"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-cat > "$work/bench.conf" <<CONF
+write_conf() {  # write_conf NAME PORT
+cat > "$work/$1.conf" <<CONF
 worker_processes 1;
-pid $work/logs/bench.pid;
+pid $work/logs/$1.pid;
 error_log $work/logs/error.log error;
 events { worker_connections 4096; }
 http {
@@ -27,21 +28,30 @@ http {
     keepalive_requests 1000000;
     open_file_cache max=1000 inactive=20s;
     server {
-        listen 127.0.0.1:$port reuseport;
+        listen 127.0.0.1:$2 reuseport;
         root $work/www;
         location / { }
     }
 }
 CONF
+}
 
-echo "20 KB static file, 1 worker, $CONNS connections, ${DURATION}s per row"
-for server in nginx torii; do
-  [ "$server" = nginx ] && ! [ -x "$NGINX_BIN" ] && continue
-  start_server "$server" "$work/bench.conf" "$work"
-  wait_port "$port"
-  run_wrk "keep-alive" "$server" "http://127.0.0.1:$port/index.html" "$CONNS"
-  run_wrk "short-connections" "$server" "http://127.0.0.1:$port/index.html" "$CONNS" -H "Connection: close"
-  stop_server
+echo "20 KB static file, 1 worker each, $CONNS connections, ${DURATION}s per row, $ROUNDS rounds"
+declare -A PORTS
+servers=(torii)
+[ -x "$NGINX_BIN" ] && servers=(nginx torii)
+for server in "${servers[@]}"; do
+  PORTS[$server]=$(free_port)
+  write_conf "$server" "${PORTS[$server]}"
+  start_server "$server" "$work/$server.conf" "$work"
+  wait_port "${PORTS[$server]}"
+done
+for round in $(seq 1 "$ROUNDS"); do
+  for server in "${servers[@]}"; do
+    url="http://127.0.0.1:${PORTS[$server]}/index.html"
+    run_wrk "keep-alive" "$server" "$url" "$CONNS"
+    run_wrk "short-connections" "$server" "$url" "$CONNS" -H "Connection: close"
+  done
 done
 echo
 ratio keep-alive

@@ -69,12 +69,12 @@ void EventLoop::drain_posted() {
 }
 
 void EventLoop::run_deferred() {
-  // Deferred work may defer more; run until quiet.
-  while (!deferred_.empty()) {
-    std::vector<std::function<void()>> work;
-    work.swap(deferred_);
-    for (auto& fn : work) fn();
-  }
+  // Only what was deferred before this point: work that defers itself
+  // again (an acceptor with a long queue) waits for the next turn, so I/O
+  // events are never starved.
+  std::vector<std::function<void()>> work;
+  work.swap(deferred_);
+  for (auto& fn : work) fn();
 }
 
 void EventLoop::run() {
@@ -101,7 +101,7 @@ void EventLoop::run() {
     wheel_.advance(now_ms_);
     run_deferred();
   }
-  run_deferred();
+  while (!deferred_.empty()) run_deferred();
 }
 
 }  // namespace torii::core

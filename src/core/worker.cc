@@ -175,8 +175,6 @@ void Worker::accept_connection(int fd, const std::shared_ptr<ListenBinding>& bin
     close(fd);
     return;
   }
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   auto conn = std::make_unique<http1::Connection>(*this, fd, peer, binding);
   auto* raw = conn.get();
   connections_.emplace(raw, std::move(conn));

@@ -101,14 +101,15 @@ void Connection::drain() {
 
 // Reads until EAGAIN or the buffer limit. Returns false if the connection closed.
 bool Connection::fill_buffer(std::string& buf, size_t limit) {
+  // Read into scratch and append what came: a request is usually a few
+  // hundred bytes, and growing the string first would zero 16 KB per read.
+  char scratch[kReadChunk];
   while (readable_) {
     size_t room = limit > buf.size() ? std::min(kReadChunk, limit - buf.size()) : 0;
     if (room == 0) return true;  // full: the caller decides (limit reached)
-    size_t old = buf.size();
-    buf.resize(old + room);
-    ssize_t n = recv(fd_, buf.data() + old, room, 0);
+    ssize_t n = recv(fd_, scratch, room, 0);
     if (n > 0) {
-      buf.resize(old + size_t(n));
+      buf.append(scratch, size_t(n));
       if (size_t(n) < room) {
         // A short read usually means the socket is empty; the next edge
         // will tell us otherwise. Saves an EAGAIN syscall per request.
@@ -116,7 +117,6 @@ bool Connection::fill_buffer(std::string& buf, size_t limit) {
       }
       continue;
     }
-    buf.resize(old);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
       if (errno == EAGAIN) readable_ = false;
       continue;
@@ -363,6 +363,14 @@ void Connection::send_head(const http::ResponseHead& head) {
   }
   keepalive_ms_ = s.keepalive_timeout.count();
   use_sendfile_ = s.sendfile;
+
+  if (keep_alive_ && !nodelay_set_ && s.tcp_nodelay) {
+    // Only a connection that stays open needs Nagle off (as nginx does):
+    // the last segment of a response must not wait for the next request's ACK.
+    int one = 1;
+    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    nodelay_set_ = true;
+  }
   bool bodyless = head.status == 204 || head.status == 304 || (head.status >= 100 && head.status < 200);
   chunked_response_ = head.content_length < 0 && !bodyless && !ex.header_only;
   if (chunked_response_ && ex.req.version < 11) {
@@ -440,8 +448,7 @@ void Connection::close_now() {
   if (state_ == State::closed) return;
   state_ = State::closed;
   worker_.loop().cancel(timer_);
-  worker_.loop().remove(fd_);
-  close(fd_);
+  close(fd_);  // also leaves the epoll set: the descriptor is never shared
   fd_ = -1;
   worker_.release(this);
 }

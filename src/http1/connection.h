@@ -78,6 +78,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   bool keep_alive_ = true;
   bool chunked_response_ = false;
   bool use_sendfile_ = false;
+  bool nodelay_set_ = false;
 
   std::string in_;       // read buffer; the parser sees in_[head_start_..)
   size_t head_start_ = 0;
