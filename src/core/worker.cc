@@ -14,6 +14,7 @@
 #include "log/access_log.h"
 #include "log/error_log.h"
 #include "net/listener.h"
+#include "net/transport.h"
 
 namespace torii::core {
 
@@ -175,7 +176,7 @@ void Worker::accept_connection(int fd, const std::shared_ptr<ListenBinding>& bin
     close(fd);
     return;
   }
-  auto conn = std::make_unique<http1::Connection>(*this, fd, peer, binding);
+  auto conn = std::make_unique<http1::Connection>(*this, std::make_unique<net::PlainTransport>(fd), peer, binding);
   auto* raw = conn.get();
   connections_.emplace(raw, std::move(conn));
   ++live_connections_;

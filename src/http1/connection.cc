@@ -32,9 +32,13 @@ bool is_wildcard(const sockaddr_storage& a) {
 }
 }  // namespace
 
-Connection::Connection(core::Worker& worker, int fd, const sockaddr_storage& peer,
+Connection::Connection(core::Worker& worker, std::unique_ptr<net::Transport> transport, const sockaddr_storage& peer,
                        std::shared_ptr<core::ListenBinding> binding)
-    : worker_(worker), fd_(fd), binding_(std::move(binding)), timer_(&Connection::on_timer, this) {
+    : worker_(worker),
+      transport_(std::move(transport)),
+      binding_(std::move(binding)),
+      timer_(&Connection::on_timer, this) {
+  const int fd = transport_->fd();
   info_.id = core::next_connection_id();
   info_.peer = peer;
   info_.remote_addr = net::address_text(peer);
@@ -42,22 +46,21 @@ Connection::Connection(core::Worker& worker, int fd, const sockaddr_storage& pee
   const auto& listen = binding_->group->listen;
   if (is_wildcard(listen.addr)) {
     socklen_t len = sizeof info_.local;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&info_.local), &len);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&info_.local), &len);
   } else {
     info_.local = listen.addr;
   }
   info_.server_addr = net::address_text(info_.local);
   info_.server_port = net::address_port(info_.local);
+  info_.tls = transport_->is_tls();
 }
 
-Connection::~Connection() {
-  worker_.loop().cancel(timer_);
-  if (fd_ >= 0) close(fd_);
-}
+Connection::~Connection() { worker_.loop().cancel(timer_); }
 
 void Connection::start() {
-  worker_.loop().add(fd_, this, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+  worker_.loop().add(transport_->fd(), this, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
   start_next_request();
+  if (transport_->is_tls()) state_ = State::handshaking;
   drive();
 }
 
@@ -107,22 +110,26 @@ bool Connection::fill_buffer(std::string& buf, size_t limit) {
   while (readable_) {
     size_t room = limit > buf.size() ? std::min(kReadChunk, limit - buf.size()) : 0;
     if (room == 0) return true;  // full: the caller decides (limit reached)
-    ssize_t n = recv(fd_, scratch, room, 0);
-    if (n > 0) {
-      buf.append(scratch, size_t(n));
-      if (size_t(n) < room) {
+    auto r = transport_->read(scratch, room);
+    if (r.status == net::IoStatus::ok) {
+      size_t n = r.bytes;
+      buf.append(scratch, n);
+      if (n < room && !transport_->is_tls()) {
         // A short read usually means the socket is empty; the next edge
         // will tell us otherwise. Saves an EAGAIN syscall per request.
         readable_ = false;
       }
       continue;
     }
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-      if (errno == EAGAIN) readable_ = false;
+    if (r.status == net::IoStatus::again) {
+      if (transport_->wants_write()) writable_ = false;  // TLS: a read that must write first
+      readable_ = false;
       continue;
     }
     // EOF or error.
-    if (n < 0) TORII_LOG(info, "recv() failed (%d: %s), client: %s", errno, strerror(errno), info_.remote_addr.c_str());
+    if (r.status == net::IoStatus::error) {
+      TORII_LOG(info, "recv() failed (%d: %s), client: %s", errno, strerror(errno), info_.remote_addr.c_str());
+    }
     if (state_ == State::reading_head && in_.size() > head_start_) {
       TORII_LOG(info, "client prematurely closed connection while reading client request headers, client: %s",
                 info_.remote_addr.c_str());
@@ -134,7 +141,7 @@ bool Connection::fill_buffer(std::string& buf, size_t limit) {
 }
 
 bool Connection::flush_output() {
-  auto r = out_.flush(fd_, use_sendfile_);
+  auto r = out_.flush(*transport_, use_sendfile_);
   if (r == OutputQueue::Result::error) {
     if (errno != EPIPE && errno != ECONNRESET) {
       TORII_LOG(info, "writev() failed (%d: %s) while sending response to client, client: %s", errno,
@@ -156,6 +163,20 @@ void Connection::drive() {
       if (!flush_output()) return;
     }
     switch (state_) {
+      case State::handshaking: {
+        auto r = transport_->handshake();
+        if (r.status == net::IoStatus::again) {
+          if (transport_->wants_write()) writable_ = false;
+          else readable_ = false;
+          return;
+        }
+        if (r.status != net::IoStatus::ok) {
+          close_now();  // the TLS layer logged why
+          return;
+        }
+        state_ = State::reading_head;
+        continue;
+      }
       case State::reading_head: {
         if (in_.size() > head_start_) {
           size_t consumed = 0;
@@ -210,10 +231,9 @@ void Connection::drive() {
       case State::lingering: {
         char sink[4096];
         while (true) {
-          ssize_t n = recv(fd_, sink, sizeof sink, 0);
-          if (n > 0) continue;
-          if (n < 0 && errno == EINTR) continue;
-          if (n < 0 && errno == EAGAIN) {
+          auto r = transport_->read(sink, sizeof sink);
+          if (r.status == net::IoStatus::ok) continue;
+          if (r.status == net::IoStatus::again) {
             readable_ = false;
             break;
           }
@@ -368,7 +388,7 @@ void Connection::send_head(const http::ResponseHead& head) {
     // Only a connection that stays open needs Nagle off (as nginx does):
     // the last segment of a response must not wait for the next request's ACK.
     int one = 1;
-    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(transport_->fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     nodelay_set_ = true;
   }
   bool bodyless = head.status == 204 || head.status == 304 || (head.status >= 100 && head.status < 200);
@@ -438,7 +458,7 @@ void Connection::start_lingering_close() {
     close_now();
     return;
   }
-  shutdown(fd_, SHUT_WR);
+  transport_->shutdown_write();
   state_ = State::lingering;
   linger_deadline_ = worker_.loop().now_ms() + kLingeringTimeMs;
   arm_timer(kLingeringTimeoutMs);
@@ -448,8 +468,7 @@ void Connection::close_now() {
   if (state_ == State::closed) return;
   state_ = State::closed;
   worker_.loop().cancel(timer_);
-  close(fd_);  // also leaves the epoll set: the descriptor is never shared
-  fd_ = -1;
+  transport_.reset();  // closes the socket, which also leaves the epoll set
   worker_.release(this);
 }
 

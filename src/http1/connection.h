@@ -16,12 +16,13 @@
 #include "http/exchange.h"
 #include "http1/output_queue.h"
 #include "http1/parser.h"
+#include "net/transport.h"
 
 namespace torii::http1 {
 
 class Connection final : public core::IoHandler, public http::ResponseSink {
  public:
-  Connection(core::Worker& worker, int fd, const sockaddr_storage& peer,
+  Connection(core::Worker& worker, std::unique_ptr<net::Transport> transport, const sockaddr_storage& peer,
              std::shared_ptr<core::ListenBinding> binding);
   ~Connection() override;
 
@@ -40,6 +41,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
 
  private:
   enum class State {
+    handshaking,   // TLS handshake in progress
     reading_head,  // waiting for (the rest of) a request head
     reading_body,  // the response may be out; the request body is read and dropped
     writing,       // the request is complete; waiting for the response to drain
@@ -66,7 +68,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   const config::Server& default_server() const { return *binding_->group->default_server; }
 
   core::Worker& worker_;
-  int fd_;
+  std::unique_ptr<net::Transport> transport_;
   std::shared_ptr<core::ListenBinding> binding_;
   std::shared_ptr<const config::Config> config_;  // this request's snapshot
   const config::Server* server_ = nullptr;        // this request's server

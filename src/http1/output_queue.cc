@@ -1,7 +1,5 @@
 #include "http1/output_queue.h"
 
-#include <sys/sendfile.h>
-#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -68,7 +66,8 @@ bool OutputQueue::load_file_piece(Piece& p) {
   return true;
 }
 
-OutputQueue::Result OutputQueue::flush(int fd, bool use_sendfile) {
+OutputQueue::Result OutputQueue::flush(net::Transport& t, bool use_sendfile) {
+  use_sendfile = use_sendfile && t.can_sendfile();
   while (!pieces_.empty()) {
     Piece& front = pieces_.front();
     if (front.file) {
@@ -76,19 +75,12 @@ OutputQueue::Result OutputQueue::flush(int fd, bool use_sendfile) {
         if (!load_file_piece(front)) return Result::error;
         continue;
       }
-      off_t off = front.offset;
-      ssize_t n = sendfile(fd, front.file->fd, &off, size_t(std::min<int64_t>(front.length, 1 << 30)));
-      if (n < 0) {
-        if (errno == EAGAIN || errno == EINTR) return Result::again;
-        return Result::error;
-      }
-      if (n == 0) {
-        errno = EIO;  // file truncated while being sent
-        return Result::error;
-      }
-      bytes_written_ += uint64_t(n);
-      front.offset += n;
-      front.length -= n;
+      auto r = t.sendfile(front.file->fd, front.offset, size_t(std::min<int64_t>(front.length, 1 << 30)));
+      if (r.status == net::IoStatus::again) return Result::again;
+      if (r.status != net::IoStatus::ok) return Result::error;
+      bytes_written_ += r.bytes;
+      front.offset += int64_t(r.bytes);
+      front.length -= int64_t(r.bytes);
       if (front.length == 0) {
         pieces_.pop_front();
         --files_;
@@ -98,27 +90,21 @@ OutputQueue::Result OutputQueue::flush(int fd, bool use_sendfile) {
     // Gather consecutive memory pieces into one writev.
     iovec iov[kMaxIov];
     int count = 0;
-    bool file_follows = false;
+    bool more = false;
     for (auto it = pieces_.begin(); it != pieces_.end() && count < kMaxIov; ++it) {
       if (it->file) {
-        file_follows = true;
+        more = use_sendfile;  // a head followed by sendfile: share the segments
         break;
       }
       iov[count].iov_base = it->data.data() + it->sent;
       iov[count].iov_len = it->data.size() - it->sent;
       ++count;
     }
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = size_t(count);
-    // A head followed by sendfile: let TCP put both into the same segments.
-    ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL | (file_follows && use_sendfile ? MSG_MORE : 0));
-    if (n < 0) {
-      if (errno == EAGAIN || errno == EINTR) return Result::again;
-      return Result::error;
-    }
-    bytes_written_ += uint64_t(n);
-    size_t left = size_t(n);
+    auto r = t.writev(iov, count, more);
+    if (r.status == net::IoStatus::again) return Result::again;
+    if (r.status != net::IoStatus::ok) return Result::error;
+    bytes_written_ += r.bytes;
+    size_t left = r.bytes;
     while (left > 0) {
       Piece& p = pieces_.front();
       size_t avail = p.data.size() - p.sent;

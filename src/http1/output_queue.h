@@ -1,6 +1,6 @@
 // What a connection still has to write: memory and file ranges, in order.
 // Memory pieces leave by writev, files by sendfile (or pread into memory
-// when sendfile is off), so a 20 KB file goes out in one or two syscalls.
+// when sendfile is off or the transport is TLS), so a 20 KB file goes out in one or two syscalls.
 #pragma once
 
 #include <sys/types.h>
@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "http/response.h"
+#include "net/transport.h"
 
 namespace torii::http1 {
 
@@ -22,9 +23,10 @@ class OutputQueue {
   void append(std::string_view data);
   void append_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length);
 
-  // Writes as much as the socket takes. `use_sendfile` false reads file
-  // ranges into memory first. errno is kept on error.
-  Result flush(int fd, bool use_sendfile);
+  // Writes as much as the transport takes. File ranges go by sendfile when
+  // `use_sendfile` and the transport can; else they are read into memory
+  // first. errno is kept on error.
+  Result flush(net::Transport& t, bool use_sendfile);
 
   bool empty() const { return pieces_.empty(); }
   // Bytes waiting in memory (files not counted): bounds pipelining.

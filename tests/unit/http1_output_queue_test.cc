@@ -1,5 +1,7 @@
 #include "http1/output_queue.h"
 
+#include "net/transport.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -50,10 +52,12 @@ TEST_P(OutputQueueTest, MemoryAndFileRangesLeaveInOrder) {
   q.append_file(file, 0, int64_t(content.size()));
   q.append("tail");
   EXPECT_TRUE(q.has_file());
-  ASSERT_EQ(q.flush(sv[0], GetParam()), OutputQueue::Result::done);
+  {
+    net::PlainTransport t(sv[0]);
+    ASSERT_EQ(q.flush(t, GetParam()), OutputQueue::Result::done);
+  }
   EXPECT_TRUE(q.empty());
   EXPECT_FALSE(q.has_file());
-  close(sv[0]);
   std::string expect = "head\r\n" + content.substr(10, 100) + "|mid|" + content + "tail";
   EXPECT_EQ(read_all(sv[1]), expect);
   EXPECT_EQ(q.bytes_written(), expect.size());
@@ -75,8 +79,9 @@ TEST_P(OutputQueueTest, PartialWritesResume) {
   q.append_file(file, 0, int64_t(content.size()));
   std::string got;
   int rounds = 0;
+  net::PlainTransport t(sv[0]);
   while (true) {
-    auto r = q.flush(sv[0], GetParam());
+    auto r = q.flush(t, GetParam());
     ASSERT_NE(r, OutputQueue::Result::error);
     char buf[65536];
     ssize_t n;
@@ -86,7 +91,6 @@ TEST_P(OutputQueueTest, PartialWritesResume) {
   }
   EXPECT_GT(rounds, 0);
   EXPECT_EQ(got, "H" + content);
-  close(sv[0]);
   close(sv[1]);
 }
 
@@ -98,8 +102,8 @@ TEST(OutputQueue, ClosedPeerIsAnError) {
   close(sv[1]);
   OutputQueue q;
   q.append("data");
-  EXPECT_EQ(q.flush(sv[0], true), OutputQueue::Result::error);
-  close(sv[0]);
+  net::PlainTransport t(sv[0]);
+  EXPECT_EQ(q.flush(t, true), OutputQueue::Result::error);
 }
 
 }  // namespace

@@ -1,0 +1,78 @@
+// The byte stream under a codec: plain TCP or TLS. Codecs and sessions see
+// plain bytes through this small interface; the TLS details (handshake,
+// records, want-read/want-write) stay behind it.
+#pragma once
+
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace torii::net {
+
+enum class IoStatus : uint8_t {
+  ok,     // `bytes` moved (for handshake: finished)
+  again,  // would block: wait for readiness (see wants_write)
+  eof,    // the peer closed (read side)
+  error,  // errno (or the TLS error) says why; the connection is done
+};
+
+struct IoResult {
+  IoStatus status = IoStatus::ok;
+  size_t bytes = 0;
+};
+
+// TLS facts for $ssl_* variables and logs; empty strings on plain TCP.
+struct TlsInfo {
+  std::string_view protocol;     // "TLSv1.3"
+  std::string_view cipher;       // "TLS_AES_128_GCM_SHA256"
+  std::string_view server_name;  // SNI
+  bool session_reused = false;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  virtual int fd() const = 0;
+  // Drives the TLS handshake; plain TCP is always done.
+  virtual IoResult handshake() { return {IoStatus::ok, 0}; }
+  virtual IoResult read(char* buf, size_t len) = 0;
+  // `more`: more data follows at once (lets TCP fill segments).
+  virtual IoResult writev(const iovec* iov, int count, bool more) = 0;
+  // Plain TCP can hand file ranges to the kernel; TLS must read them.
+  virtual bool can_sendfile() const { return false; }
+  virtual IoResult sendfile(int file_fd, int64_t offset, size_t len) { return {IoStatus::error, 0}; }
+  // After `again`: true if the operation waits for writability (TLS may
+  // need to write while reading and the other way round).
+  virtual bool wants_write() const { return false; }
+  // Ends our side of the stream (TCP FIN, TLS close_notify first).
+  virtual void shutdown_write() = 0;
+
+  virtual bool is_tls() const { return false; }
+  virtual std::string_view alpn() const { return {}; }  // negotiated protocol, e.g. "h2"
+  virtual TlsInfo tls_info() const { return {}; }
+};
+
+// Plain TCP on a non-blocking socket. Owns the descriptor.
+class PlainTransport final : public Transport {
+ public:
+  explicit PlainTransport(int fd) : fd_(fd) {}
+  ~PlainTransport() override;
+  PlainTransport(const PlainTransport&) = delete;
+  PlainTransport& operator=(const PlainTransport&) = delete;
+
+  int fd() const override { return fd_; }
+  IoResult read(char* buf, size_t len) override;
+  IoResult writev(const iovec* iov, int count, bool more) override;
+  bool can_sendfile() const override { return true; }
+  IoResult sendfile(int file_fd, int64_t offset, size_t len) override;
+  void shutdown_write() override;
+
+ private:
+  int fd_;
+};
+
+}  // namespace torii::net
