@@ -69,6 +69,21 @@ class Exchange {
   bool head_sent() const { return head_sent_; }
   bool finished() const { return finished_; }
 
+  // Request body and flow control, for handlers that stream (the proxy).
+  bool has_body() const { return req.chunked || req.content_length > 0; }
+  void read_body(BodyReader* reader) { sink_.read_body(reader); }
+  void resume_body() { sink_.resume_body(); }
+  size_t queued_bytes() const { return sink_.queued_bytes(); }
+  void set_drain_callback(std::function<void()> cb) { sink_.set_drain_callback(std::move(cb)); }
+
+  // What an asynchronous handler keeps for this exchange (upstream
+  // connection, buffers). Destroyed with the exchange, at the end of a loop
+  // turn, never inside its own callbacks: the client going away ends it.
+  struct HandlerState {
+    virtual ~HandlerState() = default;
+  };
+  std::unique_ptr<HandlerState> handler_state;
+
   // For the access log and $variables.
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   int64_t start_unix_ms = 0;  // wall clock at start, for $msec / $time_local

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -42,6 +43,18 @@ struct OpenFile {
   ~OpenFile();
 };
 
+// A handler that consumes the request body (the proxy) implements this.
+class BodyReader {
+ public:
+  virtual ~BodyReader() = default;
+  // A piece of the decoded body. The reader must take all of it; returning
+  // false asks the codec to stop reading until resume_body().
+  virtual bool on_body_data(std::string_view data) = 0;
+  virtual void on_body_end() = 0;
+};
+
+// The codec's side of one exchange: the response going out and the request
+// body coming in. Handlers reach it only through http::Exchange.
 class ResponseSink {
  public:
   virtual ~ResponseSink() = default;
@@ -53,6 +66,17 @@ class ResponseSink {
   virtual void send_file(std::shared_ptr<const OpenFile> file, int64_t offset, int64_t length) = 0;
   // No more body.
   virtual void finish() = 0;
+
+  // Starts handing the request body to `reader` (bytes already received
+  // first). Without a reader, the codec reads and drops the body.
+  virtual void read_body(BodyReader* reader) { reader->on_body_end(); }
+  virtual void resume_body() {}
+  // Response bytes queued and not yet written: a streaming handler stops
+  // producing above a limit and waits for the drain callback.
+  virtual size_t queued_bytes() const { return 0; }
+  // Called (on the loop's thread, never inside the handler's own call)
+  // when the queue has drained below the low mark. One-shot.
+  virtual void set_drain_callback(std::function<void()> cb) {}
 };
 
 // Standard reason phrase, or "Unknown".

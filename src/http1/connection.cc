@@ -21,6 +21,7 @@ namespace torii::http1 {
 namespace {
 constexpr size_t kReadChunk = 16 * 1024;
 constexpr size_t kPipelineOutputLimit = 64 * 1024;  // queued bytes before we stop reading ahead
+constexpr size_t kDrainLowMark = 16 * 1024;  // a streaming handler resumes below this
 constexpr int64_t kLingeringTimeoutMs = 5'000;
 constexpr int64_t kLingeringTimeMs = 30'000;
 
@@ -158,9 +159,20 @@ bool Connection::flush_output() {
 }
 
 void Connection::drive() {
+  in_drive_ = true;
+  struct Leave {
+    bool& flag;
+    ~Leave() { flag = false; }
+  } leave{in_drive_};
   while (state_ != State::closed) {
     if (!out_.empty() && writable_) {
       if (!flush_output()) return;
+    }
+    if (drain_cb_ && out_.memory_bytes() <= kDrainLowMark) {
+      auto cb = std::move(drain_cb_);
+      drain_cb_ = nullptr;
+      cb();  // may queue more output: the loop flushes it
+      continue;
     }
     switch (state_) {
       case State::handshaking: {
@@ -202,7 +214,7 @@ void Connection::drive() {
         continue;
       }
       case State::reading_body: {
-        if (!discard_buffered_body()) return;
+        if (!consume_buffered_body()) return;
         if (!body_pending_) {
           if (exchange_->finished()) {
             finish_request();
@@ -210,7 +222,7 @@ void Connection::drive() {
           }
           return;  // waiting for the handler
         }
-        if (!readable_) return;
+        if (!readable_ || body_paused_) return;
         size_t before = body_in_.size();
         if (!fill_buffer(body_in_, kReadChunk * 4)) return;
         if (body_in_.size() != before) arm_timer(exchange_->settings().client_body_timeout.count());
@@ -319,9 +331,10 @@ void Connection::on_head(size_t head_len) {
   }
   body_pending_ = has_body;
   state_ = State::reading_body;
-  // Body bytes that came with the head are judged before we answer, so a
-  // broken body gets its 400 instead of the handler's response.
-  if (!discard_buffered_body()) return;
+  body_reader_ = nullptr;
+  body_paused_ = false;
+  continue_sent_ = false;
+  if (!validate_buffered_body()) return;
 
   http::run_request(ex);
 
@@ -330,30 +343,86 @@ void Connection::on_head(size_t head_len) {
     close_now();  // return 444
     return;
   }
-  if (!keep_alive_ && body_pending_) {
-    // We will not read the rest of the body: finish now and linger.
+  if (!keep_alive_ && body_pending_ && !body_reader_) {
+    // Nobody wants the rest of the body: finish now and linger.
     body_pending_ = false;
   }
 }
 
 // Reads and drops the buffered part of the request body. False if the
 // connection was closed (a bad body before any response: 400 first).
-bool Connection::discard_buffered_body() {
-  if (!body_pending_ || body_in_.empty()) return true;
+// Decodes the buffered part of the request body: to the handler's reader
+// when it has one, else dropped. False if the connection was closed.
+bool Connection::consume_buffered_body() {
+  if (!body_pending_ || body_in_.empty() || body_paused_) return true;
   size_t consumed = 0;
-  auto st = body_.decode(body_in_, consumed, [](std::string_view) {});
+  bool pause = false;
+  auto st = body_.decode(body_in_, consumed, [&](std::string_view d) {
+    if (body_reader_ && !body_reader_->on_body_data(d)) pause = true;
+  });
   exchange_->request_length += int64_t(consumed);
   body_in_.erase(0, consumed);  // keep only what follows (pipelined bytes)
-  if (st == BodyDecoder::Status::done) body_pending_ = false;
+  if (pause) body_paused_ = true;
+  if (st == BodyDecoder::Status::done) {
+    body_pending_ = false;
+    if (body_reader_) body_reader_->on_body_end();
+    body_reader_ = nullptr;
+  }
   if (st != BodyDecoder::Status::error) return true;
   body_pending_ = false;
-  if (exchange_->head_sent()) {
-    TORII_LOG(info, "client sent invalid request body (%s), client: %s", body_.error(), info_.remote_addr.c_str());
-    close_now();
-    return false;
-  }
-  respond_error(400, body_.error());
+  TORII_LOG(info, "client sent invalid request body (%s), client: %s", body_.error(), info_.remote_addr.c_str());
+  close_now();  // the handler's state goes with the exchange
+  return false;
+}
+
+// Judges the body bytes that came with the head before the handler runs,
+// so that a broken body gets a 400 instead of the handler's response. A
+// copy of the decoder reads them; nothing is consumed.
+bool Connection::validate_buffered_body() {
+  if (!body_pending_ || body_in_.empty()) return true;
+  BodyDecoder probe = body_;
+  size_t consumed = 0;
+  if (probe.decode(body_in_, consumed, [](std::string_view) {}) != BodyDecoder::Status::error) return true;
+  body_pending_ = false;
+  respond_error(400, probe.error());
   return state_ != State::closed;
+}
+
+void Connection::read_body(http::BodyReader* reader) {
+  if (!body_pending_) {
+    reader->on_body_end();
+    return;
+  }
+  body_reader_ = reader;
+  if (exchange_->req.expect_continue && !continue_sent_) {
+    out_.append("HTTP/1.1 100 Continue\r\n\r\n");
+    continue_sent_ = true;
+  }
+  schedule_drive();
+}
+
+void Connection::resume_body() {
+  if (!body_paused_) return;
+  body_paused_ = false;
+  schedule_drive();
+}
+
+void Connection::set_drain_callback(std::function<void()> cb) {
+  drain_cb_ = std::move(cb);
+  schedule_drive();
+}
+
+// Sink calls made by an asynchronous handler (outside drive) run the state
+// machine at the end of the turn: never inside the handler's own callback.
+void Connection::schedule_drive() {
+  if (in_drive_ || drive_scheduled_ || state_ == State::closed) return;
+  drive_scheduled_ = true;
+  std::weak_ptr<char> alive = alive_;
+  worker_.loop().defer([this, alive] {
+    if (alive.expired()) return;
+    drive_scheduled_ = false;
+    drive();
+  });
 }
 
 void Connection::respond_error(int status, const char* reason) {
@@ -375,6 +444,8 @@ void Connection::respond_error(int status, const char* reason) {
 }
 
 void Connection::send_head(const http::ResponseHead& head) {
+  if (state_ == State::closed) return;
+  schedule_drive();
   http::Exchange& ex = *exchange_;
   const auto& s = ex.settings();
   if (keep_alive_) {
@@ -398,9 +469,10 @@ void Connection::send_head(const http::ResponseHead& head) {
     chunked_response_ = false;
     keep_alive_ = false;
   }
-  if (ex.req.expect_continue && body_pending_ && keep_alive_) {
+  if (ex.req.expect_continue && body_pending_ && keep_alive_ && !continue_sent_) {
     // The client waits for 100 before sending a body we will read and drop.
     out_.append("HTTP/1.1 100 Continue\r\n\r\n");
+    continue_sent_ = true;
   }
   SerializeOptions opts;
   opts.version = ex.req.version;
@@ -414,7 +486,8 @@ void Connection::send_head(const http::ResponseHead& head) {
 }
 
 void Connection::send_body(std::string_view data) {
-  if (data.empty()) return;
+  if (data.empty() || state_ == State::closed) return;
+  schedule_drive();
   if (chunked_response_) {
     head_buf_.clear();
     append_chunk_header(data.size(), head_buf_);
@@ -427,7 +500,8 @@ void Connection::send_body(std::string_view data) {
 }
 
 void Connection::send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) {
-  if (length <= 0) return;
+  if (length <= 0 || state_ == State::closed) return;
+  schedule_drive();
   if (chunked_response_) {
     head_buf_.clear();
     append_chunk_header(size_t(length), head_buf_);
@@ -440,11 +514,15 @@ void Connection::send_file(std::shared_ptr<const http::OpenFile> file, int64_t o
 }
 
 void Connection::finish() {
+  if (state_ == State::closed) return;
   if (chunked_response_) out_.append(kLastChunk);
+  schedule_drive();
 }
 
 void Connection::finish_request() {
   worker_.access_log().log(*exchange_);
+  drain_cb_ = nullptr;
+  body_reader_ = nullptr;
   exchange_.reset();
   state_ = State::writing;
   arm_timer(keepalive_ms_ > 0 ? std::max<int64_t>(keepalive_ms_, 1) : 60'000);

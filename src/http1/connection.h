@@ -38,6 +38,10 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   void send_body(std::string_view data) override;
   void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override;
   void finish() override;
+  void read_body(http::BodyReader* reader) override;
+  void resume_body() override;
+  size_t queued_bytes() const override { return out_.memory_bytes(); }
+  void set_drain_callback(std::function<void()> cb) override;
 
  private:
   enum class State {
@@ -54,7 +58,9 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   bool fill_buffer(std::string& buf, size_t limit);
   void process();
   void on_head(size_t head_len);
-  bool discard_buffered_body();
+  bool consume_buffered_body();
+  bool validate_buffered_body();
+  void schedule_drive();
   void respond_error(int status, const char* reason);
   void start_exchange();
   void finish_request();
@@ -97,6 +103,14 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   OutputQueue out_;
   uint64_t out_mark_ = 0;  // out_.bytes_written() when this response began
   size_t head_len_ = 0;
+
+  http::BodyReader* body_reader_ = nullptr;  // the handler reading the body, if any
+  bool body_paused_ = false;
+  bool continue_sent_ = false;
+  std::function<void()> drain_cb_;
+  bool in_drive_ = false;
+  bool drive_scheduled_ = false;
+  std::shared_ptr<char> alive_ = std::make_shared<char>(0);  // for deferred work
 
   core::Timer timer_;
   int64_t linger_deadline_ = 0;
