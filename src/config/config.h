@@ -30,6 +30,19 @@ enum class LogLevel : uint8_t { debug, info, notice, warn, error, crit, alert, e
 
 class Regex;  // PCRE2 wrapper, config/regex.h
 
+// Module settings, each defined in its own header so modules stay apart.
+struct SslServerConfig;      // config/ssl_config.h: certificates, protocols, session cache
+struct ProxyConfig;          // config/proxy_config.h: proxy_pass and the proxy_* directives
+struct UpstreamGroupConfig;  // config/upstream_config.h: an upstream {} block
+
+// http2_* directives, nginx's defaults.
+struct Http2Settings {
+  uint32_t max_concurrent_streams = 128;
+  size_t chunk_size = 8 * 1024;
+  size_t recv_buffer_size = 256 * 1024;
+  size_t body_preread_size = 64 * 1024;
+};
+
 struct ErrorLogConfig {
   std::string path;  // absolute; "stderr" for the terminal
   LogLevel level = LogLevel::error;
@@ -125,6 +138,7 @@ struct LocationSettings {
   bool access_log_off = false;
   std::vector<AccessLog> access_logs;
   std::optional<ErrorLogConfig> error_log;  // request-level messages; else main's
+  std::shared_ptr<const ProxyConfig> proxy;  // set: proxy_pass is this location's handler
   OpenFileCache open_file_cache;
   bool log_not_found = true;
   bool etag = true;
@@ -159,6 +173,8 @@ struct Listen {
   bool reuseport = false;
   int backlog = 511;
   bool ipv6only = true;
+  bool ssl = false;    // TLS on this address
+  bool http2 = false;  // "listen ... http2" (nginx's older spelling of `http2 on`)
 };
 
 struct LargeHeaderBuffers {
@@ -178,6 +194,9 @@ struct Server {
   Ms client_header_timeout{60'000};
   size_t client_header_buffer_size = 1024;
   LargeHeaderBuffers large_client_header_buffers;
+  std::shared_ptr<const SslServerConfig> ssl;  // ssl_* directives of this server
+  bool http2 = false;                           // `http2 on`
+  Http2Settings http2_settings;
   bool ignore_invalid_headers = true;
   bool underscores_in_headers = false;
   bool merge_slashes = true;
@@ -207,6 +226,7 @@ struct Config {
   std::map<std::string, std::shared_ptr<const LogFormat>> log_formats;  // has "combined"
   std::vector<std::shared_ptr<const Server>> servers;
   std::vector<ListenGroup> listen_groups;
+  std::vector<std::shared_ptr<const UpstreamGroupConfig>> upstreams;
 
   // Every file read, in order, with its text: for `torii -T`.
   std::vector<std::pair<std::string, std::string>> sources;

@@ -857,6 +857,11 @@ Error node_error(const Node& n, const std::string& message) { return make_error(
 const DirectiveSpec* find_directive(std::string_view name) {
   for (const auto& d : kDirectives)
     if (d.name == name) return &d;
+  // The modules' own tables, each in its directives_<module>.cc.
+  for (auto table : {ssl_directives(), proxy_directives(), http2_directives()}) {
+    for (const auto& d : table)
+      if (d.name == name) return &d;
+  }
   return nullptr;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -70,6 +71,11 @@ struct DirectiveSpec {
 };
 
 const DirectiveSpec* find_directive(std::string_view name);
+
+// Each module's directive table lives in its own file.
+std::span<const DirectiveSpec> ssl_directives();    // directives_ssl.cc
+std::span<const DirectiveSpec> proxy_directives();  // directives_proxy.cc
+std::span<const DirectiveSpec> http2_directives();  // directives_http2.cc
 // Real nginx directives that torii will support later: a clear error now.
 bool is_not_yet_supported(std::string_view name);
 

@@ -370,6 +370,8 @@ Status Compiler::build_listen_groups() {
       if (l.reuseport) lg.listen.reuseport = true;
       if (l.backlog != Listen{}.backlog) lg.listen.backlog = l.backlog;
       if (!l.ipv6only) lg.listen.ipv6only = false;
+      if (l.ssl) lg.listen.ssl = true;
+      if (l.http2) lg.listen.http2 = true;
       if (l.default_server) {
         if (info[g].default_site)
           return node_error(site, "a duplicate default server for " + l.text + " in " + *info[g].default_site->file +
