@@ -17,6 +17,7 @@
 #include "http/range.h"
 #include "http/special_response.h"
 #include "http/variables.h"
+#include "http/log_context.h"
 #include "log/error_log.h"
 
 namespace torii::handlers {
@@ -93,8 +94,8 @@ bool map_uri(const Exchange& ex, std::string_view uri, std::string& out) {
   }
   if (uri.substr(0, loc->pattern.size()) != loc->pattern) {
     // Only reachable through try_files naming a URI outside the location.
-    TORII_LOG(error, "\"%.*s\" is outside alias location \"%s\"", static_cast<int>(uri.size()),
-              uri.data(), loc->pattern.c_str());
+    TORII_LOG(error, "\"%.*s\" is outside alias location \"%s\"%s", static_cast<int>(uri.size()),
+              uri.data(), loc->pattern.c_str(), http::log_context(ex).c_str());
     return false;
   }
   out.reserve(s.alias.size() + uri.size());
@@ -118,18 +119,18 @@ bool is_missing(int err) {
 HandlerResult open_failed(const Exchange& ex, const std::string& path, int err) {
   if (is_missing(err)) {
     if (ex.settings().log_not_found)
-      TORII_LOG(error, "open() \"%s\" failed (%d: %s)", path.c_str(), err, std::strerror(err));
+      TORII_LOG(error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
     return HandlerResult::error(404);
   }
   if (err == kErrNotRegularFile) {
-    TORII_LOG(crit, "\"%s\" is not a regular file", path.c_str());
+    TORII_LOG(crit, "\"%s\" is not a regular file%s", path.c_str(), http::log_context(ex).c_str());
     return HandlerResult::error(404);
   }
   if (err == EACCES || err == EPERM || err == ELOOP || err == EMLINK) {
-    TORII_LOG(error, "open() \"%s\" failed (%d: %s)", path.c_str(), err, std::strerror(err));
+    TORII_LOG(error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
     return HandlerResult::error(403);
   }
-  TORII_LOG(crit, "open() \"%s\" failed (%d: %s)", path.c_str(), err, std::strerror(err));
+  TORII_LOG(crit, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
   return HandlerResult::error(500);
 }
 
@@ -227,7 +228,7 @@ HandlerResult serve_index(Exchange& ex) {
   const OpenResult d = open_path(ex, dir);
   if (!d.ok()) return open_failed(ex, dir, d.err);
   if (!d.file->is_dir) return HandlerResult::error(404);
-  TORII_LOG(error, "directory index of \"%s\" is forbidden", dir.c_str());
+  TORII_LOG(error, "directory index of \"%s\" is forbidden%s", dir.c_str(), http::log_context(ex).c_str());
   return HandlerResult::error(403);
 }
 
@@ -252,7 +253,7 @@ std::optional<HandlerResult> run_try_files(Exchange& ex, OpenResult& found, std:
     OpenResult r = open_path(ex, path);
     if (!r.ok()) {
       if (!is_missing(r.err) && r.err != kErrNotRegularFile)
-        TORII_LOG(crit, "open() \"%s\" failed (%d: %s)", path.c_str(), r.err, std::strerror(r.err));
+        TORII_LOG(crit, "open() \"%s\" failed (%d: %s)%s", path.c_str(), r.err, std::strerror(r.err), http::log_context(ex).c_str());
       continue;
     }
     if (r.file->is_dir != want_dir) continue;

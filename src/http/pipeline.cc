@@ -9,6 +9,7 @@
 #include "http/exchange.h"
 #include "http/special_response.h"
 #include "http/variables.h"
+#include "http/log_context.h"
 #include "log/error_log.h"
 
 namespace torii::http {
@@ -112,24 +113,20 @@ void route(Exchange& ex) {
       return;
     }
     if (s.client_max_body_size > 0 && ex.req.content_length > s.client_max_body_size) {
-      TORII_LOG(error, "client intended to send too large body: %lld bytes, client: %s, request: \"%.*s %.*s\"",
-                static_cast<long long>(ex.req.content_length), ex.conn().remote_addr.c_str(),
-                int(ex.req.method_name.size()), ex.req.method_name.data(), int(ex.req.target.size()),
-                ex.req.target.data());
+      TORII_LOG(error, "client intended to send too large body: %lld bytes%s",
+                static_cast<long long>(ex.req.content_length), log_context(ex).c_str());
       ex.close_connection = true;
       send_error(ex, 413);
       return;
     }
     if (s.limit_except && !method_listed(*s.limit_except, ex.req.method) &&
         !access_allowed(s.limit_except->rules, ex.conn())) {
-      TORII_LOG(error, "access forbidden by rule, client: %s, request: \"%.*s\"", ex.conn().remote_addr.c_str(),
-                int(ex.req.target.size()), ex.req.target.data());
+      TORII_LOG(error, "access forbidden by rule%s", log_context(ex).c_str());
       send_error(ex, 403);
       return;
     }
     if (!access_allowed(s.access_rules, ex.conn())) {
-      TORII_LOG(error, "access forbidden by rule, client: %s, request: \"%.*s\"", ex.conn().remote_addr.c_str(),
-                int(ex.req.target.size()), ex.req.target.data());
+      TORII_LOG(error, "access forbidden by rule%s", log_context(ex).c_str());
       send_error(ex, 403);
       return;
     }
@@ -146,8 +143,8 @@ void route(Exchange& ex) {
         return;
       case handlers::HandlerResult::Kind::internal_redirect:
         if (++ex.internal_redirects > kMaxInternalRedirects) {
-          TORII_LOG(error, "rewrite or internal redirection cycle while internally redirecting to \"%s\"",
-                    result.uri.c_str());
+          TORII_LOG(error, "rewrite or internal redirection cycle while internally redirecting to \"%s\"%s",
+                    result.uri.c_str(), log_context(ex).c_str());
           send_error(ex, 500);
           return;
         }
@@ -155,7 +152,7 @@ void route(Exchange& ex) {
           // try_files ... @name: continue in the named location.
           const config::Location* named = config::find_named_location(*ex.server, result.uri);
           if (!named) {
-            TORII_LOG(error, "could not find named location \"%s\"", result.uri.c_str());
+            TORII_LOG(error, "could not find named location \"%s\"%s", result.uri.c_str(), log_context(ex).c_str());
             send_error(ex, 500);
             return;
           }
@@ -222,7 +219,7 @@ void send_error(Exchange& ex, int status) {
     if (!uri.empty() && uri[0] == '@') {
       const config::Location* named = config::find_named_location(*ex.server, uri);
       if (!named) {
-        TORII_LOG(error, "could not find named location \"%s\"", uri.c_str());
+        TORII_LOG(error, "could not find named location \"%s\"%s", uri.c_str(), log_context(ex).c_str());
         write_special_response(ex, 500);
         return;
       }
