@@ -126,7 +126,11 @@ int parse_args(int argc, char** argv, Options& o) {
 torii::Result<ConfigPtr> load(const Options& o) {
   torii::config::load_warnings().clear();
   auto cfg = torii::config::load(o.conf, o.prefix, o.directives);
-  for (const auto& w : torii::config::load_warnings()) TORII_LOG(warn, "%s", w.c_str());
+  for (const auto& w : torii::config::load_warnings()) {
+    // Before the error log is open (start, -t) warnings go to the terminal, as nginx's do.
+    if (torii::log::enabled(torii::config::LogLevel::warn)) TORII_LOG(warn, "%s", w.c_str());
+    else fprintf(stderr, "torii: [warn] %s\n", w.c_str());
+  }
   return cfg;
 }
 

@@ -34,6 +34,7 @@ class Regex;  // PCRE2 wrapper, config/regex.h
 struct SslServerConfig;      // config/ssl_config.h: certificates, protocols, session cache
 struct ProxyConfig;          // config/proxy_config.h: proxy_pass and the proxy_* directives
 struct UpstreamGroupConfig;  // config/upstream_config.h: an upstream {} block
+struct MapConfig;            // config/map_config.h: a map {} block
 
 // http2_* directives, nginx's defaults.
 struct Http2Settings {
@@ -227,6 +228,7 @@ struct Config {
   std::vector<std::shared_ptr<const Server>> servers;
   std::vector<ListenGroup> listen_groups;
   std::vector<std::shared_ptr<const UpstreamGroupConfig>> upstreams;
+  std::vector<std::shared_ptr<const MapConfig>> maps;  // $name of map i: VarId::map_ with arg i
 
   // Every file read, in order, with its text: for `torii -T`.
   std::vector<std::pair<std::string, std::string>> sources;

@@ -444,7 +444,11 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
       l.backlog = static_cast<int>(v);
     } else if (a == "ipv6only=on" || a == "ipv6only=off") {
       l.ipv6only = a == "ipv6only=on";
-    } else if (a == "ssl" || a == "http2" || a == "quic" || a == "proxy_protocol" || a == "bind" ||
+    } else if (a == "http2") {
+      l.http2 = true;  // nginx's older spelling of `http2 on`
+    } else if (a == "ssl") {
+      l.ssl = true;
+    } else if (a == "quic" || a == "proxy_protocol" || a == "bind" ||
                a == "deferred" || starts_with(a, "fastopen=") || starts_with(a, "so_keepalive=") ||
                starts_with(a, "rcvbuf=") || starts_with(a, "sndbuf=")) {
       return node_error(n, q(a) + " is not yet supported in \"listen\" directive");
@@ -826,7 +830,7 @@ const DirectiveSpec kDirectives[] = {
 // Real nginx directives that a later release implements. Saying so beats
 // "unknown directive" for a config copied from nginx.
 constexpr std::string_view kLater[] = {
-    "upstream", "http2", "http3", "quic", "ssl", "rewrite", "if", "set", "map", "geo",
+    "http3", "quic", "rewrite", "if", "set", "geo",
     "split_clients", "limit_rate", "limit_rate_after", "stub_status", "resolver",
     "resolver_timeout", "real_ip_header", "set_real_ip_from", "real_ip_recursive", "sub_filter",
     "charset", "autoindex", "break", "stream", "mail", "satisfy", "aio", "directio",
@@ -838,14 +842,16 @@ constexpr std::string_view kLater[] = {
     "server_name_in_redirect", "chunked_transfer_encoding", "postpone_output", "keepalive_time",
     "send_lowat", "sendfile_max_chunk", "client_body_temp_path", "client_body_in_file_only",
     "recursive_error_pages", "msie_padding", "msie_refresh", "ssi", "add_trailer", "auth_request",
-    "keepalive", "least_conn", "ip_hash", "hash", "zone", "uwsgi_pass", "scgi_pass",
+    "uwsgi_pass", "scgi_pass",
     "fastcgi_pass", "grpc_pass", "memcached_pass", "open_log_file_cache", "log_subrequest",
     "disable_symlinks", "if_modified_since", "max_ranges", "read_ahead", "thread_pool",
     "timer_resolution", "working_directory", "lock_file", "pcre_jit", "ssl_engine",
 };
 
+// "proxy_" stays for the proxy directives not implemented yet (proxy_cache*,
+// proxy_ssl_*, ...): the proxy module's own table is searched first.
 constexpr std::string_view kLaterPrefixes[] = {
-    "ssl_", "proxy_", "http2_", "http3_", "quic_", "gzip_", "fastcgi_", "uwsgi_", "scgi_", "grpc_",
+    "ssl_", "proxy_", "http3_", "quic_", "gzip_", "fastcgi_", "uwsgi_", "scgi_", "grpc_",
     "limit_req", "limit_conn", "auth_", "memcached_", "userid", "secure_link", "image_filter",
     "xslt_", "perl", "js_", "sub_filter_", "mp4", "flv", "hls", "slice", "empty_gif", "dav_",
 };

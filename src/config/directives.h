@@ -58,6 +58,7 @@ struct Scope {
   bool error_page_here = false;
   bool index_here = false;
   bool access_log_here = false;
+  uint32_t proxy_here = 0;  // proxy_* array directives set in this block (directives_proxy.cc)
 };
 
 struct DirectiveSpec {
@@ -76,6 +77,8 @@ const DirectiveSpec* find_directive(std::string_view name);
 std::span<const DirectiveSpec> ssl_directives();    // directives_ssl.cc
 std::span<const DirectiveSpec> proxy_directives();  // directives_proxy.cc
 std::span<const DirectiveSpec> http2_directives();  // directives_http2.cc
+// proxy_pass is not inherited by nested locations (directives_proxy.cc).
+void reset_uninherited_proxy(LocationSettings& s);
 // Real nginx directives that torii will support later: a clear error now.
 bool is_not_yet_supported(std::string_view name);
 

@@ -1,8 +1,580 @@
 // The proxy module's directives (proxy_pass, proxy_*, upstream {}, map).
+// upstream {} and map {} check their own children: an upstream's "server"
+// is not the http block's, and a map's lines are keys, not directives.
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/un.h>
+
+#include <algorithm>
+#include <cstring>
+
 #include "config/directives.h"
+#include "config/map_config.h"
+#include "config/proxy_config.h"
+#include "config/regex.h"
+#include "config/upstream_config.h"
+#include "net/address.h"
 
 namespace torii::config {
 
-std::span<const DirectiveSpec> proxy_directives() { return {}; }
+namespace {
+
+std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+Error invalid_value(const Node& n, std::string_view value) {
+  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// Scope::proxy_here bits: array directives replace what was inherited at
+// their first use in a block, as nginx's merge does.
+enum : uint32_t { kSetHeaderHere = 1, kHideHere = 2, kPassHere = 4, kRedirectHere = 8 };
+
+// Copy-on-write: settings share their parent's ProxyConfig until changed.
+template <typename F>
+Status edit(Scope& s, F&& f) {
+  auto p = s.settings->proxy ? std::make_shared<ProxyConfig>(*s.settings->proxy) : std::make_shared<ProxyConfig>();
+  Status st = f(*p);
+  if (!st) return st;
+  s.settings->proxy = std::move(p);
+  return Ok{};
+}
+
+// ---- addresses ---------------------------------------------------------------
+
+struct Resolved {
+  sockaddr_storage addr{};
+  socklen_t len = 0;
+};
+
+// "unix:/path", "[::1]:80", "1.2.3.4:80", "host:80", "host" (port 80).
+// A host name may resolve to several addresses: one server each, as nginx.
+Result<std::vector<Resolved>> resolve(std::string_view text, const Node& n) {
+  std::vector<Resolved> out;
+  if (starts_with(text, "unix:")) {
+    std::string path(text.substr(5));
+    sockaddr_un sa{};
+    if (path.empty() || path.size() >= sizeof sa.sun_path) return invalid_value(n, text);
+    sa.sun_family = AF_UNIX;
+    std::memcpy(sa.sun_path, path.data(), path.size());
+    Resolved r;
+    std::memcpy(&r.addr, &sa, sizeof sa);
+    r.len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+    out.push_back(r);
+    return out;
+  }
+  std::string host;
+  std::string port = "80";
+  if (!text.empty() && text[0] == '[') {
+    size_t close = text.find(']');
+    if (close == std::string_view::npos) return invalid_value(n, text);
+    host = std::string(text.substr(1, close - 1));
+    std::string_view rest = text.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest[0] != ':') return invalid_value(n, text);
+      port = std::string(rest.substr(1));
+    }
+  } else {
+    size_t colon = text.rfind(':');
+    host = std::string(text.substr(0, colon));
+    if (colon != std::string_view::npos) port = std::string(text.substr(colon + 1));
+  }
+  uint64_t p = 0;
+  if (!parse_number(port, p) || p == 0 || p > 65535) return node_error(n, "invalid port in " + q(text));
+  if (host.empty()) return node_error(n, "no host in " + q(text));
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(host.c_str(), port.c_str(), &hints, &res) != 0 || !res)
+    return node_error(n, "host not found in upstream " + q(text));
+  for (addrinfo* ai = res; ai; ai = ai->ai_next) {
+    Resolved r;
+    std::memcpy(&r.addr, ai->ai_addr, ai->ai_addrlen);
+    r.len = ai->ai_addrlen;
+    bool dup = std::any_of(out.begin(), out.end(), [&](const Resolved& o) {
+      return o.len == r.len && std::memcmp(&o.addr, &r.addr, r.len) == 0;
+    });
+    if (!dup) out.push_back(r);
+  }
+  freeaddrinfo(res);
+  return out;
+}
+
+std::string server_name(const Resolved& r, std::string_view written) {
+  if (r.addr.ss_family == AF_UNIX) return std::string(written);
+  return net::address_with_port(r.addr);
+}
+
+// ---- upstream {} -------------------------------------------------------------
+
+Status upstream_server(UpstreamGroupConfig& g, const Node& n) {
+  if (n.args.empty()) return node_error(n, "invalid number of arguments in \"server\" directive");
+  UpstreamServer proto;
+  for (size_t i = 1; i < n.args.size(); ++i) {
+    std::string_view a = n.args[i];
+    uint64_t v = 0;
+    int64_t ms = 0;
+    if (starts_with(a, "weight=")) {
+      if (!parse_number(a.substr(7), v) || v == 0 || v > 1'000'000) return invalid_value(n, a);
+      proto.weight = static_cast<unsigned>(v);
+    } else if (starts_with(a, "max_fails=")) {
+      if (!parse_number(a.substr(10), v) || v > 1'000'000) return invalid_value(n, a);
+      proto.max_fails = static_cast<unsigned>(v);
+    } else if (starts_with(a, "fail_timeout=")) {
+      if (!parse_time_ms(a.substr(13), ms)) return invalid_value(n, a);
+      proto.fail_timeout = Ms(ms);
+    } else if (starts_with(a, "max_conns=")) {
+      if (!parse_number(a.substr(10), v) || v > 1'000'000) return invalid_value(n, a);
+      proto.max_conns = static_cast<unsigned>(v);
+    } else if (a == "backup") {
+      proto.backup = true;
+    } else if (a == "down") {
+      proto.down = true;
+    } else if (a == "resolve" || starts_with(a, "route=") || starts_with(a, "service=") || a == "drain" ||
+               starts_with(a, "slow_start=")) {
+      return node_error(n, q(a) + " is not yet supported");
+    } else {
+      return node_error(n, "invalid parameter " + q(a));
+    }
+  }
+  auto addrs = resolve(n.args[0], n);
+  if (!addrs) return Error{addrs.error()};
+  for (const auto& r : *addrs) {
+    UpstreamServer s = proto;
+    s.name = server_name(r, n.args[0]);
+    s.addr = r.addr;
+    s.addr_len = r.len;
+    g.servers.push_back(std::move(s));
+  }
+  return Ok{};
+}
+
+Status set_upstream(Compiler& c, Scope&, const Node& n) {
+  auto g = std::make_shared<UpstreamGroupConfig>();
+  g->name = n.args[0];
+  g->file = n.file ? *n.file : std::string();
+  g->line = n.line;
+  for (const auto& u : c.cfg().upstreams) {
+    if (!u->implicit && u->name == g->name) return node_error(n, "duplicate upstream " + q(g->name));
+  }
+  using B = UpstreamGroupConfig::Balancer;
+  bool balancer_set = false;
+  auto set_balancer = [&](const Node& d, B b) -> Status {
+    if (balancer_set) return node_error(d, "load balancing method redefined");
+    balancer_set = true;
+    g->balancer = b;
+    return Ok{};
+  };
+  auto arity = [](const Node& d, size_t lo, size_t hi) -> Status {
+    if (d.block) return node_error(d, "directive " + q(d.name) + " is not terminated by \";\"");
+    if (d.args.size() < lo || d.args.size() > hi)
+      return node_error(d, "invalid number of arguments in " + q(d.name) + " directive");
+    return Ok{};
+  };
+  for (const auto& d : n.children) {
+    Status st = Ok{};
+    if (d.name == "server") {
+      st = arity(d, 1, 32);
+      if (st) st = upstream_server(*g, d);
+    } else if (d.name == "least_conn") {
+      st = arity(d, 0, 0);
+      if (st) st = set_balancer(d, B::least_conn);
+    } else if (d.name == "ip_hash") {
+      st = arity(d, 0, 0);
+      if (st) st = set_balancer(d, B::ip_hash);
+    } else if (d.name == "hash") {
+      st = arity(d, 1, 2);
+      if (st) st = set_balancer(d, B::hash);
+      if (st) {
+        auto t = compile_template(d.args[0]);
+        if (!t) return node_error(d, t.error());
+        g->hash_key = std::move(*t);
+        if (d.args.size() == 2) {
+          if (d.args[1] != "consistent") return invalid_value(d, d.args[1]);
+          g->consistent = true;
+        }
+      }
+    } else if (d.name == "random") {
+      st = arity(d, 0, 2);
+      if (st) st = set_balancer(d, B::random);
+      if (st && !d.args.empty()) {
+        if (d.args[0] != "two") return invalid_value(d, d.args[0]);
+        if (d.args.size() == 2 && d.args[1] != "least_conn") return invalid_value(d, d.args[1]);
+        g->random_two = true;
+      }
+    } else if (d.name == "keepalive") {
+      st = arity(d, 1, 1);
+      uint64_t v = 0;
+      if (st && (!parse_number(d.args[0], v) || v == 0 || v > 1'000'000)) return invalid_value(d, d.args[0]);
+      g->keepalive = static_cast<unsigned>(v);
+    } else if (d.name == "keepalive_timeout") {
+      st = arity(d, 1, 1);
+      int64_t ms = 0;
+      if (st && !parse_time_ms(d.args[0], ms)) return invalid_value(d, d.args[0]);
+      g->keepalive_timeout = Ms(ms);
+    } else if (d.name == "keepalive_requests") {
+      st = arity(d, 1, 1);
+      uint64_t v = 0;
+      if (st && !parse_number(d.args[0], v)) return invalid_value(d, d.args[0]);
+      g->keepalive_requests = v;
+    } else if (d.name == "zone") {
+      // Shared-memory zones share state between worker processes; torii's
+      // workers keep per-worker state, so the zone is accepted and unused.
+      st = arity(d, 1, 2);
+    } else if (d.name == "keepalive_time" || d.name == "ntlm" || d.name == "sticky" || d.name == "queue" ||
+               d.name == "resolver" || d.name == "resolver_timeout") {
+      return node_error(d, q(d.name) + " is not yet supported");
+    } else {
+      return node_error(d, "unknown directive " + q(d.name));
+    }
+    if (!st) return st;
+  }
+  if (g->servers.empty()) return node_error(n, "no servers are inside upstream");
+  bool any_primary = std::any_of(g->servers.begin(), g->servers.end(), [](const auto& s) { return !s.backup; });
+  if (!any_primary) return node_error(n, "no primary servers are inside upstream");
+  if (g->balancer != B::round_robin && g->balancer != B::least_conn) {
+    for (const auto& s : g->servers)
+      if (s.backup) return node_error(n, "backup servers are not allowed with this load balancing method");
+  }
+  c.cfg().upstreams.push_back(std::move(g));
+  return Ok{};
+}
+
+// ---- map {} ------------------------------------------------------------------
+
+Status set_map(Compiler& c, Scope&, const Node& n) {
+  auto m = std::make_shared<MapConfig>();
+  auto src = compile_template(n.args[0]);
+  if (!src) return node_error(n, src.error());
+  m->source = std::move(*src);
+  std::string_view var = n.args[1];
+  if (var.size() < 2 || var[0] != '$') return node_error(n, "invalid variable name " + q(var));
+  m->name = std::string(var.substr(1));
+  Variable existing;
+  if (lookup_variable(m->name, existing) && existing.id != VarId::map_)
+    return node_error(n, "the duplicate " + q(m->name) + " variable");
+  for (const auto& d : n.children) {
+    if (d.block) return node_error(d, "unexpected \"{\"");
+    if (d.args.empty() && (d.name == "hostnames" || d.name == "volatile")) {
+      if (d.name == "hostnames") m->hostnames = true;
+      continue;
+    }
+    if (d.args.size() != 1) return node_error(d, "invalid number of the map parameters");
+    auto value = compile_template(d.args[0]);
+    if (!value) return node_error(d, value.error());
+    if (d.name == "default") {
+      m->default_value = std::move(*value);
+      continue;
+    }
+    if (d.name == "include") return node_error(d, "\"include\" inside map is not yet supported");
+    MapConfig::Entry e;
+    std::string key = d.name;
+    if (!key.empty() && key[0] == '\\') key.erase(0, 1);  // "\~" is a literal tilde
+    if (d.name.size() > 1 && d.name[0] == '~') {
+      bool icase = d.name.size() > 2 && d.name[1] == '*';
+      auto re = Regex::compile(std::string_view(d.name).substr(icase ? 2 : 1), icase);
+      if (!re) return node_error(d, re.error());
+      e.regex = std::move(*re);
+    } else {
+      e.key = m->hostnames ? lower(key) : key;
+    }
+    e.value = std::move(*value);
+    m->entries.push_back(std::move(e));
+  }
+  // Exact keys first, then regexes in file order (nginx's order).
+  std::stable_partition(m->entries.begin(), m->entries.end(), [](const auto& e) { return !e.regex; });
+  auto& maps = c.cfg().maps;
+  define_variable(m->name, maps.size());
+  maps.push_back(std::move(m));
+  return Ok{};
+}
+
+// ---- proxy_pass ----------------------------------------------------------------
+
+Status set_proxy_pass(Compiler& c, Scope& s, const Node& n) {
+  std::string_view url = n.args[0];
+  if (url.find('$') != std::string_view::npos) return node_error(n, "variables in \"proxy_pass\" are not yet supported");
+  if (starts_with(url, "https://")) return node_error(n, "\"proxy_pass https://\" is not yet supported");
+  if (!starts_with(url, "http://")) return node_error(n, "invalid URL prefix in " + q(url));
+  std::string_view rest = url.substr(7);
+  std::string_view host;
+  std::string_view uri;
+  bool has_uri = false;
+  if (starts_with(rest, "unix:")) {
+    // http://unix:/path/to.sock:/uri
+    size_t colon = rest.find(':', 5);
+    host = rest.substr(0, colon);
+    if (colon != std::string_view::npos) {
+      uri = rest.substr(colon + 1);
+      has_uri = true;
+    }
+  } else {
+    size_t slash = rest.find('/');
+    host = rest.substr(0, slash);
+    if (slash != std::string_view::npos) {
+      uri = rest.substr(slash);
+      has_uri = true;
+    }
+  }
+  if (host.empty()) return node_error(n, "no host in " + q(url) + " of the \"proxy_pass\" directive");
+
+  const Location* loc = s.location;
+  using M = Location::Match;
+  bool regex_like = !loc || loc->match == M::regex || loc->match == M::regex_icase || loc->match == M::named;
+  if (has_uri && (regex_like || s.limit_except))
+    return node_error(n, "\"proxy_pass\" cannot have URI part in location given by regular expression, or inside "
+                         "named location, or inside \"if\" statement, or inside \"limit_except\" block");
+
+  std::shared_ptr<const UpstreamGroupConfig> group;
+  bool has_port = !starts_with(host, "unix:") && host.find(':') != std::string_view::npos &&
+                  host.back() != ']';
+  if (!has_port) {
+    for (const auto& u : c.cfg().upstreams)
+      if (!u->implicit && u->name == host) group = u;
+  }
+  if (!group) {
+    for (const auto& u : c.cfg().upstreams)
+      if (u->implicit && u->name == host) group = u;
+  }
+  if (!group) {
+    auto g = std::make_shared<UpstreamGroupConfig>();
+    g->name = std::string(host);
+    g->implicit = true;
+    g->file = n.file ? *n.file : std::string();
+    g->line = n.line;
+    auto addrs = resolve(host, n);
+    if (!addrs) return Error{addrs.error()};
+    for (const auto& r : *addrs) {
+      UpstreamServer sv;
+      sv.name = server_name(r, host);
+      sv.addr = r.addr;
+      sv.addr_len = r.len;
+      g->servers.push_back(std::move(sv));
+    }
+    c.cfg().upstreams.push_back(g);
+    group = std::move(g);
+  }
+
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.upstream = group;
+    p.url = std::string(url);
+    std::string h(host);
+    if (h.size() > 3 && h.compare(h.size() - 3, 3, ":80") == 0) h.resize(h.size() - 3);
+    if (starts_with(h, "unix:")) h = "localhost";
+    p.proxy_host = std::move(h);
+    p.has_uri = has_uri;
+    p.uri = std::string(uri);
+    p.location_prefix = loc ? loc->pattern : std::string();
+    p.uri_from_regex = regex_like;
+    return Ok{};
+  });
+}
+
+// ---- proxy_* -------------------------------------------------------------------
+
+Status set_http_version(Compiler&, Scope& s, const Node& n) {
+  int v = 0;
+  if (n.args[0] == "1.0") v = 10;
+  else if (n.args[0] == "1.1") v = 11;
+  else return invalid_value(n, n.args[0]);
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.http_version = v;
+    return Ok{};
+  });
+}
+
+Status set_set_header(Compiler&, Scope& s, const Node& n) {
+  auto t = compile_template(n.args[1]);
+  if (!t) return node_error(n, t.error());
+  bool first = !(s.proxy_here & kSetHeaderHere);
+  s.proxy_here |= kSetHeaderHere;
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    if (first) p.set_headers.clear();
+    std::string name = n.args[0];
+    std::string low = lower(name);
+    // A later line for the same name wins, as in nginx.
+    std::erase_if(p.set_headers, [&](const ProxyHeader& h) { return lower(h.name) == low; });
+    p.set_headers.push_back({std::move(name), std::move(*t)});
+    return Ok{};
+  });
+}
+
+template <std::vector<std::string> ProxyConfig::*F, uint32_t Bit>
+Status set_name_list(Compiler&, Scope& s, const Node& n) {
+  bool first = !(s.proxy_here & Bit);
+  s.proxy_here |= Bit;
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    if (first) (p.*F).clear();
+    (p.*F).push_back(lower(n.args[0]));
+    return Ok{};
+  });
+}
+
+Status set_redirect(Compiler&, Scope& s, const Node& n) {
+  bool first = !(s.proxy_here & kRedirectHere);
+  s.proxy_here |= kRedirectHere;
+  if (n.args.size() == 1) {
+    if (n.args[0] != "default" && n.args[0] != "off" && n.args[0] != "false") return invalid_value(n, n.args[0]);
+    bool off = n.args[0] != "default";
+    return edit(s, [&](ProxyConfig& p) -> Status {
+      p.redirects.clear();
+      p.redirect_default_too = false;
+      p.redirect_mode = off ? ProxyConfig::RedirectMode::off : ProxyConfig::RedirectMode::default_;
+      return Ok{};
+    });
+  }
+  if (starts_with(n.args[0], "~")) return node_error(n, "regular expressions in \"proxy_redirect\" are not yet supported");
+  auto from = compile_template(n.args[0]);
+  if (!from) return node_error(n, from.error());
+  auto to = compile_template(n.args[1]);
+  if (!to) return node_error(n, to.error());
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    if (first || p.redirect_mode != ProxyConfig::RedirectMode::list) {
+      p.redirects.clear();
+      p.redirect_default_too = false;
+    }
+    p.redirect_mode = ProxyConfig::RedirectMode::list;
+    p.redirects.push_back({std::move(*from), std::move(*to)});
+    return Ok{};
+  });
+}
+
+template <Ms ProxyConfig::*F>
+Status set_timeout(Compiler&, Scope& s, const Node& n) {
+  int64_t ms = 0;
+  if (!parse_time_ms(n.args[0], ms)) return invalid_value(n, n.args[0]);
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.*F = Ms(ms);
+    return Ok{};
+  });
+}
+
+template <bool ProxyConfig::*F>
+Status set_flag(Compiler&, Scope& s, const Node& n) {
+  bool on = n.args[0] == "on";
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.*F = on;
+    return Ok{};
+  });
+}
+
+template <size_t ProxyConfig::*F>
+Status set_size(Compiler&, Scope& s, const Node& n) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v) || v == 0) return invalid_value(n, n.args[0]);
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.*F = static_cast<size_t>(v);
+    return Ok{};
+  });
+}
+
+Status set_buffers(Compiler&, Scope& s, const Node& n) {
+  uint64_t num = 0;
+  int64_t size = 0;
+  if (!parse_number(n.args[0], num) || num < 2 || num > 1024) return invalid_value(n, n.args[0]);
+  if (!parse_size(n.args[1], size) || size == 0) return invalid_value(n, n.args[1]);
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.buffers_number = num;
+    p.buffers_size = static_cast<size_t>(size);
+    return Ok{};
+  });
+}
+
+Status set_next_upstream(Compiler&, Scope& s, const Node& n) {
+  uint32_t mask = 0;
+  static constexpr std::pair<std::string_view, uint32_t> kNames[] = {
+      {"error", kNextError},         {"timeout", kNextTimeout},   {"invalid_header", kNextInvalidHeader},
+      {"http_500", kNextHttp500},    {"http_502", kNextHttp502},  {"http_503", kNextHttp503},
+      {"http_504", kNextHttp504},    {"http_403", kNextHttp403},  {"http_404", kNextHttp404},
+      {"http_429", kNextHttp429},    {"non_idempotent", kNextNonIdempotent},
+  };
+  for (const auto& a : n.args) {
+    if (a == "off") {
+      if (n.args.size() != 1) return invalid_value(n, a);
+      mask = 0;
+      continue;
+    }
+    if (a == "updating") continue;  // a cache condition: no cache here
+    auto it = std::find_if(std::begin(kNames), std::end(kNames), [&](const auto& k) { return k.first == a; });
+    if (it == std::end(kNames)) return invalid_value(n, a);
+    mask |= it->second;
+  }
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.next_upstream = mask;
+    return Ok{};
+  });
+}
+
+Status set_next_tries(Compiler&, Scope& s, const Node& n) {
+  uint64_t v = 0;
+  if (!parse_number(n.args[0], v) || v > 1'000'000) return invalid_value(n, n.args[0]);
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.next_upstream_tries = static_cast<unsigned>(v);
+    return Ok{};
+  });
+}
+
+// Temp files never happen (memory stays within proxy_buffers), so these
+// only need a valid value.
+Status accept_size_or_zero(Compiler&, Scope&, const Node& n) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v)) return invalid_value(n, n.args[0]);
+  return Ok{};
+}
+
+constexpr uint16_t kHSL = kHttp | kServer | kLocation;
+
+const DirectiveSpec kProxyDirectives[] = {
+    {"upstream", kHttp, kArgs1 | kBlock, false, false, kUpstream, &set_upstream},
+    // map's lines are keys, checked by set_map; kUpstream asks the generic
+    // validation to leave a block's children to its setter.
+    {"map", kHttp, kArgs2 | kBlock, false, false, kUpstream, &set_map},
+    {"proxy_pass", kLocation, kArgs1, true, false, kMain, &set_proxy_pass},
+    {"proxy_http_version", kHSL, kArgs1, true, false, kMain, &set_http_version},
+    {"proxy_set_header", kHSL, kArgs2, false, false, kMain, &set_set_header},
+    {"proxy_hide_header", kHSL, kArgs1, false, false, kMain, &set_name_list<&ProxyConfig::hide_headers, kHideHere>},
+    {"proxy_pass_header", kHSL, kArgs1, false, false, kMain, &set_name_list<&ProxyConfig::pass_headers, kPassHere>},
+    {"proxy_redirect", kHSL, kArgs1 | kArgs2, false, false, kMain, &set_redirect},
+    {"proxy_connect_timeout", kHSL, kArgs1, true, false, kMain, &set_timeout<&ProxyConfig::connect_timeout>},
+    {"proxy_send_timeout", kHSL, kArgs1, true, false, kMain, &set_timeout<&ProxyConfig::send_timeout>},
+    {"proxy_read_timeout", kHSL, kArgs1, true, false, kMain, &set_timeout<&ProxyConfig::read_timeout>},
+    {"proxy_buffering", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::buffering>},
+    {"proxy_request_buffering", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::request_buffering>},
+    {"proxy_intercept_errors", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::intercept_errors>},
+    {"proxy_pass_request_headers", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::pass_request_headers>},
+    {"proxy_pass_request_body", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::pass_request_body>},
+    {"proxy_ignore_client_abort", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::ignore_client_abort>},
+    {"proxy_buffer_size", kHSL, kArgs1, true, false, kMain, &set_size<&ProxyConfig::buffer_size>},
+    {"proxy_buffers", kHSL, kArgs2, true, false, kMain, &set_buffers},
+    {"proxy_busy_buffers_size", kHSL, kArgs1, true, false, kMain, &set_size<&ProxyConfig::busy_buffers_size>},
+    {"proxy_next_upstream", kHSL, kArgs1More, true, false, kMain, &set_next_upstream},
+    {"proxy_next_upstream_tries", kHSL, kArgs1, true, false, kMain, &set_next_tries},
+    {"proxy_next_upstream_timeout", kHSL, kArgs1, true, false, kMain,
+     &set_timeout<&ProxyConfig::next_upstream_timeout>},
+    {"proxy_max_temp_file_size", kHSL, kArgs1, true, false, kMain, &accept_size_or_zero},
+    {"proxy_temp_file_write_size", kHSL, kArgs1, true, false, kMain, &accept_size_or_zero},
+};
+
+}  // namespace
+
+std::span<const DirectiveSpec> proxy_directives() { return kProxyDirectives; }
+
+void reset_uninherited_proxy(LocationSettings& s) {
+  // proxy_pass belongs to its location: a nested location does not proxy
+  // unless it says so (its proxy_* settings are still inherited).
+  if (!s.proxy || !s.proxy->upstream) return;
+  auto p = std::make_shared<ProxyConfig>(*s.proxy);
+  p->upstream.reset();
+  s.proxy = std::move(p);
+}
 
 }  // namespace torii::config

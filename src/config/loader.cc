@@ -9,6 +9,7 @@
 #include "config/loader.h"
 #include "config/parser.h"
 #include "config/regex.h"
+#include "config/ssl_config.h"
 
 namespace torii::config {
 
@@ -54,6 +55,7 @@ void reset_uninherited(LocationSettings& s) {
   s.ret.reset();
   s.try_files.clear();
   s.limit_except.reset();
+  reset_uninherited_proxy(s);
 }
 
 bool is_static(Location::Match m) {
@@ -136,6 +138,7 @@ const std::shared_ptr<const MimeTypes>& Compiler::default_types() {
 }
 
 Status Compiler::run(const std::vector<Node>& main) {
+  clear_defined_variables();  // map {} names belong to the config being compiled
   cfg_.pid_path = full_path("logs/torii.pid");
   cfg_.error_log.path = full_path("logs/error.log");
   auto combined = std::make_shared<LogFormat>();
@@ -149,7 +152,9 @@ Status Compiler::run(const std::vector<Node>& main) {
   scope.ctx = kMain;
   st = block(main, scope);
   if (!st) return st;
-  return build_listen_groups();
+  st = build_listen_groups();
+  if (!st) return st;
+  return build_ssl_contexts(servers_, cfg_);  // certificates are read now: -t names a bad one
 }
 
 Status Compiler::validate(const std::vector<Node>& nodes, Context ctx) const {
@@ -173,7 +178,8 @@ Status Compiler::validate(const std::vector<Node>& nodes, Context ctx) const {
     if ((spec->arity & kFlag) && n.args[0] != "on" && n.args[0] != "off")
       return node_error(n, "invalid value " + q(n.args[0]) + " in " + q(n.name) +
                                " directive, it must be \"on\" or \"off\"");
-    if (n.block) {
+    // An upstream's or map's children are checked by its own setter.
+    if (n.block && spec->inner != kUpstream) {
       auto st = validate(n.children, spec->inner);
       if (!st) return st;
     }
@@ -262,6 +268,8 @@ Status Compiler::server(Scope& parent, const Node& n) {
     sites.push_back(&n);
   }
   if (srv->names.empty()) srv->names.push_back(ServerName{});  // nginx's implicit ""
+  if (srv->ssl && srv->ssl->ssl_on)
+    for (auto& l : srv->listens) l.ssl = true;  // deprecated "ssl on"
   servers_.push_back(srv);
   cfg_.servers.push_back(std::move(srv));
   return Ok{};

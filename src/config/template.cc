@@ -27,6 +27,8 @@ constexpr Named kPlain[] = {
     {"is_args", VarId::is_args},
     {"msec", VarId::msec},
     {"pid", VarId::pid},
+    {"proxy_add_x_forwarded_for", VarId::proxy_add_x_forwarded_for},
+    {"proxy_host", VarId::proxy_host},
     {"query_string", VarId::query_string},
     {"realpath_root", VarId::realpath_root},
     {"remote_addr", VarId::remote_addr},
@@ -43,9 +45,17 @@ constexpr Named kPlain[] = {
     {"server_name", VarId::server_name},
     {"server_port", VarId::server_port},
     {"server_protocol", VarId::server_protocol},
+    {"ssl_cipher", VarId::ssl_cipher},
+    {"ssl_early_data", VarId::ssl_early_data},
+    {"ssl_protocol", VarId::ssl_protocol},
+    {"ssl_server_name", VarId::ssl_server_name},
+    {"ssl_session_reused", VarId::ssl_session_reused},
     {"status", VarId::status},
     {"time_iso8601", VarId::time_iso8601},
     {"time_local", VarId::time_local},
+    {"upstream_addr", VarId::upstream_addr},
+    {"upstream_response_time", VarId::upstream_response_time},
+    {"upstream_status", VarId::upstream_status},
     {"uri", VarId::uri},
 };
 
@@ -74,9 +84,31 @@ void add_literal(Template& t, std::string_view s) {
   t.parts.push_back(std::move(p));
 }
 
+// map {} variables of the config compiling on this thread.
+thread_local std::vector<std::pair<std::string, size_t>> t_defined;
+
 }  // namespace
 
+void define_variable(const std::string& name, size_t map_index) {
+  for (auto& [n, i] : t_defined) {
+    if (n == name) {
+      i = map_index;
+      return;
+    }
+  }
+  t_defined.emplace_back(name, map_index);
+}
+
+void clear_defined_variables() { t_defined.clear(); }
+
 bool lookup_variable(std::string_view name, Variable& out) {
+  for (const auto& [n, i] : t_defined) {
+    if (n == name) {
+      out.id = VarId::map_;
+      out.arg = std::to_string(i);
+      return true;
+    }
+  }
   for (const auto& n : kPlain) {
     if (n.name == name) {
       out.id = n.id;

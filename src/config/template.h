@@ -18,6 +18,7 @@ enum class VarId : uint8_t {
   arg_,         // query argument, arg as written
   cookie_,      // cookie, arg as written
   capture,      // $1..$9 from the last regex match; arg "1".."9"
+  map_,         // a map {} variable; arg is its index in Config::maps
   // Plain variables.
   args,
   body_bytes_sent,
@@ -34,6 +35,8 @@ enum class VarId : uint8_t {
   is_args,
   msec,
   pid,
+  proxy_add_x_forwarded_for,
+  proxy_host,
   query_string,
   realpath_root,
   remote_addr,
@@ -50,9 +53,17 @@ enum class VarId : uint8_t {
   server_name,
   server_port,
   server_protocol,
+  ssl_cipher,
+  ssl_early_data,
+  ssl_protocol,
+  ssl_server_name,
+  ssl_session_reused,
   status,
   time_iso8601,
   time_local,
+  upstream_addr,
+  upstream_response_time,
+  upstream_status,
   uri,
 };
 
@@ -80,5 +91,10 @@ Result<Template> compile_template(std::string_view text);
 
 // Name -> id for plain variables and prefix families; false if unknown.
 bool lookup_variable(std::string_view name, Variable& out);
+
+// Variables a config defines (map {}), known to lookup_variable while that
+// config compiles on this thread; cleared when a compile starts.
+void define_variable(const std::string& name, size_t map_index);
+void clear_defined_variables();
 
 }  // namespace torii::config

@@ -11,10 +11,13 @@
 
 #include "handlers/open_file_cache.h"
 #include "http1/connection.h"
+#include "http2/connection.h"
 #include "log/access_log.h"
 #include "log/error_log.h"
 #include "net/listener.h"
+#include "net/tls_transport.h"
 #include "net/transport.h"
+#include "upstream/upstreams.h"
 
 namespace torii::core {
 
@@ -76,11 +79,16 @@ Worker::Worker(int index, std::shared_ptr<const config::Config> config)
       access_log_(std::make_unique<log::AccessLogWriter>()),
       housekeeping_([](void* self) { static_cast<Worker*>(self)->on_housekeeping(); }, this) {
   services_.open_files = open_files_.get();
+  upstreams_ = std::make_unique<upstream::Upstreams>(loop_);
+  services_.loop = &loop_;
+  services_.upstreams = upstreams_.get();
 }
 
 Worker::~Worker() {
+  h2_connections_.clear();
   connections_.clear();
   acceptors_.clear();
+  upstreams_.reset();
 }
 
 bool Worker::open_listeners() {
@@ -107,8 +115,10 @@ void Worker::start() {
     loop_.arm(housekeeping_, kHousekeepingMs);
     loop_.run();
     access_log_->flush(true);
+    h2_connections_.clear();
     connections_.clear();
     acceptors_.clear();
+    upstreams_.reset();  // idle upstream connections close on this thread
   });
 }
 
@@ -168,6 +178,11 @@ void Worker::apply_config(std::shared_ptr<const config::Config> config) {
     (void)owned;
     if (c->idle_on_retired()) c->drain();
   }
+  // HTTP/2 on a retired address: GOAWAY, streams in flight finish.
+  std::vector<http2::Connection*> retired;
+  for (auto& [c, owned] : h2_connections_)
+    if (c->on_retired()) retired.push_back(c);
+  for (auto* c : retired) c->drain();
 }
 
 void Worker::accept_connection(int fd, const std::shared_ptr<ListenBinding>& binding, const sockaddr_storage& peer) {
@@ -176,7 +191,13 @@ void Worker::accept_connection(int fd, const std::shared_ptr<ListenBinding>& bin
     close(fd);
     return;
   }
-  auto conn = std::make_unique<http1::Connection>(*this, std::make_unique<net::PlainTransport>(fd), peer, binding);
+  std::unique_ptr<net::Transport> transport;
+  if (binding->group->listen.ssl) {
+    transport = std::make_unique<net::TlsTransport>(fd, binding->config, *binding->group);
+  } else {
+    transport = std::make_unique<net::PlainTransport>(fd);
+  }
+  auto conn = std::make_unique<http1::Connection>(*this, std::move(transport), peer, binding);
   auto* raw = conn.get();
   connections_.emplace(raw, std::move(conn));
   ++live_connections_;
@@ -191,6 +212,23 @@ void Worker::release(http1::Connection* c) {
   });
 }
 
+void Worker::start_http2(std::unique_ptr<net::Transport> transport, const http::ConnectionInfo& info,
+                         const std::shared_ptr<ListenBinding>& binding, std::string received) {
+  auto conn = std::make_unique<http2::Connection>(*this, std::move(transport), info, binding, std::move(received));
+  auto* raw = conn.get();
+  h2_connections_.emplace(raw, std::move(conn));
+  ++live_connections_;
+  raw->start();
+}
+
+void Worker::release(http2::Connection* c) {
+  --live_connections_;
+  loop_.defer([this, c] {
+    h2_connections_.erase(c);
+    check_drained();
+  });
+}
+
 void Worker::begin_drain() {
   if (draining_) return;
   draining_ = true;
@@ -198,15 +236,19 @@ void Worker::begin_drain() {
   std::vector<http1::Connection*> live;
   for (auto& [c, owned] : connections_) live.push_back(c);
   for (auto* c : live) c->drain();
+  std::vector<http2::Connection*> live2;
+  for (auto& [c, owned] : h2_connections_) live2.push_back(c);
+  for (auto* c : live2) c->drain();
   check_drained();
 }
 
 void Worker::check_drained() {
-  if (draining_ && connections_.empty()) loop_.stop();
+  if (draining_ && connections_.empty() && h2_connections_.empty()) loop_.stop();
 }
 
 void Worker::on_housekeeping() {
   access_log_->flush(false);
+  upstreams_->prune();
   loop_.arm(housekeeping_, kHousekeepingMs);
 }
 

@@ -24,6 +24,15 @@ class OpenFileCache;
 namespace torii::http1 {
 class Connection;
 }
+namespace torii::upstream {
+class Upstreams;
+}
+namespace torii::http2 {
+class Connection;
+}
+namespace torii::net {
+class Transport;
+}
 
 namespace torii::core {
 
@@ -59,6 +68,11 @@ class Worker {
   void accept_connection(int fd, const std::shared_ptr<ListenBinding>& binding, const sockaddr_storage& peer);
   // The connection is closed; it is destroyed at the end of this loop turn.
   void release(http1::Connection* c);
+  // An HTTP/1 connection that saw the h2c preface or negotiated "h2" hands
+  // its transport (and the bytes it read) over to an HTTP/2 connection.
+  void start_http2(std::unique_ptr<net::Transport> transport, const http::ConnectionInfo& info,
+                   const std::shared_ptr<ListenBinding>& binding, std::string received);
+  void release(http2::Connection* c);
   bool draining() const { return draining_; }
   int index() const { return index_; }
 
@@ -75,9 +89,11 @@ class Worker {
   std::thread thread_;
   std::unique_ptr<handlers::OpenFileCache> open_files_;
   std::unique_ptr<log::AccessLogWriter> access_log_;
+  std::unique_ptr<upstream::Upstreams> upstreams_;  // groups' state and keep-alive pools
   http::WorkerServices services_;
   std::unordered_map<std::string, std::unique_ptr<Acceptor>> acceptors_;  // by address text
   std::unordered_map<http1::Connection*, std::unique_ptr<http1::Connection>> connections_;
+  std::unordered_map<http2::Connection*, std::unique_ptr<http2::Connection>> h2_connections_;
   size_t live_connections_ = 0;  // open ones; closed ones wait for the turn's end
   bool draining_ = false;
   Timer housekeeping_;

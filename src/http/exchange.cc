@@ -65,7 +65,8 @@ void Exchange::send_head(ResponseHead head) {
   head_sent_ = true;
   if (status_override > 0) head.status = status_override;
   status = head.status;
-  if (req.method == Method::head || status == 204 || status == 304 || status < 200) header_only = true;
+  // After a 101 the body is the tunnelled stream.
+  if (req.method == Method::head || status == 204 || status == 304 || (status < 200 && status != 101)) header_only = true;
   if (status == 204 || status == 304) head.content_length = -1;
 
   const auto& s = settings();
@@ -109,6 +110,13 @@ void Exchange::finish() {
   if (finished_) return;
   finished_ = true;
   sink_.finish();
+}
+
+void Exchange::abort() {
+  if (finished_) return;
+  finished_ = true;
+  close_connection = true;
+  sink_.abort();
 }
 
 }  // namespace torii::http

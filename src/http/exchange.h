@@ -22,6 +22,12 @@
 namespace torii::handlers {
 class OpenFileCache;
 }
+namespace torii::core {
+class EventLoop;
+}
+namespace torii::upstream {
+class Upstreams;
+}
 
 namespace torii::http {
 
@@ -36,11 +42,19 @@ struct ConnectionInfo {
   std::string server_addr;
   uint16_t server_port = 0;
   bool tls = false;
+  // TLS facts, set when the handshake completes ($ssl_* variables).
+  std::string_view ssl_protocol;  // static strings of the TLS library
+  std::string_view ssl_cipher;
+  std::string ssl_server_name;    // SNI, lower-case
+  bool ssl_session_reused = false;
+  bool ssl_early_data = false;  // the first request came in TLS early data: 425 unless idempotent
 };
 
 // Per-worker services a handler may use; never shared across threads.
 struct WorkerServices {
   handlers::OpenFileCache* open_files = nullptr;
+  core::EventLoop* loop = nullptr;             // for handlers with their own sockets and timers
+  upstream::Upstreams* upstreams = nullptr;   // upstream groups' state and keep-alive pools
 };
 
 class Exchange {
@@ -65,6 +79,8 @@ class Exchange {
   void send_body(std::string_view data);
   void send_file(std::shared_ptr<const OpenFile> file, int64_t offset, int64_t length);
   void finish();
+  // Ends a response that cannot be completed (see ResponseSink::abort).
+  void abort();
 
   bool head_sent() const { return head_sent_; }
   bool finished() const { return finished_; }
@@ -95,6 +111,11 @@ class Exchange {
   int internal_redirects = 0;    // guards error_page/index/try_files loops
   std::string request_filename;  // the file the static handler mapped to
   std::string realpath_root;
+  // Set by the proxy for $upstream_addr/_status/_response_time; tries are
+  // joined with ", " as nginx does.
+  std::string upstream_addr;
+  std::string upstream_status;
+  std::string upstream_response_time;
   bool is_internal = false;      // reached by internal redirect (error_page...)
   bool header_only = false;      // HEAD, or a status without body: send_body is dropped
   bool in_error_page = false;    // error_page already redirected once (no recursion)

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "config/proxy_config.h"
+#include "handlers/proxy.h"
 #include "handlers/static_file.h"
 #include "http/exchange.h"
 #include "http/special_response.h"
@@ -134,6 +136,10 @@ void route(Exchange& ex) {
       run_return(ex, *s.ret);
       return;
     }
+    if (s.proxy && s.proxy->upstream) {
+      handlers::serve_proxy(ex);  // answers later, from the event loop
+      return;
+    }
     auto result = handlers::serve_static(ex);
     switch (result.kind) {
       case handlers::HandlerResult::Kind::responded:
@@ -177,6 +183,11 @@ const config::ErrorPage* find_error_page(const config::LocationSettings& s, int 
 
 void run_request(Exchange& ex) {
   if (ex.req.method == Method::head) ex.header_only = true;
+  if (ex.conn().ssl_early_data && ex.conn().requests == 1 && !is_idempotent(ex.req.method)) {
+    // TLS early data can be replayed: only what may safely run twice runs (RFC 8470).
+    send_error(ex, 425);
+    return;
+  }
   if (ex.server->ret) {
     run_return(ex, *ex.server->ret);
     return;
@@ -194,8 +205,8 @@ void send_error(Exchange& ex, int status) {
     return;
   }
   // As nginx: these errors end keep-alive, the connection state is suspect.
-  if (status == 400 || status == 413 || status == 414 || status == 431 || status == 500 || status == 501 ||
-      status == 505) {
+  if (status == 400 || status == 413 || status == 414 || status == 431 || status == 497 || status == 500 ||
+      status == 501 || status == 505) {
     ex.close_connection = true;
   }
   const config::ErrorPage* ep = ex.server ? find_error_page(ex.settings(), status) : nullptr;

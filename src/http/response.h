@@ -66,6 +66,11 @@ class ResponseSink {
   virtual void send_file(std::shared_ptr<const OpenFile> file, int64_t offset, int64_t length) = 0;
   // No more body.
   virtual void finish() = 0;
+  // The response cannot be completed (the upstream failed mid-body): end
+  // it without its terminating chunk and close the connection once the
+  // queued bytes are out, so the client sees a truncated response. After a
+  // 101 this ends the tunnel.
+  virtual void abort() { finish(); }
 
   // Starts handing the request body to `reader` (bytes already received
   // first). Without a reader, the codec reads and drops the body.

@@ -14,13 +14,23 @@ void write_special_response(Exchange& ex, int status) {
     ex.finish();
     return;
   }
+  // 497 is nginx's internal code for plain HTTP on a TLS port: error_page
+  // may catch it; the client sees a 400 that says what happened.
+  std::string_view detail;
+  if (status == 497) {
+    status = head.status = 400;
+    detail = "The plain HTTP request was sent to HTTPS port";
+  }
   std::string_view reason = reason_phrase(status);
   std::string_view sig = ex.server && !ex.settings().server_tokens ? "torii" : "torii/" TORII_VERSION;
   std::string body;
-  body.reserve(160);
-  body.append("<html>\r\n<head><title>").append(std::to_string(status)).append(" ").append(reason);
+  body.reserve(200);
+  body.append("<html>\r\n<head><title>").append(std::to_string(status)).append(" ");
+  body.append(detail.empty() ? reason : detail);
   body.append("</title></head>\r\n<body>\r\n<center><h1>").append(std::to_string(status)).append(" ").append(reason);
-  body.append("</h1></center>\r\n<hr><center>").append(sig).append("</center>\r\n</body>\r\n</html>\r\n");
+  body.append("</h1></center>\r\n");
+  if (!detail.empty()) body.append("<center>").append(detail).append("</center>\r\n");
+  body.append("<hr><center>").append(sig).append("</center>\r\n</body>\r\n</html>\r\n");
   head.remove("Content-Type");
   head.remove("Content-Length");
   head.add("Content-Type", "text/html");

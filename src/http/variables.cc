@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "config/map_config.h"
+#include "config/proxy_config.h"
 #include "http/exchange.h"
 
 namespace torii::http {
@@ -332,6 +334,46 @@ const std::string& hostname() {
   return name;
 }
 
+// $proxy_add_x_forwarded_for: the client's X-Forwarded-For, then its address.
+void append_forwarded_for(const Exchange& ex, std::string& out) {
+  if (append_request_header(ex.req, "x-forwarded-for", out)) out.append(", ");
+  out.append(ex.conn().remote_addr);
+}
+
+// A map {} variable: exact keys, then regexes in order, then the default.
+bool append_map(const Exchange& ex, std::string_view arg, std::string& out) {
+  thread_local int depth = 0;  // a map whose value names itself must not recurse forever
+  size_t i = 0;
+  auto r = std::from_chars(arg.data(), arg.data() + arg.size(), i);
+  if (r.ec != std::errc() || !ex.config || i >= ex.config->maps.size() || depth > 8) return false;
+  const config::MapConfig& m = *ex.config->maps[i];
+  ++depth;
+  std::string key;
+  render(m.source, ex, key);
+  if (m.hostnames) {
+    for (auto& c : key) c = lower(c);
+  }
+  const config::Template* value = &m.default_value;
+  bool found = false;
+  for (const auto& e : m.entries) {
+    if (e.regex ? e.regex->match(key, nullptr) : e.key == key) {
+      value = &e.value;
+      found = true;
+      break;
+    }
+  }
+  (void)found;
+  render(*value, ex, out);
+  --depth;
+  return true;
+}
+
+bool append_owned(const std::string& v, std::string& out) {
+  if (v.empty()) return false;
+  out.append(v);
+  return true;
+}
+
 }  // namespace
 
 bool append_variable(const config::Variable& v, const Exchange& ex, std::string& out) {
@@ -347,6 +389,23 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_cookie(req, v.arg, out);
     case VarId::capture:
       return append_capture(ex, v.arg, out);
+    case VarId::map_:
+      return append_map(ex, v.arg, out);
+    case VarId::proxy_host: {
+      const config::LocationSettings* s = settings_of(ex);
+      if (!s || !s->proxy || !s->proxy->upstream) return false;
+      out.append(s->proxy->proxy_host);
+      return true;
+    }
+    case VarId::proxy_add_x_forwarded_for:
+      append_forwarded_for(ex, out);
+      return true;
+    case VarId::upstream_addr:
+      return append_owned(ex.upstream_addr, out);
+    case VarId::upstream_status:
+      return append_owned(ex.upstream_status, out);
+    case VarId::upstream_response_time:
+      return append_owned(ex.upstream_response_time, out);
 
     case VarId::args:
     case VarId::query_string:
@@ -383,6 +442,25 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return true;
     case VarId::https:
       if (ex.conn().tls) out.append("on");
+      return true;
+    case VarId::ssl_protocol:
+      if (!ex.conn().tls) return false;  // not found: "-" in logs, as nginx
+      out.append(ex.conn().ssl_protocol);
+      return true;
+    case VarId::ssl_cipher:
+      if (!ex.conn().tls) return false;  // not found: "-" in logs, as nginx
+      out.append(ex.conn().ssl_cipher);
+      return true;
+    case VarId::ssl_server_name:
+      if (!ex.conn().tls) return false;  // not found: "-" in logs, as nginx
+      out.append(ex.conn().ssl_server_name);
+      return true;
+    case VarId::ssl_session_reused:
+      if (!ex.conn().tls) return false;
+      out.append(ex.conn().ssl_session_reused ? "r" : ".");
+      return true;
+    case VarId::ssl_early_data:
+      if (ex.conn().tls && ex.conn().ssl_early_data && ex.conn().requests == 1) out.append("1");
       return true;
     case VarId::host:
       if (!req.host.empty()) {

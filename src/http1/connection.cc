@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 #include "core/clock.h"
 #include "http/pipeline.h"
@@ -54,6 +55,8 @@ Connection::Connection(core::Worker& worker, std::unique_ptr<net::Transport> tra
   info_.server_addr = net::address_text(info_.local);
   info_.server_port = net::address_port(info_.local);
   info_.tls = transport_->is_tls();
+  // h2c (prior knowledge) on a plain address with `http2 on` or `listen ... http2`.
+  h2c_ = !info_.tls && (listen.http2 || binding_->group->default_server->http2);
 }
 
 Connection::~Connection() { worker_.loop().cancel(timer_); }
@@ -89,6 +92,10 @@ void Connection::on_timeout() {
       break;
     case State::writing:
       TORII_LOG(info, "client timed out (110: Connection timed out) while sending response to client, client: %s",
+                info_.remote_addr.c_str());
+      break;
+    case State::handshaking:
+      TORII_LOG(info, "client timed out (110: Connection timed out) while SSL handshaking, client: %s",
                 info_.remote_addr.c_str());
       break;
     default:
@@ -186,11 +193,33 @@ void Connection::drive() {
           close_now();  // the TLS layer logged why
           return;
         }
+        if (transport_->plain_http()) {
+          info_.tls = false;  // the request is read in the clear and answered with a 400 page
+        } else {
+          auto tls = transport_->tls_info();
+          info_.ssl_protocol = tls.protocol;
+          info_.ssl_cipher = tls.cipher;
+          info_.ssl_server_name.assign(tls.server_name);
+          info_.ssl_session_reused = tls.session_reused;
+          info_.ssl_early_data = tls.early_data;
+        }
         state_ = State::reading_head;
+        if (transport_->alpn() == "h2") {
+          hand_over_to_http2();  // ALPN chose HTTP/2
+          return;
+        }
         continue;
       }
       case State::reading_head: {
-        if (in_.size() > head_start_) {
+        // h2c with prior knowledge: the client preface instead of a request.
+        const auto preface = h2c_ && info_.requests == 0 && head_start_ == 0 && !in_.empty()
+                                 ? match_h2_preface(in_)
+                                 : PrefaceMatch::no;
+        if (preface == PrefaceMatch::full) {
+          hand_over_to_http2();
+          return;
+        }
+        if (in_.size() > head_start_ && preface == PrefaceMatch::no) {
           size_t consumed = 0;
           auto st = parser_->parse(std::string_view(in_).substr(head_start_), exchange_->req, consumed);
           if (st == ParseStatus::done) {
@@ -220,12 +249,16 @@ void Connection::drive() {
             finish_request();
             continue;
           }
-          return;  // waiting for the handler
+          // Waiting for an asynchronous handler (the proxy), which keeps
+          // its own timeouts: no client timer runs while nothing is queued.
+          if (out_.empty()) worker_.loop().cancel(timer_);
+          return;
         }
+        if (body_paused_ && out_.empty()) worker_.loop().cancel(timer_);  // the handler holds the body back
         if (!readable_ || body_paused_) return;
         size_t before = body_in_.size();
         if (!fill_buffer(body_in_, kReadChunk * 4)) return;
-        if (body_in_.size() != before) arm_timer(exchange_->settings().client_body_timeout.count());
+        if (body_in_.size() != before && !tunnel_) arm_timer(exchange_->settings().client_body_timeout.count());
         continue;
       }
       case State::writing: {
@@ -262,6 +295,23 @@ void Connection::drive() {
         return;
     }
   }
+}
+
+Connection::PrefaceMatch Connection::match_h2_preface(std::string_view in) {
+  static constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+  const size_t n = std::min(in.size(), kPreface.size());
+  if (in.substr(0, n) != kPreface.substr(0, n)) return PrefaceMatch::no;
+  return n == kPreface.size() ? PrefaceMatch::full : PrefaceMatch::partial;
+}
+
+// The transport, the connection facts and the bytes read so far move to an
+// HTTP/2 connection; this one is done (released, not closed).
+void Connection::hand_over_to_http2() {
+  state_ = State::closed;
+  worker_.loop().cancel(timer_);
+  exchange_.reset();
+  worker_.start_http2(std::move(transport_), info_, binding_, std::move(in_));
+  worker_.release(this);
 }
 
 void Connection::start_next_request() {
@@ -336,7 +386,11 @@ void Connection::on_head(size_t head_len) {
   continue_sent_ = false;
   if (!validate_buffered_body()) return;
 
-  http::run_request(ex);
+  if (transport_->plain_http()) {
+    http::send_error(ex, 497);  // nginx's "plain HTTP request was sent to HTTPS port"
+  } else {
+    http::run_request(ex);
+  }
 
   if (ex.close_connection) keep_alive_ = false;
   if (ex.close_connection && !ex.head_sent()) {
@@ -474,6 +528,17 @@ void Connection::send_head(const http::ResponseHead& head) {
     out_.append("HTTP/1.1 100 Continue\r\n\r\n");
     continue_sent_ = true;
   }
+  if (head.status == 101 && !body_pending_) {
+    // Switching protocols: from here on the connection is a byte tunnel.
+    // Client bytes reach the handler's body reader undecoded (an endless
+    // Content-Length body) and the handler's bytes go out as they are.
+    tunnel_ = true;
+    keep_alive_ = false;
+    chunked_response_ = false;
+    body_.start_length(std::numeric_limits<int64_t>::max());
+    body_pending_ = true;
+    worker_.loop().cancel(timer_);
+  }
   SerializeOptions opts;
   opts.version = ex.req.version;
   opts.keep_alive = keep_alive_;
@@ -519,10 +584,20 @@ void Connection::finish() {
   schedule_drive();
 }
 
+void Connection::abort() {
+  if (state_ == State::closed) return;
+  // No last chunk: the client must not take a cut response for a whole one.
+  keep_alive_ = false;
+  body_pending_ = false;
+  body_reader_ = nullptr;
+  schedule_drive();
+}
+
 void Connection::finish_request() {
   worker_.access_log().log(*exchange_);
   drain_cb_ = nullptr;
   body_reader_ = nullptr;
+  tunnel_ = false;
   exchange_.reset();
   state_ = State::writing;
   arm_timer(keepalive_ms_ > 0 ? std::max<int64_t>(keepalive_ms_, 1) : 60'000);

@@ -38,6 +38,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   void send_body(std::string_view data) override;
   void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override;
   void finish() override;
+  void abort() override;
   void read_body(http::BodyReader* reader) override;
   void resume_body() override;
   size_t queued_bytes() const override { return out_.memory_bytes(); }
@@ -54,6 +55,9 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   };
 
   void drive();
+  enum class PrefaceMatch : uint8_t { no, partial, full };
+  static PrefaceMatch match_h2_preface(std::string_view in);
+  void hand_over_to_http2();
   // Reads into `buf` until EAGAIN or `limit` bytes; false if the peer closed.
   bool fill_buffer(std::string& buf, size_t limit);
   void process();
@@ -87,6 +91,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   bool chunked_response_ = false;
   bool use_sendfile_ = false;
   bool nodelay_set_ = false;
+  bool h2c_ = false;  // a client preface here starts HTTP/2
 
   std::string in_;       // read buffer; the parser sees in_[head_start_..)
   size_t head_start_ = 0;
@@ -107,6 +112,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   http::BodyReader* body_reader_ = nullptr;  // the handler reading the body, if any
   bool body_paused_ = false;
   bool continue_sent_ = false;
+  bool tunnel_ = false;  // after a 101: client bytes go to the body reader as they come
   std::function<void()> drain_cb_;
   bool in_drive_ = false;
   bool drive_scheduled_ = false;

@@ -67,7 +67,9 @@ bool OutputQueue::load_file_piece(Piece& p) {
 }
 
 OutputQueue::Result OutputQueue::flush(net::Transport& t, bool use_sendfile) {
-  use_sendfile = use_sendfile && t.can_sendfile();
+  // TLS reads file ranges into its own reused record buffer whatever the
+  // sendfile directive says: cheaper than a copy into the queue.
+  use_sendfile = (use_sendfile || t.is_tls()) && t.can_sendfile();
   while (!pieces_.empty()) {
     Piece& front = pieces_.front();
     if (front.file) {

@@ -95,6 +95,8 @@ std::string_view trim_ows(std::string_view v) {
   return v;
 }
 
+}  // namespace
+
 // Host header or authority (RFC 9110 7.2, RFC 3986 3.2.2) into $host's form:
 // lower-cased, port dropped, one trailing dot dropped, IPv6 literals kept in
 // brackets. Anything outside reg-name or an IP literal is refused, so a Host
@@ -136,6 +138,8 @@ bool normalize_host(std::string_view in, bool need_port, std::string& out) {
   for (size_t k = 0; k < len; ++k) out[k] = static_cast<char>(to_lower(in[k]));
   return true;
 }
+
+namespace {
 
 constexpr std::string_view kRootPath = "/";
 constexpr std::string_view kAsterisk = "*";

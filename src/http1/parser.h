@@ -151,4 +151,9 @@ BodyDecoder::Status BodyDecoder::decode(std::string_view in, size_t& consumed, S
 // above the root; the caller answers 400.
 bool normalize_path(std::string_view raw_path, bool merge_slashes, std::string& out);
 
+// A Host field or :authority into $host's form (lower-cased, port and one
+// trailing dot dropped). False if it is not a valid host; `need_port`
+// demands a port (CONNECT). Shared with the HTTP/2 and HTTP/3 codecs.
+bool normalize_host(std::string_view in, bool need_port, std::string& out);
+
 }  // namespace torii::http1

@@ -30,6 +30,7 @@ struct TlsInfo {
   std::string_view cipher;       // "TLS_AES_128_GCM_SHA256"
   std::string_view server_name;  // SNI
   bool session_reused = false;
+  bool early_data = false;  // the first request came in TLS 1.3 early data (0-RTT)
 };
 
 class Transport {
@@ -54,6 +55,9 @@ class Transport {
   virtual bool is_tls() const { return false; }
   virtual std::string_view alpn() const { return {}; }  // negotiated protocol, e.g. "h2"
   virtual TlsInfo tls_info() const { return {}; }
+  // A TLS port that received plain HTTP: the transport now passes bytes
+  // through unencrypted so the connection can answer with a 400 page.
+  virtual bool plain_http() const { return false; }
 };
 
 // Plain TCP on a non-blocking socket. Owns the descriptor.

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Seed 003's scenario: wrk with many connections through the proxy to four
+# backends (seed 003's whoami.conf with addresses changed), and "backend
+# direct vs through the proxy". torii and nginx as the proxy, one worker
+# each, pinned to SERVER_CPU; the backends (four nginx instances returning
+# a small body, one worker each) and wrk share CLIENT_CPU.
+# Usage: bench/proxy.sh   (env: DURATION, ROUNDS, CONNS, TORII_BIN, NGINX_BIN)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.sh"
+CONNS=${CONNS:-1000}
+work=$(mktemp -d)
+backend_pids=()
+cleanup() {
+  stop_servers
+  for pid in "${backend_pids[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+RESULTS=$work/results
+mkdir -p "$work/logs"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# Four backends: a small JSON-ish body, like whoami's.
+backends=()
+for i in 1 2 3 4; do
+  port=$(free_port)
+  backends+=("$port")
+  mkdir -p "$work/b$i/logs"
+  cat > "$work/b$i/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/b$i/logs/nginx.pid;
+error_log $work/b$i/logs/error.log crit;
+events { worker_connections 8192; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$port;
+        location / { default_type application/json; return 200 '{"hostname":"whoami-$i","ip":"127.0.0.1"}\n'; }
+    }
+}
+CONF
+  taskset -c "$CLIENT_CPU" "$NGINX_BIN" -p "$work/b$i" -c "$work/b$i/nginx.conf" -g 'daemon off; master_process off;' &
+  backend_pids+=($!)
+  wait_port "$port"
+done
+
+write_conf() {  # write_conf NAME PORT
+cat > "$work/$1.conf" <<CONF
+worker_processes 1;
+worker_rlimit_nofile 65536;
+pid $work/logs/$1.pid;
+error_log $work/logs/$1-error.log crit;
+events { worker_connections 16384; }
+http {
+    keepalive_requests 1000000;
+    upstream whoami { server 127.0.0.1:${backends[0]}; server 127.0.0.1:${backends[1]}; server 127.0.0.1:${backends[2]}; server 127.0.0.1:${backends[3]}; keepalive 300; }
+    server { listen 127.0.0.1:$2; server_name benchmark.whoami; access_log off; error_log /dev/null crit; location / { proxy_pass http://whoami; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for; proxy_set_header X-Forwarded-Host \$host; proxy_set_header X-Forwarded-Port 80; proxy_set_header X-Forwarded-Proto \$scheme; proxy_set_header X-Forwarded-Server \$server_addr; proxy_set_header X-Real-IP \$remote_addr; } }
+}
+CONF
+}
+
+ulimit -n 65536 2>/dev/null || true
+echo "seed 003: wrk -c$CONNS through the proxy to 4 backends; 1 proxy worker each, ${DURATION}s per row, $ROUNDS rounds"
+declare -A PORTS
+servers=(torii)
+[ -x "$NGINX_BIN" ] && servers=(nginx torii)
+for server in "${servers[@]}"; do
+  PORTS[$server]=$(free_port)
+  write_conf "$server" "${PORTS[$server]}"
+  start_server "$server" "$work/$server.conf" "$work"
+  wait_port "${PORTS[$server]}"
+done
+
+# The backend alone, for reference (its CPU is not the proxy's: no CPU column).
+direct=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency "http://127.0.0.1:${backends[0]}/bench" 2>&1)
+printf '%-28s %-6s %10s req/s  p50 %8s  p99 %8s\n' "backend-direct" "-" \
+  "$(echo "$direct" | awk '/Requests\/sec/ { print $2 }')" \
+  "$(echo "$direct" | awk '$1 == "50%" { print $2 }')" "$(echo "$direct" | awk '$1 == "99%" { print $2 }')"
+
+for round in $(seq 1 "$ROUNDS"); do
+  for server in "${servers[@]}"; do
+    url="http://127.0.0.1:${PORTS[$server]}/bench"
+    run_wrk "proxy-$CONNS-conns" "$server" "$url" "$CONNS" -H "Host: benchmark.whoami"
+    run_wrk "proxy-50-conns" "$server" "$url" 50 -H "Host: benchmark.whoami"
+  done
+done
+echo
+ratio "proxy-$CONNS-conns"
+ratio proxy-50-conns

@@ -1,0 +1,81 @@
+// The proxy module's settings for one block: proxy_pass and the proxy_*
+// directives, merged down http -> server -> location like the rest.
+// `upstream` is set only where proxy_pass was given; the other fields are
+// inherited so that a server-level proxy_set_header reaches its locations.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "config/template.h"
+
+namespace torii::config {
+
+struct UpstreamGroupConfig;
+
+// proxy_next_upstream conditions.
+enum NextUpstream : uint32_t {
+  kNextError = 1 << 0,
+  kNextTimeout = 1 << 1,
+  kNextInvalidHeader = 1 << 2,
+  kNextHttp500 = 1 << 3,
+  kNextHttp502 = 1 << 4,
+  kNextHttp503 = 1 << 5,
+  kNextHttp504 = 1 << 6,
+  kNextHttp403 = 1 << 7,
+  kNextHttp404 = 1 << 8,
+  kNextHttp429 = 1 << 9,
+  kNextNonIdempotent = 1 << 10,
+};
+
+struct ProxyHeader {
+  std::string name;
+  Template value;  // renders empty: the header is not sent at all
+};
+
+struct ProxyRedirect {
+  Template from;
+  Template to;
+};
+
+struct ProxyConfig {
+  // proxy_pass (location only).
+  std::shared_ptr<const UpstreamGroupConfig> upstream;  // null: no proxy_pass here
+  std::string url;         // as written, for proxy_redirect default
+  std::string proxy_host;  // $proxy_host: "name" or "host:port" (":80" left out)
+  bool has_uri = false;    // proxy_pass http://b/uri: the location prefix is replaced
+  std::string uri;
+  std::string location_prefix;  // the location's pattern, for the URI rules
+  bool uri_from_regex = false;  // location is a regex or named: the URI passes unchanged
+
+  int http_version = 10;  // proxy_http_version 1.0 | 1.1
+  std::vector<ProxyHeader> set_headers;     // proxy_set_header (replaces the defaults by name)
+  std::vector<std::string> hide_headers;    // proxy_hide_header, lower-case
+  std::vector<std::string> pass_headers;    // proxy_pass_header, lower-case
+  enum class RedirectMode : uint8_t { default_, off, list };
+  RedirectMode redirect_mode = RedirectMode::default_;
+  std::vector<ProxyRedirect> redirects;     // "proxy_redirect FROM TO" (and "default" expanded)
+  bool redirect_default_too = false;         // "default" listed among FROM TO pairs
+
+  Ms connect_timeout{60'000};
+  Ms send_timeout{60'000};
+  Ms read_timeout{60'000};
+  bool buffering = true;
+  size_t buffer_size = 4096;
+  size_t buffers_number = 8;
+  size_t buffers_size = 4096;
+  size_t busy_buffers_size = 8192;
+  bool request_buffering = true;
+  uint32_t next_upstream = kNextError | kNextTimeout;
+  unsigned next_upstream_tries = 0;  // 0: unlimited
+  Ms next_upstream_timeout{0};       // 0: unlimited
+  bool intercept_errors = false;
+  bool pass_request_headers = true;
+  bool pass_request_body = true;
+  bool ignore_client_abort = false;
+};
+
+}  // namespace torii::config

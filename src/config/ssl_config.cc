@@ -1,0 +1,40 @@
+// Builds the TLS contexts once the servers and listen groups are compiled,
+// so `torii -t` and a reload fail on a bad certificate before anything runs.
+#include "config/ssl_config.h"
+
+#include <unordered_map>
+
+#include "config/config.h"
+#include "net/tls_context.h"
+
+namespace torii::config {
+
+Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, Config& cfg) {
+  for (const auto& g : cfg.listen_groups) {
+    if (!g.listen.ssl) continue;
+    const Server& d = *g.default_server;
+    if (!d.ssl || d.ssl->certificates.empty()) {
+      return make_error(d.file + ":" + std::to_string(d.line) +
+                        ": no \"ssl_certificate\" is defined for the \"listen ... ssl\" directive");
+    }
+  }
+  // Servers that inherited the same settings share one context (and cache).
+  std::unordered_map<const SslServerConfig*, std::shared_ptr<const SslServerConfig>> built;
+  std::vector<std::shared_ptr<const SslServerConfig>> keep;  // the keys above stay valid addresses
+  for (const auto& srv : servers) {
+    if (!srv->ssl || srv->ssl->certificates.empty()) continue;
+    auto it = built.find(srv->ssl.get());
+    if (it == built.end()) {
+      auto ctx = net::build_tls_context(*srv->ssl);
+      if (!ctx) return Error{ctx.error()};
+      auto with_ctx = std::make_shared<SslServerConfig>(*srv->ssl);
+      with_ctx->ctx = std::move(*ctx);
+      it = built.emplace(srv->ssl.get(), std::move(with_ctx)).first;
+    }
+    keep.push_back(std::move(srv->ssl));
+    srv->ssl = it->second;
+  }
+  return Ok{};
+}
+
+}  // namespace torii::config

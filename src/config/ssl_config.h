@@ -1,0 +1,76 @@
+// The ssl_* settings of one server (or of the http block, which servers
+// inherit), and the TLS context built from them at load time. A server that
+// changes nothing shares its parent's object, so servers with the same
+// settings share one context and one session cache.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+
+typedef struct ssl_ctx_st SSL_CTX;
+
+namespace torii::config {
+
+struct Config;
+struct Server;
+
+// TLS protocol versions, as bits of SslServerConfig::protocols.
+enum SslProtocol : uint8_t {
+  kSslV2 = 1 << 0,
+  kSslV3 = 1 << 1,
+  kTlsV1 = 1 << 2,
+  kTlsV11 = 1 << 3,
+  kTlsV12 = 1 << 4,
+  kTlsV13 = 1 << 5,
+};
+
+// A file named by a directive, with where the directive was written.
+struct SslFile {
+  std::string path;   // absolute
+  std::string where;  // "FILE:LINE: "
+};
+
+struct SslServerConfig {
+  enum class SessionCache : uint8_t { off, none, builtin, shared };
+
+  std::vector<SslFile> certificates;      // each: certificate, then its chain
+  std::vector<SslFile> certificate_keys;  // paired with certificates by position
+  // Which block wrote the certificate lists: a child block that names its
+  // own certificates replaces the inherited ones instead of adding to them.
+  const void* certificates_owner = nullptr;
+  const void* keys_owner = nullptr;
+  const void* ticket_keys_owner = nullptr;
+  const void* conf_commands_owner = nullptr;
+
+  uint8_t protocols = kTlsV12 | kTlsV13;
+  std::string ciphers = "HIGH:!aNULL:!MD5";
+  bool prefer_server_ciphers = false;
+  std::string ecdh_curve = "auto";
+  SessionCache session_cache = SessionCache::none;
+  int64_t session_cache_size = 0;  // bytes (shared) or sessions (builtin); 0: OpenSSL's default
+  std::string session_cache_name;
+  int64_t session_timeout_s = 300;
+  bool session_tickets = true;
+  std::vector<SslFile> ticket_key_files;  // the first one encrypts
+  bool early_data = false;
+  SslFile dhparam;  // empty path: none
+  std::vector<std::pair<std::string, std::string>> conf_commands;
+  size_t buffer_size = 16 * 1024;  // largest TLS record we write
+  bool ssl_on = false;             // deprecated "ssl on": every listen of the server is TLS
+  std::string where;               // "FILE:LINE: " of the first ssl directive, for errors
+
+  // Built at load by build_ssl_contexts(); shared by every worker thread.
+  std::shared_ptr<SSL_CTX> ctx;
+};
+
+// Builds the TLS context of every server that has certificates or listens
+// with "ssl" (net/tls_context.cc does the OpenSSL part). Fails naming the
+// file and the directive when a certificate, key or parameter is bad.
+Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, Config& cfg);
+
+}  // namespace torii::config

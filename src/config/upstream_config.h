@@ -1,0 +1,47 @@
+// An upstream {} block (or the implicit group a proxy_pass to a plain
+// address makes): its servers and how to pick among them. Immutable; each
+// worker keeps its own runtime state (health, counters, idle connections)
+// for it in upstream::Upstreams.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "config/template.h"
+
+namespace torii::config {
+
+struct UpstreamServer {
+  std::string name;  // as written ("127.0.0.1:8080", "app:80", "unix:/x"): $upstream_addr
+  sockaddr_storage addr{};
+  socklen_t addr_len = 0;
+  unsigned weight = 1;
+  unsigned max_fails = 1;  // 0: never marked down
+  Ms fail_timeout{10'000};
+  unsigned max_conns = 0;  // 0: unlimited (per worker, as nginx without a zone)
+  bool backup = false;
+  bool down = false;
+};
+
+struct UpstreamGroupConfig {
+  enum class Balancer : uint8_t { round_robin, least_conn, ip_hash, hash, random };
+
+  std::string name;  // the block's name, or "host:port" for an implicit group
+  std::string file;
+  int line = 0;
+  bool implicit = false;  // made by proxy_pass from an address, not a block
+  std::vector<UpstreamServer> servers;  // primaries and backups, in file order
+  Balancer balancer = Balancer::round_robin;
+  Template hash_key;     // hash KEY
+  bool consistent = false;  // hash ... consistent (ketama-style ring)
+  bool random_two = false;  // random two: the less loaded of two
+  unsigned keepalive = 0;   // idle connections cached per worker; 0: none
+  Ms keepalive_timeout{60'000};
+  uint64_t keepalive_requests = 1000;
+};
+
+}  // namespace torii::config

@@ -1,0 +1,779 @@
+#include "handlers/proxy.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/proxy_config.h"
+#include "config/upstream_config.h"
+#include "core/event_loop.h"
+#include "core/timer_wheel.h"
+#include "handlers/proxy_headers.h"
+#include "http/exchange.h"
+#include "http/pipeline.h"
+#include "http/variables.h"
+#include "http1/parser.h"
+#include "http1/response_parser.h"
+#include "log/error_log.h"
+#include "upstream/socket_handler.h"
+#include "upstream/upstreams.h"
+
+namespace torii::handlers {
+
+namespace {
+
+using config::ProxyConfig;
+using http1::BodyFraming;
+
+constexpr size_t kReadChunk = 64 * 1024;
+constexpr size_t kStreamedBodyLimit = 64 * 1024;  // client body bytes held before pausing the client
+
+// Why a try failed, as proxy_next_upstream names it.
+enum class Failure : uint8_t { error, timeout, invalid_header };
+
+bool idempotent(http::Method m) {
+  return m != http::Method::post && m != http::Method::lock && m != http::Method::patch;
+}
+
+char* scratch() {
+  thread_local std::unique_ptr<char[]> buf(new char[kReadChunk]);
+  return buf.get();
+}
+
+class ProxySession final : public http::Exchange::HandlerState,
+                           public upstream::SocketOwner,
+                           public http::BodyReader {
+ public:
+  ProxySession(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group)
+      : ex_(ex),
+        cfg_(cfg),
+        group_(std::move(group)),
+        loop_(*ex.services().loop),
+        timer_(&ProxySession::on_timer, this),
+        parser_(cfg.buffer_size) {}
+
+  ~ProxySession() override {
+    loop_.cancel(timer_);
+    close_upstream();
+  }
+
+  void start();
+
+  // upstream::SocketOwner
+  void on_socket_io(uint32_t events) override;
+  // http::BodyReader: the client's request body.
+  bool on_body_data(std::string_view data) override;
+  void on_body_end() override;
+
+ private:
+  enum class Phase : uint8_t {
+    reading_client_body,  // buffering the request body before the first try
+    connecting,
+    exchanging,  // writing the request, waiting for the response head
+    streaming,   // passing the response body on
+    tunnel,      // after 101: bytes both ways
+    done,
+  };
+
+  // Phases.
+  void next_try();
+  void connect_to(int peer);
+  void on_connected();
+  void write_request();
+  void read_head();
+  void on_head(size_t head_len);
+  void stream_body();
+  bool feed_body(std::string_view data);  // false: finished or failed
+  void finish_response(bool reusable);
+  void start_tunnel();
+  void tunnel_io();
+  // The failure hook: log, health, retry or respond.
+  void try_failed(Failure f, int err, const char* what, const char* phase);
+  bool may_retry(uint32_t condition) const;
+  bool has_next() const;  // another server may still be tried
+  void respond(int status);
+  void fail_response(const char* what);  // after the head went out: cut the client response
+
+  void close_upstream();
+  void record_try(int status);
+  void arm(int64_t ms) { loop_.arm(timer_, std::max<int64_t>(ms, 1)); }
+  static void on_timer(void* self) { static_cast<ProxySession*>(self)->on_timeout(); }
+  void on_timeout();
+  void log_upstream(config::LogLevel level, int err, const char* what, const char* phase);
+  std::string upstream_url() const;
+
+  http::Exchange& ex_;
+  const ProxyConfig& cfg_;
+  std::shared_ptr<upstream::Group> group_;
+  core::EventLoop& loop_;
+  core::Timer timer_;
+  std::shared_ptr<char> alive_ = std::make_shared<char>(0);  // guards deferred work
+  Phase phase_ = Phase::reading_client_body;
+
+  // The request as it goes upstream.
+  std::string uri_;
+  std::string head_;
+  std::string body_;            // buffered body (request buffering)
+  bool streaming_body_ = false;  // proxy_request_buffering off: body passes as it comes
+  bool chunked_body_ = false;    // streamed with chunked framing
+  bool body_done_ = false;       // the client's body has ended
+  bool body_replayable_ = true;  // a retry can send the whole body again
+  bool upgrade_sent_ = false;
+  std::string out_;        // bytes for the upstream connection not yet written
+  size_t out_off_ = 0;
+  bool request_sent_ = false;  // all of the request is written
+  bool any_sent_ = false;      // some of it reached the upstream (no retry for non-idempotent)
+
+  // Tries.
+  std::vector<uint8_t> tried_;
+  unsigned tries_ = 0;
+  int64_t first_try_ms_ = 0;
+  int64_t try_start_ms_ = 0;
+  int last_status_ = 502;
+  int peer_ = -1;
+  int fd_ = -1;
+  std::shared_ptr<upstream::SocketHandler> handler_;
+  uint64_t conn_requests_ = 0;  // requests served on this upstream connection before this one
+
+  // The response.
+  std::string in_;
+  http1::ResponseParser parser_;
+  http1::ParsedResponse resp_;
+  BodyFraming framing_ = BodyFraming::none;
+  http1::BodyDecoder decoder_;
+  bool paused_ = false;  // the client's queue is full: wait for its drain
+  size_t queue_limit_ = 0;
+  bool upstream_eof_ = false;
+};
+
+// ---- start -----------------------------------------------------------------------
+
+void ProxySession::start() {
+  first_try_ms_ = loop_.now_ms();
+  tried_.assign(group_->cfg->servers.size(), 0);
+  queue_limit_ = cfg_.buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
+  uri_ = upstream_uri(ex_, cfg_);
+  const auto& req = ex_.req;
+  bool has_body = cfg_.pass_request_body && ex_.has_body();
+  // HTTP/1.0 upstreams cannot take a chunked body: it is read whole first.
+  streaming_body_ = has_body && !cfg_.request_buffering && (req.content_length >= 0 || cfg_.http_version >= 11);
+  if (!has_body) {
+    body_done_ = true;
+    RequestHeadInfo info = build_request_head(ex_, cfg_, uri_, RequestBody::none, 0, head_);
+    upgrade_sent_ = info.upgrade;
+    next_try();  // a body not passed on is read and dropped by the codec
+    return;
+  }
+  if (streaming_body_) {
+    chunked_body_ = req.content_length < 0;
+    RequestHeadInfo info = build_request_head(ex_, cfg_, uri_, chunked_body_ ? RequestBody::chunked : RequestBody::length,
+                                              req.content_length, head_);
+    upgrade_sent_ = info.upgrade;
+    ex_.read_body(this);
+    if (phase_ == Phase::reading_client_body) next_try();
+    return;
+  }
+  phase_ = Phase::reading_client_body;
+  ex_.read_body(this);  // on_body_end starts the first try
+}
+
+bool ProxySession::on_body_data(std::string_view data) {
+  if (phase_ == Phase::tunnel) {
+    out_.append(data);
+    if (fd_ >= 0) write_request();
+    return out_.size() - out_off_ < kStreamedBodyLimit;
+  }
+  if (phase_ == Phase::streaming || phase_ == Phase::done) return true;  // answered already: dropped
+  if (!streaming_body_) {
+    body_.append(data);
+    return true;
+  }
+  // Streamed: bytes that reach the upstream are gone, so no retry after.
+  body_replayable_ = false;
+  if (chunked_body_) {
+    char size[24];
+    int n = snprintf(size, sizeof size, "%zx\r\n", data.size());
+    out_.append(size, size_t(n));
+    out_.append(data);
+    out_.append("\r\n");
+  } else {
+    out_.append(data);
+  }
+  if (fd_ >= 0 && phase_ == Phase::exchanging) write_request();
+  return out_.size() - out_off_ < kStreamedBodyLimit;
+}
+
+void ProxySession::on_body_end() {
+  if (phase_ == Phase::tunnel || body_done_) return;
+  body_done_ = true;
+  if (streaming_body_) {
+    if (chunked_body_) out_.append("0\r\n\r\n");
+    if (fd_ >= 0 && phase_ == Phase::exchanging) write_request();
+    return;
+  }
+  if (phase_ != Phase::reading_client_body) return;
+  RequestHeadInfo info = build_request_head(ex_, cfg_, uri_, RequestBody::length, int64_t(body_.size()), head_);
+  upgrade_sent_ = info.upgrade;
+  next_try();
+}
+
+// ---- pick and connect -------------------------------------------------------
+
+void ProxySession::next_try() {
+  close_upstream();
+  int64_t now = loop_.now_ms();
+  if (tries_ > 0) {
+    bool out_of_tries = cfg_.next_upstream_tries && tries_ >= cfg_.next_upstream_tries;
+    bool out_of_time = cfg_.next_upstream_timeout.count() && now - first_try_ms_ >= cfg_.next_upstream_timeout.count();
+    if (out_of_tries || out_of_time) {
+      respond(last_status_);
+      return;
+    }
+  }
+  std::string key;
+  upstream::PickInput in;
+  in.client = &ex_.conn().peer;
+  if (group_->cfg->balancer == config::UpstreamGroupConfig::Balancer::hash) {
+    http::render(group_->cfg->hash_key, ex_, key);
+    in.hash_key = key;
+  }
+  int peer = group_->state.pick(in, tried_, now);
+  if (peer < 0) {
+    if (tries_ == 0) {
+      peer_ = -1;
+      log_upstream(config::LogLevel::error, 0, "no live upstreams", "connecting to upstream");
+      ex_.upstream_addr += ex_.upstream_addr.empty() ? "" : ", ";
+      ex_.upstream_addr += group_->cfg->name;
+      respond(502);
+    } else {
+      respond(last_status_);
+    }
+    return;
+  }
+  ++tries_;
+  tried_[size_t(peer)] = 1;
+  connect_to(peer);
+}
+
+void ProxySession::connect_to(int peer) {
+  peer_ = peer;
+  try_start_ms_ = loop_.now_ms();
+  const auto& server = group_->cfg->servers[size_t(peer)];
+  group_->state.acquire(peer);
+  // Either the request again from the start, or (streaming) what is left.
+  if (!streaming_body_) {
+    out_ = head_;
+    out_.append(body_);
+  } else if (tries_ == 1) {
+    out_.insert(0, head_);  // body bytes that came while picking follow the head
+  } else {
+    out_ = head_;  // a retry of a streamed body happens only before any body byte came
+  }
+  out_off_ = 0;
+  request_sent_ = false;
+  in_.clear();
+  parser_.reset();
+  upstream_eof_ = false;
+  handler_ = std::make_shared<upstream::SocketHandler>(this);
+
+  if (group_->pool.enabled()) {
+    auto taken = group_->pool.take(peer);
+    if (taken.fd >= 0) {
+      fd_ = taken.fd;
+      conn_requests_ = taken.requests;
+      loop_.modify(fd_, handler_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+      on_connected();
+      return;
+    }
+  }
+  conn_requests_ = 0;
+  int fd = ::socket(server.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    int err = errno;
+    log_upstream(config::LogLevel::alert, err, "socket() failed", "connecting to upstream");
+    group_->state.release(peer);
+    peer_ = -1;
+    respond(502);
+    return;
+  }
+  fd_ = fd;
+  if (server.addr.ss_family != AF_UNIX) {
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  loop_.add(fd, handler_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+  int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&server.addr), server.addr_len);
+  if (rc == 0) {
+    on_connected();
+    return;
+  }
+  if (errno != EINPROGRESS) {
+    try_failed(Failure::error, errno, "connect() failed", "connecting to upstream");
+    return;
+  }
+  phase_ = Phase::connecting;
+  arm(cfg_.connect_timeout.count());
+}
+
+void ProxySession::on_connected() {
+  phase_ = Phase::exchanging;
+  arm(cfg_.send_timeout.count());
+  write_request();
+  if (phase_ == Phase::exchanging && fd_ >= 0) read_head();
+}
+
+void ProxySession::on_socket_io(uint32_t events) {
+  switch (phase_) {
+    case Phase::connecting: {
+      int err = 0;
+      socklen_t len = sizeof err;
+      if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+      if (err) {
+        try_failed(Failure::error, err, "connect() failed", "connecting to upstream");
+        return;
+      }
+      if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
+      on_connected();
+      return;
+    }
+    case Phase::exchanging:
+      if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) write_request();
+      if (phase_ == Phase::exchanging && fd_ >= 0) read_head();
+      return;
+    case Phase::streaming:
+      if (!paused_) stream_body();
+      return;
+    case Phase::tunnel:
+      tunnel_io();
+      return;
+    default:
+      return;
+  }
+}
+
+// ---- send the request --------------------------------------------------------
+
+void ProxySession::write_request() {
+  while (out_off_ < out_.size()) {
+    ssize_t n = ::send(fd_, out_.data() + out_off_, out_.size() - out_off_, MSG_NOSIGNAL);
+    if (n > 0) {
+      out_off_ += size_t(n);
+      any_sent_ = true;
+      if (phase_ != Phase::tunnel) arm(cfg_.send_timeout.count());
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (phase_ == Phase::tunnel) {
+      close_upstream();
+      ex_.abort();
+      phase_ = Phase::done;
+      return;
+    }
+    // The upstream may already have answered (and closed): read that first.
+    int err = errno;
+    read_head();
+    if (phase_ == Phase::exchanging && fd_ >= 0)
+      try_failed(Failure::error, err, "send() failed", "sending request to upstream");
+    return;
+  }
+  out_.clear();
+  out_off_ = 0;
+  if (phase_ == Phase::tunnel) {
+    ex_.resume_body();
+    return;
+  }
+  if (streaming_body_ && !body_done_) {
+    ex_.resume_body();
+    return;
+  }
+  if (!request_sent_) {
+    request_sent_ = true;
+    arm(cfg_.read_timeout.count());
+  }
+}
+
+// ---- read the response head ----------------------------------------------------
+
+void ProxySession::read_head() {
+  while (phase_ == Phase::exchanging) {
+    size_t old = in_.size();
+    size_t room = std::max<size_t>(cfg_.buffer_size, 4096);
+    in_.resize(old + room);
+    ssize_t n = ::recv(fd_, in_.data() + old, room, 0);
+    in_.resize(old + (n > 0 ? size_t(n) : 0));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      try_failed(Failure::error, errno, "recv() failed", "reading response header from upstream");
+      return;
+    }
+    if (n == 0) {
+      try_failed(Failure::error, 0, "upstream prematurely closed connection", "reading response header from upstream");
+      return;
+    }
+    if (request_sent_) arm(cfg_.read_timeout.count());  // the limit is between two reads
+    while (phase_ == Phase::exchanging) {
+      size_t consumed = 0;
+      auto st = parser_.parse(in_, resp_, consumed);
+      if (st == http1::ParseStatus::need_more) break;
+      if (st == http1::ParseStatus::error) {
+        try_failed(Failure::invalid_header, 0, parser_.error(), "reading response header from upstream");
+        return;
+      }
+      if (resp_.status >= 100 && resp_.status < 200 && resp_.status != 101) {
+        in_.erase(0, consumed);  // interim response: the real one follows
+        parser_.reset();
+        continue;
+      }
+      on_head(consumed);
+      return;
+    }
+  }
+}
+
+void ProxySession::on_head(size_t head_len) {
+  const int status = resp_.status;
+  // proxy_next_upstream http_*: another server may do better.
+  uint32_t cond = 0;
+  switch (status) {
+    case 500: cond = config::kNextHttp500; break;
+    case 502: cond = config::kNextHttp502; break;
+    case 503: cond = config::kNextHttp503; break;
+    case 504: cond = config::kNextHttp504; break;
+    case 403: cond = config::kNextHttp403; break;
+    case 404: cond = config::kNextHttp404; break;
+    case 429: cond = config::kNextHttp429; break;
+    default: break;
+  }
+  if (cond && (cfg_.next_upstream & cond) && may_retry(cond) && has_next()) {
+    record_try(status);
+    if (status >= 500) group_->state.failed(peer_, loop_.now_ms());
+    last_status_ = status;
+    next_try();
+    return;
+  }
+  if (status == 101 && !upgrade_sent_) {
+    try_failed(Failure::invalid_header, 0, "upstream sent unexpected 101 response", "reading response header from upstream");
+    return;
+  }
+  group_->state.succeeded(peer_);
+
+  // proxy_intercept_errors: the location's error_page answers instead.
+  if (cfg_.intercept_errors && status >= 300) {
+    for (const auto& ep : ex_.settings().error_pages) {
+      if (std::find(ep.codes.begin(), ep.codes.end(), status) == ep.codes.end()) continue;
+      record_try(status);
+      close_upstream();
+      respond(status);
+      return;
+    }
+  }
+
+  framing_ = http1::response_framing(resp_, ex_.req.method == http::Method::head);
+  if (status == 101) framing_ = BodyFraming::none;
+  http::ResponseHead head;
+  build_response_head(ex_, cfg_, resp_, framing_, head);
+  in_.erase(0, head_len);  // resp_'s views are dead from here on
+  if (status == 101) {
+    ex_.send_head(std::move(head));
+    start_tunnel();
+    return;
+  }
+  if (framing_ == BodyFraming::length) decoder_.start_length(resp_.content_length);
+  if (framing_ == BodyFraming::chunked) decoder_.start_chunked();
+  ex_.send_head(std::move(head));
+  phase_ = Phase::streaming;
+  arm(cfg_.read_timeout.count());
+  if (framing_ == BodyFraming::none) {
+    finish_response(in_.empty());
+    return;
+  }
+  std::string first;
+  first.swap(in_);
+  if (!first.empty() && !feed_body(first)) return;
+  stream_body();
+}
+
+// ---- stream the response body ----------------------------------------------------
+
+// Passes body bytes on; false once the response is finished or failed.
+bool ProxySession::feed_body(std::string_view data) {
+  if (framing_ == BodyFraming::close) {
+    ex_.send_body(data);
+    return true;
+  }
+  size_t consumed = 0;
+  auto st = decoder_.decode(data, consumed, [&](std::string_view d) { ex_.send_body(d); });
+  if (st == http1::BodyDecoder::Status::error) {
+    log_upstream(config::LogLevel::error, 0, "upstream sent invalid chunked response", "reading upstream");
+    fail_response(nullptr);
+    return false;
+  }
+  if (st == http1::BodyDecoder::Status::done) {
+    // Bytes after the end of the body: the connection is not reusable.
+    finish_response(consumed == data.size());
+    return false;
+  }
+  return true;
+}
+
+void ProxySession::stream_body() {
+  while (phase_ == Phase::streaming) {
+    if (ex_.queued_bytes() >= queue_limit_) {
+      // The client is slower than the upstream: stop reading until the
+      // queue drains, so memory stays within proxy_buffers.
+      paused_ = true;
+      loop_.cancel(timer_);
+      std::weak_ptr<char> alive = alive_;
+      ex_.set_drain_callback([this, alive] {
+        if (alive.expired() || phase_ != Phase::streaming) return;
+        paused_ = false;
+        arm(cfg_.read_timeout.count());
+        stream_body();
+      });
+      return;
+    }
+    size_t room = std::min(kReadChunk, std::max<size_t>(queue_limit_ - ex_.queued_bytes(), 4096));
+    ssize_t n = ::recv(fd_, scratch(), room, 0);
+    if (n > 0) {
+      arm(cfg_.read_timeout.count());
+      if (!feed_body(std::string_view(scratch(), size_t(n)))) return;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n == 0 && framing_ == BodyFraming::close) {
+      finish_response(false);
+      return;
+    }
+    if (n == 0) {
+      log_upstream(config::LogLevel::error, 0, "upstream prematurely closed connection", "reading upstream");
+    } else {
+      log_upstream(config::LogLevel::error, errno, "recv() failed", "reading upstream");
+    }
+    fail_response(nullptr);
+    return;
+  }
+}
+
+void ProxySession::finish_response(bool reusable) {
+  loop_.cancel(timer_);
+  record_try(resp_.status);
+  phase_ = Phase::done;
+  reusable = reusable && resp_.keep_alive() && request_sent_ && group_->pool.enabled() &&
+             conn_requests_ + 1 < group_->cfg->keepalive_requests && framing_ != BodyFraming::close;
+  if (reusable && fd_ >= 0) {
+    group_->state.release(peer_);
+    group_->pool.put(fd_, peer_, conn_requests_ + 1);
+    fd_ = -1;
+    upstream::SocketHandler::retire(loop_, handler_);
+    peer_ = -1;
+  } else {
+    close_upstream();
+  }
+  ex_.finish();
+}
+
+void ProxySession::fail_response(const char*) {
+  loop_.cancel(timer_);
+  record_try(resp_.status ? resp_.status : 502);
+  group_->state.failed(peer_, loop_.now_ms());
+  close_upstream();
+  phase_ = Phase::done;
+  ex_.abort();
+}
+
+// ---- tunnel (101) ----------------------------------------------------------------
+
+void ProxySession::start_tunnel() {
+  record_try(101);
+  phase_ = Phase::tunnel;
+  arm(cfg_.read_timeout.count());
+  out_.clear();
+  out_off_ = 0;
+  if (!in_.empty()) {
+    ex_.send_body(in_);
+    in_.clear();
+  }
+  ex_.read_body(this);
+  tunnel_io();
+}
+
+void ProxySession::tunnel_io() {
+  if (phase_ != Phase::tunnel) return;
+  if (out_off_ < out_.size()) write_request();
+  while (phase_ == Phase::tunnel) {
+    if (ex_.queued_bytes() >= kStreamedBodyLimit) {
+      std::weak_ptr<char> alive = alive_;
+      ex_.set_drain_callback([this, alive] {
+        if (!alive.expired()) tunnel_io();
+      });
+      return;
+    }
+    ssize_t n = ::recv(fd_, scratch(), kReadChunk, 0);
+    if (n > 0) {
+      arm(cfg_.read_timeout.count());
+      ex_.send_body(std::string_view(scratch(), size_t(n)));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    // The upstream closed (or failed): the tunnel ends.
+    loop_.cancel(timer_);
+    close_upstream();
+    phase_ = Phase::done;
+    ex_.abort();
+    return;
+  }
+}
+
+// ---- failures --------------------------------------------------------------------
+
+bool ProxySession::may_retry(uint32_t condition) const {
+  if (!(cfg_.next_upstream & condition)) return false;
+  if (ex_.head_sent() || !body_replayable_) return false;
+  // A request the upstream may have acted on is not sent twice.
+  if (any_sent_ && !idempotent(ex_.req.method) && !(cfg_.next_upstream & config::kNextNonIdempotent)) return false;
+  return true;
+}
+
+bool ProxySession::has_next() const {
+  if (cfg_.next_upstream_tries && tries_ >= cfg_.next_upstream_tries) return false;
+  if (cfg_.next_upstream_timeout.count() && loop_.now_ms() - first_try_ms_ >= cfg_.next_upstream_timeout.count())
+    return false;
+  for (size_t i = 0; i < tried_.size(); ++i)
+    if (!tried_[i] && group_->state.available(int(i), loop_.now_ms())) return true;
+  return false;
+}
+
+void ProxySession::try_failed(Failure f, int err, const char* what, const char* phase) {
+  loop_.cancel(timer_);
+  const int status = f == Failure::timeout ? 504 : 502;
+  if (f == Failure::timeout) err = ETIMEDOUT;
+  log_upstream(config::LogLevel::error, err, what, phase);
+  record_try(status);
+  group_->state.failed(peer_, loop_.now_ms());
+  close_upstream();
+  last_status_ = status;
+  uint32_t cond = f == Failure::error ? config::kNextError
+                  : f == Failure::timeout ? config::kNextTimeout
+                                          : config::kNextInvalidHeader;
+  if (may_retry(cond)) {
+    any_sent_ = false;
+    next_try();
+    return;
+  }
+  respond(status);
+}
+
+void ProxySession::on_timeout() {
+  switch (phase_) {
+    case Phase::connecting:
+      try_failed(Failure::timeout, 0, "upstream timed out", "connecting to upstream");
+      return;
+    case Phase::exchanging:
+      try_failed(Failure::timeout, 0, "upstream timed out",
+                 request_sent_ ? "reading response header from upstream" : "sending request to upstream");
+      return;
+    case Phase::streaming:
+      log_upstream(config::LogLevel::error, ETIMEDOUT, "upstream timed out", "reading upstream");
+      fail_response(nullptr);
+      return;
+    case Phase::tunnel:
+      // proxy_read_timeout is the tunnel's idle limit.
+      log_upstream(config::LogLevel::info, ETIMEDOUT, "upstream timed out", "proxying upgraded connection");
+      close_upstream();
+      phase_ = Phase::done;
+      ex_.abort();
+      return;
+    default:
+      return;
+  }
+}
+
+// The response comes from error handling (error_page applies), at the end
+// of the loop turn: an error_page that proxies again replaces this session,
+// which must not happen inside its own callback.
+void ProxySession::respond(int status) {
+  loop_.cancel(timer_);
+  close_upstream();
+  phase_ = Phase::done;
+  std::weak_ptr<char> alive = alive_;
+  http::Exchange* ex = &ex_;
+  loop_.defer([ex, alive, status] {
+    if (alive.expired() || ex->finished() || ex->head_sent()) return;
+    http::send_error(*ex, status);
+  });
+}
+
+void ProxySession::close_upstream() {
+  if (fd_ >= 0) {
+    ::close(fd_);  // also leaves the epoll set
+    fd_ = -1;
+  }
+  if (peer_ >= 0) {
+    group_->state.release(peer_);
+    peer_ = -1;
+  }
+  upstream::SocketHandler::retire(loop_, handler_);
+}
+
+void ProxySession::record_try(int status) {
+  if (peer_ < 0) return;
+  auto sep = [](std::string& s) {
+    if (!s.empty()) s += ", ";
+  };
+  sep(ex_.upstream_addr);
+  ex_.upstream_addr += group_->cfg->servers[size_t(peer_)].name;
+  sep(ex_.upstream_status);
+  ex_.upstream_status += std::to_string(status);
+  sep(ex_.upstream_response_time);
+  int64_t ms = std::max<int64_t>(loop_.now_ms() - try_start_ms_, 0);
+  char buf[32];
+  snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(ms / 1000), static_cast<long long>(ms % 1000));
+  ex_.upstream_response_time += buf;
+}
+
+std::string ProxySession::upstream_url() const {
+  std::string url = "http://";
+  url += peer_ >= 0 ? group_->cfg->servers[size_t(peer_)].name : group_->cfg->name;
+  url += uri_;
+  return url;
+}
+
+void ProxySession::log_upstream(config::LogLevel level, int err, const char* what, const char* phase) {
+  if (!log::enabled(level)) return;
+  const auto& req = ex_.req;
+  std::string server = ex_.server && !ex_.server->names.empty() ? ex_.server->names.front().name : "";
+  std::string error = err ? " (" + std::to_string(err) + ": " + strerror(err) + ")" : "";
+  const char* proto = req.version == 10 ? "HTTP/1.0" : req.version == 20 ? "HTTP/2.0" : "HTTP/1.1";
+  log::write(level,
+             "%s%s while %s, client: %s, server: %s, request: \"%.*s %.*s %s\", upstream: \"%s\", host: \"%s\"",
+             what, error.c_str(), phase, ex_.conn().remote_addr.c_str(), server.c_str(),
+             int(req.method_name.size()), req.method_name.data(), int(req.target.size()), req.target.data(), proto,
+             upstream_url().c_str(), req.host.c_str());
+}
+
+}  // namespace
+
+void serve_proxy(http::Exchange& ex) {
+  const auto& cfg = *ex.settings().proxy;
+  auto group = ex.services().upstreams->group(cfg.upstream);
+  auto session = std::make_unique<ProxySession>(ex, cfg, std::move(group));
+  auto* raw = session.get();
+  ex.handler_state = std::move(session);
+  raw->start();
+}
+
+}  // namespace torii::handlers

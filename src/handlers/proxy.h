@@ -1,0 +1,30 @@
+// The proxy handler (proxy_pass). One ProxySession per request, kept in the
+// exchange's handler_state, goes through named phases:
+//
+//   read client body (when proxy_request_buffering is on)
+//   → pick upstream (the group's balancer, skipping servers already tried)
+//   → connect (a pooled keep-alive connection, else a new one, with
+//     proxy_connect_timeout)
+//   → send head and body (proxy_send_timeout)
+//   → read response head (proxy_read_timeout; strict parser)
+//   → filter response head → stream body to the client, with back-pressure
+//     (at most proxy_buffers queued for a slow client) or tunnel after 101
+//   → finish: the connection back to the pool or closed; $upstream_* set.
+//
+// A failed try goes through one hook, try_failed(), which logs it like
+// nginx, updates the server's passive health and decides between another
+// try (proxy_next_upstream, _tries, _timeout; never a non-idempotent request
+// already sent unless non_idempotent) and the error response (502/504, where
+// error_page applies).
+#pragma once
+
+namespace torii::http {
+class Exchange;
+}
+
+namespace torii::handlers {
+
+// Starts proxying; the response completes later, from the event loop.
+void serve_proxy(http::Exchange& ex);
+
+}  // namespace torii::handlers

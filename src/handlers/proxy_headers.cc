@@ -1,0 +1,210 @@
+#include "handlers/proxy_headers.h"
+
+#include <strings.h>
+
+#include "config/upstream_config.h"
+#include "http/exchange.h"
+#include "http/header_token.h"
+#include "http/variables.h"
+
+namespace torii::handlers {
+
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+// Characters that go unescaped in a path: unreserved, sub-delims, ':', '@', '/'.
+bool path_safe(unsigned char c) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  switch (c) {
+    case '-': case '.': case '_': case '~': case '!': case '$': case '&': case '\'': case '(':
+    case ')': case '*': case '+': case ',': case ';': case '=': case ':': case '@': case '/':
+      return true;
+    default:
+      return false;
+  }
+}
+
+void append_escaped(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (unsigned char c : s) {
+    if (path_safe(c)) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xf]);
+    }
+  }
+}
+
+void append_field(std::string& out, std::string_view name, std::string_view value) {
+  out.append(name);
+  out.append(": ");
+  out.append(value);
+  out.append("\r\n");
+}
+
+// CR or LF in a rendered value would split the request: such a field is left out.
+bool safe_value(std::string_view v) { return v.find_first_of("\r\n", 0) == std::string_view::npos && v.find('\0') == std::string_view::npos; }
+
+bool is_set_here(const config::ProxyConfig& p, std::string_view name) {
+  for (const auto& h : p.set_headers)
+    if (iequals(h.name, name)) return true;
+  return false;
+}
+
+// Fields the client may not pass upstream: hop-by-hop ones (RFC 9110
+// 7.6.1) and those the proxy writes itself (Host, framing, Expect).
+bool dropped_request_field(const http::Header& h) {
+  using T = http::HeaderToken;
+  if (http::header_flags(h.token) & http::kHopByHop) return true;
+  switch (h.token) {
+    case T::connection: case T::keep_alive: case T::proxy_connection: case T::te: case T::trailer:
+    case T::transfer_encoding: case T::upgrade: case T::host: case T::content_length: case T::expect:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Response fields nginx does not pass by default, and hop-by-hop ones.
+bool hidden_by_default(std::string_view name) {
+  static constexpr std::string_view kHidden[] = {"date", "server", "x-pad", "x-accel-expires",
+                                                 "x-accel-redirect", "x-accel-limit-rate",
+                                                 "x-accel-buffering", "x-accel-charset"};
+  for (auto h : kHidden)
+    if (iequals(h, name)) return true;
+  return false;
+}
+
+bool listed(const std::vector<std::string>& names, std::string_view name) {
+  for (const auto& n : names)
+    if (iequals(n, name)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string upstream_uri(const http::Exchange& ex, const config::ProxyConfig& p) {
+  const auto& req = ex.req;
+  std::string uri;
+  if (p.has_uri && !p.uri_from_regex) {
+    std::string_view path = req.path;
+    std::string_view rest = path.size() >= p.location_prefix.size() ? path.substr(p.location_prefix.size()) : "";
+    uri = p.uri;
+    append_escaped(uri, rest);
+  } else if (!ex.is_internal && !req.raw_path.empty()) {
+    uri.assign(req.raw_path);
+  } else {
+    append_escaped(uri, req.path);
+  }
+  if (uri.empty()) uri = "/";
+  if (req.has_query) {
+    uri.push_back('?');
+    uri.append(req.query);
+  }
+  return uri;
+}
+
+RequestHeadInfo build_request_head(const http::Exchange& ex, const config::ProxyConfig& p, const std::string& uri,
+                                   RequestBody body, int64_t length, std::string& out) {
+  RequestHeadInfo info;
+  const auto& req = ex.req;
+  out.append(req.method_name.empty() ? std::string_view(http::method_name(req.method)) : req.method_name);
+  out.push_back(' ');
+  out.append(uri);
+  out.append(p.http_version >= 11 ? " HTTP/1.1\r\n" : " HTTP/1.0\r\n");
+
+  // proxy_set_header fields in config order, then nginx's defaults for
+  // the names they did not set (nginx's order), then the client's fields.
+  std::string value;
+  bool host_set = false;
+  bool conn_set = false;
+  for (const auto& h : p.set_headers) {
+    if (iequals(h.name, "host")) host_set = true;
+    if (iequals(h.name, "connection")) conn_set = true;
+    value.clear();
+    http::render(h.value, ex, value);
+    if (value.empty() || !safe_value(value)) continue;  // an empty value removes the field
+    if (iequals(h.name, "upgrade")) info.upgrade = true;
+    append_field(out, h.name, value);
+  }
+  if (!host_set) append_field(out, "Host", p.proxy_host);
+  if (!conn_set) out.append("Connection: close\r\n");
+  if (p.pass_request_headers) {
+    for (const auto& h : req.headers) {
+      if (dropped_request_field(h) || is_set_here(p, h.name)) continue;
+      append_field(out, h.name, h.value);
+    }
+  }
+  if (body == RequestBody::length) {
+    out.append("Content-Length: ");
+    out.append(std::to_string(length));
+    out.append("\r\n");
+  } else if (body == RequestBody::chunked) {
+    out.append("Transfer-Encoding: chunked\r\n");
+  }
+  out.append("\r\n");
+  return info;
+}
+
+bool rewrite_redirect(const http::Exchange& ex, const config::ProxyConfig& p, std::string& value) {
+  using Mode = config::ProxyConfig::RedirectMode;
+  if (p.redirect_mode == Mode::off) return false;
+  auto try_rule = [&](std::string_view from, std::string_view to) {
+    if (from.empty() || value.compare(0, from.size(), from) != 0) return false;
+    value = std::string(to) + value.substr(from.size());
+    return true;
+  };
+  if (p.redirect_mode == Mode::default_) {
+    if (p.uri_from_regex) return false;
+    // "default": the proxy_pass URL (plus the location when it has no URI
+    // part) becomes the location.
+    std::string from = p.url;
+    if (!p.has_uri) from += p.location_prefix;
+    return try_rule(from, p.location_prefix);
+  }
+  for (const auto& r : p.redirects) {
+    if (try_rule(http::render(r.from, ex), http::render(r.to, ex))) return true;
+  }
+  return false;
+}
+
+void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
+                         http1::BodyFraming framing, http::ResponseHead& out) {
+  using T = http::HeaderToken;
+  out.status = r.status;
+  const bool upgrade = r.status == 101;
+  for (const auto& h : r.headers) {
+    switch (h.token) {
+      case T::connection:
+      case T::upgrade:
+        if (!upgrade) continue;
+        break;
+      case T::keep_alive: case T::proxy_connection: case T::te: case T::trailer: case T::transfer_encoding:
+      case T::content_length:
+        continue;
+      default:
+        break;
+    }
+    if (hidden_by_default(h.name) && !listed(p.pass_headers, h.name)) continue;
+    if (listed(p.hide_headers, h.name)) continue;
+    if (iequals(h.name, "location") || iequals(h.name, "refresh")) {
+      std::string v(h.value);
+      rewrite_redirect(ex, p, v);
+      out.add(std::string(h.name), std::move(v));
+      continue;
+    }
+    out.add(std::string(h.name), std::string(h.value));
+  }
+  if (framing == http1::BodyFraming::length || (ex.header_only && r.content_length >= 0 && !upgrade))
+    out.content_length = r.content_length;
+  else if (framing == http1::BodyFraming::none && !ex.header_only && r.status != 204 && r.status != 304 && !upgrade &&
+           r.status >= 200)
+    out.content_length = 0;
+}
+
+}  // namespace torii::handlers

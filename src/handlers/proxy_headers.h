@@ -1,0 +1,44 @@
+// What the proxy sends upstream and what it passes back: the upstream
+// request head (nginx's URI rules, proxy_set_header with its defaults,
+// hop-by-hop fields dropped) and the response head for the client
+// (hop-by-hop and hidden fields dropped, proxy_redirect applied). Pure
+// functions of the exchange and the config, tested without sockets.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "config/proxy_config.h"
+#include "http/response.h"
+#include "http1/response_parser.h"
+
+namespace torii::http {
+class Exchange;
+}
+
+namespace torii::handlers {
+
+// The URI sent upstream: with a URI part in proxy_pass, the location's
+// prefix of the (decoded) URI is replaced by it and the result escaped;
+// without one, the request URI goes as the client sent it (or, after an
+// internal redirect, the current URI, escaped).
+std::string upstream_uri(const http::Exchange& ex, const config::ProxyConfig& p);
+
+enum class RequestBody : uint8_t { none, length, chunked };
+
+struct RequestHeadInfo {
+  bool upgrade = false;  // an Upgrade field went upstream (a 101 may follow)
+};
+
+// Appends the request line and fields, ending with the empty line.
+RequestHeadInfo build_request_head(const http::Exchange& ex, const config::ProxyConfig& p, const std::string& uri,
+                                   RequestBody body, int64_t length, std::string& out);
+
+// The client's response head from the upstream's.
+void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
+                         http1::BodyFraming framing, http::ResponseHead& out);
+
+// proxy_redirect applied to one Location or Refresh value; false if no rule matched.
+bool rewrite_redirect(const http::Exchange& ex, const config::ProxyConfig& p, std::string& value);
+
+}  // namespace torii::handlers

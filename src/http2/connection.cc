@@ -1,0 +1,251 @@
+#include "http2/connection.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "http/pipeline.h"
+#include "log/access_log.h"
+#include "log/error_log.h"
+
+namespace torii::http2 {
+
+namespace {
+constexpr size_t kReadChunk = 16 * 1024;
+// Frames are collected up to this size and leave in one write: many small
+// responses share a syscall (and a TLS record run), large ones stream.
+constexpr size_t kWriteBatch = 64 * 1024;
+constexpr int64_t kLingerMs = 2'000;  // after GOAWAY: let the client read it
+constexpr int kReadsPerTurn = 16;
+}  // namespace
+
+Connection::Connection(core::Worker& worker, std::unique_ptr<net::Transport> transport,
+                       const http::ConnectionInfo& info, std::shared_ptr<core::ListenBinding> binding,
+                       std::string received)
+    : worker_(worker),
+      transport_(std::move(transport)),
+      binding_(std::move(binding)),
+      session_(*this, info, binding_),
+      received_(std::move(received)),
+      timer_(&Connection::on_timer, this) {
+  send_timeout_ms_ = binding_->group->default_server->settings.send_timeout.count();
+}
+
+Connection::~Connection() { worker_.loop().cancel(timer_); }
+
+void Connection::start() {
+  // Frames of many streams interleave: none may wait for an ACK (Nagle).
+  int one = 1;
+  setsockopt(transport_->fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  worker_.loop().modify(transport_->fd(), this, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+  if (!session_.start()) {
+    TORII_LOG(alert, "could not start an HTTP/2 session, client: %s", session_.info().remote_addr.c_str());
+    close_now();
+    return;
+  }
+  in_drive_ = true;
+  if (!received_.empty() && !session_.receive(received_.data(), received_.size())) closing_ = true;
+  in_drive_ = false;
+  std::string().swap(received_);
+  drive();
+}
+
+void Connection::on_io(uint32_t events) {
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) readable_ = true;
+  if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) writable_ = true;
+  drive();
+}
+
+void Connection::drive() {
+  if (closed_) return;
+  in_drive_ = true;
+  struct Leave {
+    bool& flag;
+    ~Leave() { flag = false; }
+  } leave{in_drive_};
+  const uint64_t written_before = bytes_written_;
+  // Bounded: a handler that keeps producing cannot hold the loop forever.
+  for (int round = 0;; ++round) {
+    if (!read_input()) return;
+    if (!write_output()) return;
+    if (closing_ || !session_.service()) break;  // service() may have queued output
+    if (round == 16) {
+      schedule_drive();
+      break;
+    }
+  }
+  const bool progress = bytes_written_ != written_before;
+  if (closed_ || lingering_) return;
+  const bool flushed = out_pos_ == out_.size() && !session_.want_write();
+  if (flushed && (closing_ || session_.done())) {
+    start_lingering();
+    return;
+  }
+  update_timer(progress);
+}
+
+bool Connection::read_input() {
+  char buf[kReadChunk];
+  for (int reads = 0; readable_; ++reads) {
+    if (reads == kReadsPerTurn) {
+      schedule_drive();  // a fast sender gets the rest next turn, after the others
+      break;
+    }
+    auto r = transport_->read(buf, sizeof buf);
+    if (r.status == net::IoStatus::ok) {
+      if (!closing_ && !session_.receive(buf, r.bytes)) closing_ = true;
+      if (r.bytes < sizeof buf && !transport_->is_tls()) readable_ = false;  // a short read: the socket is empty
+      continue;
+    }
+    if (r.status == net::IoStatus::again) {
+      if (transport_->wants_write()) writable_ = false;
+      readable_ = false;
+      break;
+    }
+    if (r.status == net::IoStatus::error && errno != ECONNRESET && !lingering_) {
+      TORII_LOG(info, "recv() failed (%d: %s), client: %s", errno, strerror(errno),
+                session_.info().remote_addr.c_str());
+    }
+    close_now();  // the client closed: streams in flight are cancelled
+    return false;
+  }
+  return true;
+}
+
+// Half-closes and reads (and drops) what the client still sends for a
+// moment, so our last frames (GOAWAY) are read rather than lost to a reset.
+void Connection::start_lingering() {
+  lingering_ = true;
+  closing_ = true;
+  transport_->shutdown_write();
+  worker_.loop().arm(timer_, kLingerMs);
+}
+
+bool Connection::write_output() {
+  if (lingering_) return true;
+  while (writable_) {
+    if (out_pos_ == out_.size()) {
+      out_.clear();
+      out_pos_ = 0;
+      if (!session_.produce(out_, kWriteBatch)) {
+        close_now();
+        return false;
+      }
+      if (out_.empty()) break;
+    }
+    iovec iov{out_.data() + out_pos_, out_.size() - out_pos_};
+    auto r = transport_->writev(&iov, 1, false);
+    if (r.status == net::IoStatus::ok) {
+      out_pos_ += r.bytes;
+      bytes_written_ += r.bytes;
+      continue;
+    }
+    if (r.status == net::IoStatus::again) {
+      writable_ = false;
+      break;
+    }
+    if (errno != EPIPE && errno != ECONNRESET) {
+      TORII_LOG(info, "writev() failed (%d: %s) while sending to client, client: %s", errno, strerror(errno),
+                session_.info().remote_addr.c_str());
+    }
+    close_now();
+    return false;
+  }
+  if (out_pos_ == out_.size() && out_.capacity() > 4 * kWriteBatch) std::string().swap(out_);
+  return true;
+}
+
+void Connection::update_timer(bool progress) {
+  TimerKind kind = TimerKind::none;
+  if (out_pos_ < out_.size()) {
+    kind = TimerKind::send;  // the socket is full
+  } else if (session_.open_streams() == 0) {
+    kind = TimerKind::idle;
+  } else if (!session_.want_write() && session_.stalled()) {
+    kind = TimerKind::send;  // the client's window is shut
+  }
+  if (kind == timer_kind_ && !(kind == TimerKind::send && progress)) return;
+  timer_kind_ = kind;
+  switch (kind) {
+    case TimerKind::none:
+      worker_.loop().cancel(timer_);
+      break;
+    case TimerKind::idle:
+      worker_.loop().arm(timer_, std::max<int64_t>(session_.idle_timeout_ms(), 1));
+      break;
+    case TimerKind::send:
+      worker_.loop().arm(timer_, send_timeout_ms_);
+      break;
+  }
+}
+
+void Connection::on_timer(void* self) { static_cast<Connection*>(self)->on_timeout(); }
+
+void Connection::on_timeout() {
+  if (lingering_) {
+    close_now();
+    return;
+  }
+  if (timer_kind_ == TimerKind::send) {
+    TORII_LOG(info, "client timed out (110: Connection timed out) while sending response to client, client: %s",
+              session_.info().remote_addr.c_str());
+    close_now();
+    return;
+  }
+  // Idle (keepalive_timeout): say goodbye, then close.
+  timer_kind_ = TimerKind::none;
+  session_.terminate(NGHTTP2_NO_ERROR);
+  closing_ = true;
+  drive();
+}
+
+void Connection::drain() {
+  if (closed_) return;
+  session_.shutdown();
+  if (in_drive_) return;
+  drive();
+}
+
+void Connection::close_now() {
+  if (closed_) return;
+  closed_ = true;
+  worker_.loop().cancel(timer_);
+  session_.abort_streams();
+  transport_.reset();  // closes the socket, which also leaves the epoll set
+  worker_.release(this);
+}
+
+// ---- SessionHost --------------------------------------------------------------
+
+void Connection::run_request(http::Exchange& ex) { http::run_request(ex); }
+
+void Connection::log_request(http::Exchange& ex) { worker_.access_log().log(ex); }
+
+void Connection::defer(std::function<void()> fn) { worker_.loop().defer(std::move(fn)); }
+
+// Sink calls made outside drive() (an asynchronous handler) run the
+// session at the end of the turn, never inside the handler's own call.
+void Connection::wake() {
+  if (!in_drive_) schedule_drive();
+}
+
+void Connection::schedule_drive() {
+  if (drive_scheduled_ || closed_) return;
+  drive_scheduled_ = true;
+  std::weak_ptr<char> alive = alive_;
+  worker_.loop().defer([this, alive] {
+    if (alive.expired()) return;
+    drive_scheduled_ = false;
+    drive();
+  });
+}
+
+int64_t Connection::now_ms() { return worker_.loop().now_ms(); }
+
+http::WorkerServices& Connection::services() { return worker_.services(); }
+
+}  // namespace torii::http2

@@ -1,0 +1,386 @@
+#include "http2/session.h"
+
+#include <algorithm>
+
+#include "core/worker.h"
+#include "http2/stream.h"
+#include "log/error_log.h"
+
+namespace torii::http2 {
+
+namespace {
+
+// The connection-level receive window: request bodies are held back per
+// stream (each stream's window is what a handler lets in), so the
+// connection's own window need not be a second limit.
+constexpr int32_t kConnectionWindow = (1 << 30);
+
+// nghttp2's defaults, stated so the defences are visible in one place.
+constexpr size_t kMaxSettingsEntries = 32;      // entries per SETTINGS frame
+constexpr size_t kMaxOutboundAcks = 1000;       // queued SETTINGS/PING ACKs
+constexpr uint64_t kResetBurst = 1000;          // RST_STREAM token bucket
+constexpr uint64_t kResetRate = 33;             // tokens per second
+constexpr size_t kMaxContinuations = 8;         // CONTINUATION frames per header block
+
+struct Callbacks {
+  nghttp2_session_callbacks* cbs = nullptr;
+  ~Callbacks() { nghttp2_session_callbacks_del(cbs); }
+};
+
+struct Options {
+  nghttp2_option* opt = nullptr;
+  ~Options() { nghttp2_option_del(opt); }
+};
+
+}  // namespace
+
+Session::Session(SessionHost& host, const http::ConnectionInfo& info, std::shared_ptr<core::ListenBinding> binding,
+                 const FloodLimits& flood)
+    : host_(host), info_(info), binding_(std::move(binding)), flood_(flood) {
+  const config::Server& srv = *binding_->group->default_server;
+  const auto& h2 = srv.http2_settings;
+  max_streams_ = h2.max_concurrent_streams;
+  chunk_size_ = std::max<size_t>(1, h2.chunk_size);
+  body_window_ = std::min<size_t>(h2.body_preread_size, 0x7fffffff);
+  field_limit_ = srv.large_client_header_buffers.size;
+  list_limit_ = srv.large_client_header_buffers.size * srv.large_client_header_buffers.number;
+  idle_ms_ = srv.settings.keepalive_timeout.count();
+  max_requests_ = srv.settings.keepalive_requests;
+}
+
+Session::~Session() {
+  // Streams hold nghttp2 buffers by reference: they go before the session.
+  streams_.clear();
+  graveyard_.clear();
+  nghttp2_session_del(ng_);
+}
+
+bool Session::start() {
+  Callbacks c;
+  if (nghttp2_session_callbacks_new(&c.cbs) != 0) return false;
+  nghttp2_session_callbacks_set_on_begin_headers_callback(c.cbs, &Session::on_begin_headers);
+  nghttp2_session_callbacks_set_on_header_callback2(c.cbs, &Session::on_header);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(c.cbs, &Session::on_frame_recv);
+  nghttp2_session_callbacks_set_on_data_chunk_recv_callback(c.cbs, &Session::on_data_chunk);
+  nghttp2_session_callbacks_set_on_stream_close_callback(c.cbs, &Session::on_stream_close);
+  nghttp2_session_callbacks_set_on_frame_not_send_callback(c.cbs, &Session::on_frame_not_send);
+  nghttp2_session_callbacks_set_send_data_callback(c.cbs, &Session::send_data);
+
+  Options o;
+  if (nghttp2_option_new(&o.opt) != 0) return false;
+  // Body bytes are acknowledged when a handler takes them, not on arrival.
+  nghttp2_option_set_no_auto_window_update(o.opt, 1);
+  nghttp2_option_set_no_closed_streams(o.opt, 1);
+  nghttp2_option_set_max_settings(o.opt, kMaxSettingsEntries);
+  nghttp2_option_set_max_outbound_ack(o.opt, kMaxOutboundAcks);
+  nghttp2_option_set_stream_reset_rate_limit(o.opt, kResetBurst, kResetRate);
+  nghttp2_option_set_max_continuations(o.opt, kMaxContinuations);
+  if (nghttp2_session_server_new2(&ng_, c.cbs, this, o.opt) != 0) return false;
+
+  const nghttp2_settings_entry iv[] = {
+      {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, max_streams_},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, uint32_t(body_window_)},
+      {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, uint32_t(std::min<size_t>(list_limit_, 0xffffffff))},
+      // RFC 9218: no RFC 7540 priority tree to keep per connection.
+      {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1},
+  };
+  if (nghttp2_submit_settings(ng_, NGHTTP2_FLAG_NONE, iv, sizeof iv / sizeof iv[0]) != 0) return false;
+  nghttp2_session_set_local_window_size(ng_, NGHTTP2_FLAG_NONE, 0, kConnectionWindow);
+  return true;
+}
+
+Stream* Session::find(int32_t id) {
+  auto it = streams_.find(id);
+  return it == streams_.end() ? nullptr : it->second.get();
+}
+
+bool Session::receive(const char* data, size_t len) {
+  if (abuse_reason_) return false;
+  in_callback_ = true;
+  ssize_t n = nghttp2_session_mem_recv(ng_, reinterpret_cast<const uint8_t*>(data), len);
+  in_callback_ = false;
+  if (n < 0) {
+    if (n == NGHTTP2_ERR_FLOODED) {
+      abuse("too many frames queued (flood)");
+    } else if (n == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS) {
+      abuse("too many CONTINUATION frames");
+    } else {
+      TORII_LOG(info, "client sent invalid HTTP/2 data (%s), client: %s", nghttp2_strerror(int(n)),
+                info_.remote_addr.c_str());
+      nghttp2_session_terminate_session(ng_, NGHTTP2_PROTOCOL_ERROR);
+    }
+    return false;
+  }
+  if (abuse_reason_) return false;
+  run_ready();
+  service();
+  return true;
+}
+
+void Session::run_ready() {
+  // Index loop: a request may complete others' state but never adds here.
+  std::vector<int32_t> ready;
+  ready.swap(ready_);
+  for (int32_t id : ready) {
+    Stream* s = find(id);
+    if (!s || s->closed() || s->started()) continue;
+    ++requests_;
+    info_.requests = requests_;
+    s->run();
+    if (requests_ >= max_requests_ && !going_away_) {
+      // keepalive_requests: this connection takes no new streams.
+      going_away_ = true;
+      nghttp2_submit_goaway(ng_, NGHTTP2_FLAG_NONE, id, NGHTTP2_NO_ERROR, nullptr, 0);
+    }
+  }
+}
+
+bool Session::service() {
+  bool ran = false;
+  if (!deliver_.empty()) {
+    std::vector<int32_t> ids;
+    ids.swap(deliver_);
+    for (int32_t id : ids) {
+      if (Stream* s = find(id)) {
+        s->deliver_body();
+        ran = true;
+      }
+    }
+  }
+  if (!drained_.empty()) {
+    std::vector<int32_t> ids;
+    ids.swap(drained_);
+    for (int32_t id : ids) {
+      Stream* s = find(id);
+      if (s && s->drain_due()) {
+        s->fire_drain();
+        ran = true;
+      }
+    }
+  }
+  return ran;
+}
+
+void Session::submit_pending() {
+  std::vector<int32_t> ids;
+  ids.swap(submit_);
+  for (int32_t id : ids) {
+    Stream* s = find(id);
+    if (s && !s->closed() && s->head_ready()) s->submit();
+  }
+}
+
+bool Session::produce(std::string& out, size_t limit) {
+  submit_pending();
+  out_ = &out;
+  limit_ = limit;
+  bool ok = true;
+  while (out.size() < limit) {
+    const uint8_t* p = nullptr;
+    ssize_t n = nghttp2_session_mem_send(ng_, &p);
+    if (n < 0) {
+      TORII_LOG(info, "HTTP/2 send failed (%s), client: %s", nghttp2_strerror(int(n)), info_.remote_addr.c_str());
+      ok = false;
+      break;
+    }
+    if (n == 0) break;  // nothing left, or a no-copy frame filled the buffer
+    out.append(reinterpret_cast<const char*>(p), size_t(n));
+  }
+  out_ = nullptr;
+  return ok;
+}
+
+void Session::shutdown() {
+  if (going_away_) return;
+  going_away_ = true;
+  nghttp2_submit_goaway(ng_, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(ng_), NGHTTP2_NO_ERROR,
+                        nullptr, 0);
+}
+
+void Session::terminate(uint32_t error_code) {
+  going_away_ = true;
+  nghttp2_session_terminate_session(ng_, error_code);
+}
+
+bool Session::want_read() const { return nghttp2_session_want_read(ng_) != 0; }
+bool Session::want_write() const { return nghttp2_session_want_write(ng_) != 0 || !submit_.empty(); }
+
+bool Session::stalled() const {
+  for (const auto& [id, s] : streams_)
+    if (s->blocked_by_window()) return true;
+  return false;
+}
+
+void Session::abort_streams() {
+  for (auto& [id, s] : streams_) {
+    if (!s->closed()) s->on_close(NGHTTP2_CANCEL);
+  }
+}
+
+void Session::abuse(const char* reason) {
+  if (abuse_reason_) return;
+  abuse_reason_ = reason;
+  TORII_LOG(info, "client misbehaved over HTTP/2 (%s), closing connection, client: %s", reason,
+            info_.remote_addr.c_str());
+  going_away_ = true;
+  nghttp2_session_terminate_session(ng_, NGHTTP2_ENHANCE_YOUR_CALM);
+}
+
+bool Session::count_reset() {
+  if (flood_.count(FloodGuard::Kind::reset, host_.now_ms())) return true;
+  abuse(flood_.reason());
+  return false;
+}
+
+void Session::stream_output_changed(Stream& s) {
+  if (s.head_ready()) submit_.push_back(s.id());
+  host_.wake();
+}
+
+void Session::stream_wants_delivery(Stream& s) {
+  deliver_.push_back(s.id());
+  host_.wake();
+}
+
+void Session::stream_drain_due(Stream& s) {
+  drained_.push_back(s.id());
+  host_.wake();
+}
+
+void Session::reap() {
+  if (reap_scheduled_) return;
+  reap_scheduled_ = true;
+  std::weak_ptr<char> alive = alive_;
+  host_.defer([this, alive] {
+    if (alive.expired()) return;
+    reap_scheduled_ = false;
+    graveyard_.clear();
+  });
+}
+
+// ---- nghttp2 callbacks ----------------------------------------------------------
+
+int Session::on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  auto* self = static_cast<Session*>(user);
+  if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+  const int32_t id = frame->hd.stream_id;
+  auto stream = std::make_unique<Stream>(*self, id);
+  nghttp2_session_set_stream_user_data(self->ng_, id, stream.get());
+  self->streams_[id] = std::move(stream);
+  return 0;
+}
+
+int Session::on_header(nghttp2_session*, const nghttp2_frame* frame, nghttp2_rcbuf* name, nghttp2_rcbuf* value,
+                       uint8_t, void* user) {
+  auto* self = static_cast<Session*>(user);
+  if (frame->hd.type != NGHTTP2_HEADERS) return 0;
+  // Trailer fields (a second HEADERS) are read and dropped, as nginx does.
+  if (frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
+  Stream* s = self->find(frame->hd.stream_id);
+  if (s) s->add_field(name, value, self->field_limit_, self->list_limit_);
+  return 0;
+}
+
+int Session::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  auto* self = static_cast<Session*>(user);
+  const int64_t now = self->host_.now_ms();
+  switch (frame->hd.type) {
+    case NGHTTP2_HEADERS: {
+      Stream* s = self->find(frame->hd.stream_id);
+      if (!s) return 0;
+      const bool end = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
+      if (frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
+        s->headers_done(end);
+        self->ready_.push_back(s->id());
+      } else if (end) {
+        s->on_remote_end();
+        self->deliver_.push_back(s->id());
+      }
+      return 0;
+    }
+    case NGHTTP2_DATA: {
+      const bool end = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
+      if (frame->hd.length == 0 && !end && !self->flood_.count(FloodGuard::Kind::empty_data, now)) {
+        self->abuse(self->flood_.reason());
+        return 0;
+      }
+      if (!end) return 0;
+      if (Stream* s = self->find(frame->hd.stream_id)) {
+        s->on_remote_end();
+        self->deliver_.push_back(s->id());
+      }
+      return 0;
+    }
+    case NGHTTP2_SETTINGS:
+    case NGHTTP2_PING:
+      if (frame->hd.flags & NGHTTP2_FLAG_ACK) return 0;
+      [[fallthrough]];
+    case NGHTTP2_PRIORITY:
+      if (!self->flood_.count(FloodGuard::Kind::control, now)) self->abuse(self->flood_.reason());
+      return 0;
+    default:
+      return 0;
+  }
+}
+
+int Session::on_data_chunk(nghttp2_session*, uint8_t, int32_t stream_id, const uint8_t* data, size_t len,
+                           void* user) {
+  auto* self = static_cast<Session*>(user);
+  Stream* s = self->find(stream_id);
+  if (!s) {
+    // A stream we no longer track: give the connection window back.
+    nghttp2_session_consume_connection(self->ng_, len);
+    return 0;
+  }
+  s->on_data(data, len);
+  self->deliver_.push_back(stream_id);
+  return 0;
+}
+
+int Session::on_stream_close(nghttp2_session*, int32_t stream_id, uint32_t error_code, void* user) {
+  auto* self = static_cast<Session*>(user);
+  auto it = self->streams_.find(stream_id);
+  if (it == self->streams_.end()) return 0;
+  Stream& s = *it->second;
+  // A stream that ends before its response did (the client's RST_STREAM,
+  // or ours for a malformed request) is what rapid reset is made of.
+  if (!s.response_complete() || error_code != NGHTTP2_NO_ERROR) self->count_reset();
+  s.on_close(error_code);
+  self->graveyard_.push_back(std::move(it->second));
+  self->streams_.erase(it);
+  self->reap();
+  return 0;
+}
+
+int Session::on_frame_not_send(nghttp2_session*, const nghttp2_frame* frame, int lib_error, void* user) {
+  auto* self = static_cast<Session*>(user);
+  if (frame->hd.type != NGHTTP2_HEADERS) return 0;
+  // A response head that could not go out (the stream is gone or the head
+  // was refused): nothing else will, so end the stream.
+  nghttp2_submit_rst_stream(self->ng_, NGHTTP2_FLAG_NONE, frame->hd.stream_id, NGHTTP2_INTERNAL_ERROR);
+  (void)lib_error;
+  return 0;
+}
+
+int Session::send_data(nghttp2_session*, nghttp2_frame* frame, const uint8_t* framehd, size_t length,
+                       nghttp2_data_source* source, void* user) {
+  auto* self = static_cast<Session*>(user);
+  std::string& out = *self->out_;
+  if (out.size() >= self->limit_) return NGHTTP2_ERR_WOULDBLOCK;  // the next produce() takes it
+  auto* s = static_cast<Stream*>(source->ptr);
+  const size_t mark = out.size();
+  out.append(reinterpret_cast<const char*>(framehd), 9);
+  const size_t padlen = frame->data.padlen;  // counts the Pad Length byte itself
+  if (padlen > 0) out.push_back(char(padlen - 1));
+  if (!s->write_data(out, length)) {
+    out.resize(mark);
+    return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // nghttp2 resets the stream
+  }
+  if (padlen > 1) out.append(padlen - 1, '\0');
+  if (s->drain_due()) self->drained_.push_back(s->id());
+  // Stop once the batch is full: mem_send would otherwise frame every
+  // stream's window into this one buffer.
+  return out.size() >= self->limit_ ? NGHTTP2_ERR_PAUSE : 0;
+}
+
+}  // namespace torii::http2

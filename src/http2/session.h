@@ -1,0 +1,146 @@
+// The server side of one HTTP/2 connection as a state machine over nghttp2:
+// bytes in (receive), frames out (produce), no socket and no timer. nghttp2
+// does framing, HPACK and flow control; this maps its callbacks onto
+// streams (one Exchange each) and keeps the abuse counters. The I/O shell
+// around it (http2::Connection) owns the transport and the timer; tests and
+// the fuzzer drive it directly with a SessionHost of their own.
+#pragma once
+
+#include <nghttp2/nghttp2.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "config/config.h"
+#include "http/exchange.h"
+#include "http2/flood_guard.h"
+
+namespace torii::core {
+struct ListenBinding;
+}
+
+namespace torii::http2 {
+
+class Stream;
+
+// What a session needs from its surroundings.
+class SessionHost {
+ public:
+  virtual ~SessionHost() = default;
+  virtual void run_request(http::Exchange& ex) = 0;  // http::run_request in the server
+  virtual void log_request(http::Exchange& ex) = 0;  // the access log
+  virtual void defer(std::function<void()> fn) = 0;  // at the end of the loop turn
+  virtual void wake() = 0;                           // output is waiting: flush soon
+  virtual int64_t now_ms() = 0;
+  virtual http::WorkerServices& services() = 0;
+};
+
+class Session {
+ public:
+  Session(SessionHost& host, const http::ConnectionInfo& info, std::shared_ptr<core::ListenBinding> binding,
+          const FloodLimits& flood = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Queues our SETTINGS. False if nghttp2 could not start.
+  bool start();
+  // Feeds bytes from the client and runs the requests they completed.
+  // False: the connection is over (protocol error or abuse; a GOAWAY is
+  // queued when one is due): flush what produce() gives, then close.
+  bool receive(const char* data, size_t len);
+  // Appends frames to `out` until it holds `limit` bytes or nothing is
+  // left to send. False on a fatal nghttp2 error.
+  bool produce(std::string& out, size_t limit);
+  // Work that must run outside nghttp2's callbacks: body bytes to handlers'
+  // readers, drain callbacks that became due. True if anything ran (it may
+  // have queued more output).
+  bool service();
+
+  // Graceful stop: GOAWAY, in-flight streams finish, no new ones start.
+  void shutdown();
+  // Immediate stop: GOAWAY with `error_code`; nothing more is read.
+  void terminate(uint32_t error_code);
+
+  bool want_read() const;
+  bool want_write() const;
+  // Nothing left to read or write: the connection can close.
+  bool done() const { return !want_read() && !want_write(); }
+  size_t open_streams() const { return streams_.size(); }
+  // Some stream has response bytes that only a WINDOW_UPDATE can release.
+  bool stalled() const;
+  bool going_away() const { return going_away_; }
+  const char* abuse_reason() const { return abuse_reason_; }
+  int64_t idle_timeout_ms() const { return idle_ms_; }
+
+  // Logs and drops every stream still open (the connection is closing).
+  void abort_streams();
+
+  // ---- for streams --------------------------------------------------------
+  nghttp2_session* ng() { return ng_; }
+  SessionHost& host() { return host_; }
+  http::ConnectionInfo& info() { return info_; }
+  const std::shared_ptr<core::ListenBinding>& binding() const { return binding_; }
+  size_t chunk_size() const { return chunk_size_; }
+  size_t body_window() const { return body_window_; }
+  // A stream's state changed outside nghttp2's callbacks.
+  void stream_output_changed(Stream& s);
+  void stream_wants_delivery(Stream& s);
+  void stream_drain_due(Stream& s);
+  // Counts a stream that ended early; false if the client is abusive.
+  bool count_reset();
+
+ private:
+  static int on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user);
+  static int on_header(nghttp2_session*, const nghttp2_frame* frame, nghttp2_rcbuf* name, nghttp2_rcbuf* value,
+                       uint8_t flags, void* user);
+  static int on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* user);
+  static int on_data_chunk(nghttp2_session*, uint8_t flags, int32_t stream_id, const uint8_t* data, size_t len,
+                           void* user);
+  static int on_stream_close(nghttp2_session*, int32_t stream_id, uint32_t error_code, void* user);
+  static int on_frame_not_send(nghttp2_session*, const nghttp2_frame* frame, int lib_error, void* user);
+  static int send_data(nghttp2_session*, nghttp2_frame* frame, const uint8_t* framehd, size_t length,
+                       nghttp2_data_source* source, void* user);
+
+  Stream* find(int32_t id);
+  void abuse(const char* reason);
+  void run_ready();
+  void submit_pending();
+  void reap();
+
+  SessionHost& host_;
+  http::ConnectionInfo info_;  // $connection, $connection_requests: exchanges point here
+  std::shared_ptr<core::ListenBinding> binding_;
+  nghttp2_session* ng_ = nullptr;
+  FloodGuard flood_;
+
+  // Connection-level settings, from the address's default server at start.
+  uint32_t max_streams_ = 128;
+  size_t chunk_size_ = 8192;
+  size_t body_window_ = 65535;
+  size_t field_limit_ = 8192;
+  size_t list_limit_ = 32768;
+  int64_t idle_ms_ = 75'000;
+  uint64_t max_requests_ = 1000;
+  uint64_t requests_ = 0;
+
+  std::unordered_map<int32_t, std::unique_ptr<Stream>> streams_;
+  std::vector<std::unique_ptr<Stream>> graveyard_;  // closed; destroyed at the end of the turn
+  std::vector<int32_t> ready_;      // header blocks complete: run after nghttp2 returns
+  std::vector<int32_t> submit_;     // heads to submit before the next send
+  std::vector<int32_t> deliver_;    // body bytes to hand to readers
+  std::vector<int32_t> drained_;    // drain callbacks due
+  std::string* out_ = nullptr;      // produce()'s buffer, for the no-copy data callback
+  size_t limit_ = 0;                // and its size limit
+  bool in_callback_ = false;
+  bool reap_scheduled_ = false;
+  bool going_away_ = false;
+  const char* abuse_reason_ = nullptr;
+  std::shared_ptr<char> alive_ = std::make_shared<char>(0);
+};
+
+}  // namespace torii::http2

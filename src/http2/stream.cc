@@ -1,0 +1,486 @@
+#include "http2/stream.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "core/clock.h"
+#include "core/worker.h"
+#include "http/pipeline.h"
+#include "http1/parser.h"
+#include "http2/session.h"
+#include "log/error_log.h"
+
+namespace torii::http2 {
+
+namespace {
+
+constexpr size_t kDrainLowMark = 16 * 1024;  // a streaming handler resumes below this
+constexpr size_t kMinBodyWindow = 64 * 1024;
+
+std::string_view view(nghttp2_rcbuf* b) {
+  nghttp2_vec v = nghttp2_rcbuf_get_buf(b);
+  return {reinterpret_cast<const char*>(v.base), v.len};
+}
+
+nghttp2_nv make_nv(std::string_view name, std::string_view value) {
+  return nghttp2_nv{reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
+                    reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(), value.size(),
+                    NGHTTP2_NV_FLAG_NONE};
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = char(x + 32);
+    if (y >= 'A' && y <= 'Z') y = char(y + 32);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// Fields HTTP/2 forbids (RFC 9113 8.2.2), and the framing we decide.
+bool dropped_in_h2(std::string_view name) {
+  return iequals(name, "connection") || iequals(name, "keep-alive") || iequals(name, "proxy-connection") ||
+         iequals(name, "transfer-encoding") || iequals(name, "upgrade") || iequals(name, "content-length");
+}
+
+bool safe_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s)
+    if (c <= ' ' || c >= 0x7f || c == ':') return false;
+  return true;
+}
+
+bool safe_value(std::string_view s) {
+  for (unsigned char c : s)
+    if (c == '\r' || c == '\n' || c == '\0') return false;
+  return true;
+}
+
+ssize_t read_source(nghttp2_session*, int32_t, uint8_t*, size_t length, uint32_t* flags, nghttp2_data_source* source,
+                    void*) {
+  return static_cast<Stream*>(source->ptr)->read_length(length, flags);
+}
+
+}  // namespace
+
+Stream::Stream(Session& session, int32_t id) : session_(session), id_(id) {}
+
+Stream::~Stream() {
+  for (auto* b : rcbufs_) nghttp2_rcbuf_decref(b);
+}
+
+// ---- request -------------------------------------------------------------------
+
+void Stream::add_field(nghttp2_rcbuf* name, nghttp2_rcbuf* value, size_t field_limit, size_t list_limit) {
+  const std::string_view n = view(name), v = view(value);
+  // RFC 9113 6.5.2's accounting: name, value and 32 bytes of overhead.
+  list_size_ += n.size() + v.size() + 32;
+  if (too_large_) return;
+  if (n.size() + v.size() > field_limit || list_size_ > list_limit) {
+    too_large_ = true;  // answered with 431 once the block ends
+    return;
+  }
+  if (!n.empty() && n[0] == ':') {
+    // nghttp2 has checked that each appears once and nothing else does.
+    std::string_view* slot = nullptr;
+    if (n == ":method") slot = &method_;
+    else if (n == ":path") slot = &path_;
+    else if (n == ":authority") slot = &authority_;
+    else if (n == ":scheme") slot = &scheme_;
+    if (!slot) return;
+    nghttp2_rcbuf_incref(value);
+    rcbufs_.push_back(value);
+    *slot = v;
+    return;
+  }
+  if (n == "cookie") {
+    // RFC 9113 8.2.3: crumbs travel apart and are joined for HTTP/1 semantics.
+    if (!cookie_.empty()) cookie_.append("; ");
+    cookie_.append(v);
+    return;
+  }
+  nghttp2_rcbuf_incref(name);
+  nghttp2_rcbuf_incref(value);
+  rcbufs_.push_back(name);
+  rcbufs_.push_back(value);
+  fields_.push_back(http::Header{n, v, http::lookup_header_token(n)});
+}
+
+int Stream::build_head(std::string& reason) {
+  http::RequestHead& req = exchange_->req;
+  req.version = 20;
+  req.keep_alive = true;
+  if (too_large_) {
+    reason = "client sent too large request headers";
+    return 431;
+  }
+  req.method_name = method_;
+  req.method = http::parse_method(method_);
+  int64_t bytes = 0;
+  for (const auto& h : fields_) bytes += int64_t(h.name.size() + h.value.size() + 4);
+  exchange_->request_length = bytes + int64_t(method_.size() + path_.size() + authority_.size() + cookie_.size());
+
+  req.headers = std::move(fields_);
+  if (!cookie_.empty())
+    req.headers.push_back(http::Header{"cookie", cookie_, http::HeaderToken::cookie});
+  const http::Header* host = req.find(http::HeaderToken::host);
+  if (!authority_.empty()) {
+    if (!http1::normalize_host(authority_, req.method == http::Method::connect, req.host)) {
+      reason = "client sent invalid :authority";
+      return 400;
+    }
+    // Handlers and upstreams see a Host field, as HTTP/1.1 carries one.
+    if (!host) req.headers.push_back(http::Header{"host", authority_, http::HeaderToken::host});
+  } else if (host) {
+    if (!http1::normalize_host(host->value, false, req.host)) {
+      reason = "client sent invalid host header";
+      return 400;
+    }
+  }
+  if (req.method == http::Method::connect) {
+    reason = "client sent CONNECT";
+    return 405;
+  }
+  req.target = path_;
+  if (path_ == "*") {
+    req.raw_path = path_;
+    req.path.assign("*");
+  } else {
+    const size_t q = path_.find('?');
+    req.raw_path = path_.substr(0, q);
+    req.has_query = q != std::string_view::npos;
+    req.query = req.has_query ? path_.substr(q + 1) : std::string_view();
+    const bool merge = exchange_->server->merge_slashes;
+    if (req.raw_path.empty() || req.raw_path[0] != '/' || !http1::normalize_path(req.raw_path, merge, req.path)) {
+      reason = "client sent invalid :path";
+      return 400;
+    }
+  }
+  req.content_length = -1;
+  if (const http::Header* cl = req.find(http::HeaderToken::content_length)) {
+    // nghttp2 checked it is digits and will check the DATA adds up to it.
+    int64_t v = 0;
+    for (char c : cl->value) {
+      if (c < '0' || c > '9' || v > (INT64_MAX - 9) / 10) {
+        reason = "client sent invalid content-length";
+        return 400;
+      }
+      v = v * 10 + (c - '0');
+    }
+    req.content_length = v;
+  }
+  // A body of unknown length is what HTTP/1 calls chunked: handlers stream it.
+  req.chunked = had_body_ && req.content_length < 0;
+  return 0;
+}
+
+void Stream::run() {
+  const auto& binding = session_.binding();
+  exchange_.emplace(*this, session_.info(), session_.host().services());
+  http::Exchange& ex = *exchange_;
+  // The config and its listen group as of this stream's start: a reload
+  // mid-request leaves this exchange on the snapshot it holds.
+  ex.config = binding->config;
+  const config::ListenGroup& group = *binding->group;
+  ex.server = group.default_server.get();
+  ex.start_unix_ms = core::unix_ms();
+  std::string reason;
+  const int status = build_head(reason);
+  if (status != 0) {
+    TORII_LOG(info, "%s, client: %s", reason.c_str(), session_.info().remote_addr.c_str());
+    http::send_error(ex, status);
+  } else {
+    ex.server = &config::find_server(group, ex.req.host);
+    session_.host().run_request(ex);
+  }
+  if (ex.close_connection && !ex.head_sent() && !closed_) {
+    // return 444: no response at all, the stream is reset.
+    nghttp2_submit_rst_stream(session_.ng(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);
+    session_.host().wake();
+  }
+  if (!body_.empty() || (remote_closed_ && had_body_)) session_.stream_wants_delivery(*this);
+}
+
+void Stream::on_data(const uint8_t* data, size_t len) {
+  body_received_ += int64_t(len);
+  if (exchange_) exchange_->request_length += int64_t(len);
+  if (dropping_body_) {
+    acknowledge(len);
+    return;
+  }
+  body_.append(reinterpret_cast<const char*>(data), len);
+}
+
+void Stream::acknowledge(size_t n) {
+  if (n == 0) return;
+  if (closed_) {
+    nghttp2_session_consume_connection(session_.ng(), n);
+  } else {
+    nghttp2_session_consume(session_.ng(), id_, n);
+  }
+}
+
+void Stream::drop_body() {
+  dropping_body_ = true;
+  reader_ = nullptr;
+  acknowledge(body_.size());
+  body_.clear();
+  std::string().swap(body_);
+}
+
+void Stream::deliver_body() {
+  if (closed_ || !exchange_) return;
+  http::Exchange& ex = *exchange_;
+  const auto& s = ex.settings();
+  if (!dropping_body_ && !ex.finished() && s.client_max_body_size > 0 && body_received_ > s.client_max_body_size) {
+    TORII_LOG(error, "client intended to send too large body: %lld bytes, client: %s",
+              static_cast<long long>(body_received_), session_.info().remote_addr.c_str());
+    drop_body();
+    if (!ex.head_sent()) {
+      http::send_error(ex, 413);
+    } else {
+      nghttp2_submit_rst_stream(session_.ng(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_CANCEL);
+      session_.host().wake();
+    }
+    return;
+  }
+  if (!reading_) {
+    // Nobody asked for the body and nobody will: give the window back.
+    if (ex.finished()) drop_body();
+    return;
+  }
+  if (!reader_) return;
+  while (!reader_paused_ && !body_.empty()) {
+    std::string chunk;
+    chunk.swap(body_);
+    const size_t n = chunk.size();
+    const bool more = reader_->on_body_data(chunk);
+    acknowledge(n);
+    if (closed_ || !reader_) return;
+    if (!more) reader_paused_ = true;
+  }
+  if (remote_closed_ && body_.empty() && !body_end_delivered_ && !reader_paused_) {
+    body_end_delivered_ = true;
+    http::BodyReader* r = reader_;
+    reader_ = nullptr;
+    r->on_body_end();
+  }
+}
+
+void Stream::read_body(http::BodyReader* reader) {
+  if (!had_body_ || body_end_delivered_ || dropping_body_) {
+    reader->on_body_end();
+    return;
+  }
+  reading_ = true;
+  reader_ = reader;
+  if (!closed_ && !remote_closed_) {
+    // Reading starts: let the client send more than the preread window.
+    const size_t want = std::max({session_.body_window(), exchange_->settings().client_body_buffer_size,
+                                  kMinBodyWindow});
+    if (want > session_.body_window())
+      nghttp2_session_set_local_window_size(session_.ng(), NGHTTP2_FLAG_NONE, id_, int32_t(std::min<size_t>(want, 0x7fffffff)));
+  }
+  session_.stream_wants_delivery(*this);
+}
+
+void Stream::resume_body() {
+  if (!reader_paused_) return;
+  reader_paused_ = false;
+  session_.stream_wants_delivery(*this);
+}
+
+void Stream::on_close(uint32_t error_code) {
+  if (closed_) return;
+  closed_ = true;
+  // Body bytes never acknowledged still count against the connection.
+  if (!body_.empty()) {
+    nghttp2_session_consume_connection(session_.ng(), body_.size());
+    body_.clear();
+  }
+  reader_ = nullptr;
+  drain_cb_ = nullptr;
+  pieces_.clear();
+  queued_total_ = 0;
+  queued_memory_ = 0;
+  if (!exchange_) return;
+  http::Exchange& ex = *exchange_;
+  if (!ex.head_sent()) ex.status = 499;  // nginx's "client closed request"
+  session_.host().log_request(ex);
+  (void)error_code;
+}
+
+// ---- response -------------------------------------------------------------------
+
+void Stream::send_head(const http::ResponseHead& head) {
+  if (closed_) return;
+  head_ = &head;
+  exchange_->header_bytes = 0;
+  session_.stream_output_changed(*this);
+}
+
+void Stream::send_body(std::string_view data) {
+  if (closed_ || data.empty()) return;
+  if (!pieces_.empty() && !pieces_.back().file) {
+    pieces_.back().data.append(data);
+  } else {
+    Piece p;
+    p.data.assign(data);
+    pieces_.push_back(std::move(p));
+  }
+  queued_total_ += int64_t(data.size());
+  queued_memory_ += data.size();
+  output_changed();
+}
+
+void Stream::send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) {
+  if (closed_ || length <= 0) return;
+  Piece p;
+  p.file = std::move(file);
+  p.offset = offset;
+  p.length = length;
+  pieces_.push_back(std::move(p));
+  queued_total_ += length;
+  output_changed();
+}
+
+void Stream::finish() {
+  if (closed_) return;
+  finished_ = true;
+  if (!head_) {
+    // Finished with no response: nothing can be sent on this stream.
+    nghttp2_submit_rst_stream(session_.ng(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);
+    session_.host().wake();
+    return;
+  }
+  output_changed();
+  if (!reading_ && (!body_.empty() || !remote_closed_)) session_.stream_wants_delivery(*this);
+}
+
+void Stream::output_changed() {
+  if (submitted_ && deferred_) {
+    deferred_ = false;
+    nghttp2_session_resume_data(session_.ng(), id_);
+  }
+  session_.stream_output_changed(*this);
+}
+
+void Stream::set_drain_callback(std::function<void()> cb) {
+  drain_cb_ = std::move(cb);
+  if (drain_due()) session_.stream_drain_due(*this);
+}
+
+bool Stream::drain_due() const { return drain_cb_ && !closed_ && queued_memory_ <= kDrainLowMark; }
+
+void Stream::fire_drain() {
+  auto cb = std::move(drain_cb_);
+  drain_cb_ = nullptr;
+  cb();
+}
+
+int Stream::submit() {
+  const http::ResponseHead& head = *head_;
+  const http::Exchange& ex = *exchange_;
+  const int status = head.status >= 100 && head.status <= 999 ? head.status : 500;
+  char status_text[4] = {char('0' + status / 100), char('0' + status / 10 % 10), char('0' + status % 10), 0};
+  std::string length_text;
+  std::vector<nghttp2_nv> nva;
+  nva.reserve(head.headers.size() + 2);
+  nva.push_back(make_nv(":status", std::string_view(status_text, 3)));
+  int64_t header_bytes = 10;
+  for (const auto& [name, value] : head.headers) {
+    if (dropped_in_h2(name) || !safe_name(name) || !safe_value(value)) continue;
+    nva.push_back(make_nv(name, value));  // nghttp2 copies and lower-cases the name
+    header_bytes += int64_t(name.size() + value.size() + 2);
+  }
+  const bool no_body = status == 204 || status == 304 || status < 200;
+  if (head.content_length >= 0 && !no_body) {
+    length_text = std::to_string(head.content_length);
+    nva.push_back(make_nv("content-length", length_text));
+    header_bytes += int64_t(length_text.size() + 16);
+  }
+  exchange_->header_bytes = header_bytes;
+  submitted_ = true;
+  const bool body = !ex.header_only && !no_body && (queued_total_ > 0 || !finished_);
+  int rv;
+  if (body) {
+    nghttp2_data_provider prd;
+    prd.source.ptr = this;
+    prd.read_callback = &read_source;
+    rv = nghttp2_submit_response(session_.ng(), id_, nva.data(), nva.size(), &prd);
+  } else {
+    eof_sent_ = true;
+    pieces_.clear();
+    queued_total_ = 0;
+    queued_memory_ = 0;
+    rv = nghttp2_submit_response(session_.ng(), id_, nva.data(), nva.size(), nullptr);
+  }
+  if (rv != 0) {
+    TORII_LOG(info, "could not submit HTTP/2 response (%s), client: %s", nghttp2_strerror(rv),
+              session_.info().remote_addr.c_str());
+    nghttp2_submit_rst_stream(session_.ng(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);
+  }
+  return rv;
+}
+
+ssize_t Stream::read_length(size_t max, uint32_t* flags) {
+  if (queued_total_ == 0) {
+    if (finished_) {
+      *flags |= NGHTTP2_DATA_FLAG_EOF;
+      eof_sent_ = true;
+      return 0;
+    }
+    deferred_ = true;  // send_body/finish resume us
+    return NGHTTP2_ERR_DEFERRED;
+  }
+  const size_t n = size_t(std::min<int64_t>(int64_t(std::min(max, session_.chunk_size())), queued_total_));
+  *flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+  if (finished_ && int64_t(n) == queued_total_) {
+    *flags |= NGHTTP2_DATA_FLAG_EOF;
+    eof_sent_ = true;
+  }
+  return ssize_t(n);
+}
+
+bool Stream::write_data(std::string& out, size_t len) {
+  queued_total_ -= int64_t(len);
+  while (len > 0 && !pieces_.empty()) {
+    Piece& p = pieces_.front();
+    if (!p.file) {
+      const size_t k = std::min(len, p.data.size() - p.consumed);
+      out.append(p.data, p.consumed, k);
+      p.consumed += k;
+      queued_memory_ -= k;
+      len -= k;
+      if (p.consumed == p.data.size()) pieces_.pop_front();
+      continue;
+    }
+    // File bytes go straight from the page cache into the output buffer.
+    const size_t k = size_t(std::min<int64_t>(int64_t(len), p.length));
+    const size_t base = out.size();
+    out.resize(base + k);
+    size_t got = 0;
+    while (got < k) {
+      ssize_t r = pread(p.file->fd, out.data() + base + got, k - got, p.offset + int64_t(got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        TORII_LOG(crit, "pread() failed (%d: %s) while sending a file over HTTP/2", errno, strerror(errno));
+        pieces_.clear();
+        return false;
+      }
+      got += size_t(r);
+    }
+    p.offset += int64_t(k);
+    p.length -= int64_t(k);
+    len -= k;
+    if (p.length == 0) pieces_.pop_front();
+  }
+  return len == 0;
+}
+
+}  // namespace torii::http2

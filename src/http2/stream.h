@@ -1,0 +1,142 @@
+// One HTTP/2 stream: a request decoded from nghttp2's callbacks into the
+// shared RequestHead, its Exchange, and the ResponseSink the handlers write
+// into. Response bytes wait here until nghttp2 asks for them (the data
+// source), so a stream never holds more than the handler queued: flow
+// control reaches the handler through queued_bytes() and the drain callback.
+// Request body bytes wait here, unacknowledged, until the handler takes them,
+// so the client's window closes when the handler stops reading.
+#pragma once
+
+#include <nghttp2/nghttp2.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.h"
+#include "http/exchange.h"
+#include "http/response.h"
+
+namespace torii::http2 {
+
+class Session;
+
+class Stream final : public http::ResponseSink {
+ public:
+  Stream(Session& session, int32_t id);
+  ~Stream() override;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  int32_t id() const { return id_; }
+
+  // ---- request, fed by the session's nghttp2 callbacks ---------------------
+  // One decoded field (nghttp2 has validated it as HTTP/2 requires). The
+  // buffers are kept by reference: header views point into them.
+  void add_field(nghttp2_rcbuf* name, nghttp2_rcbuf* value, size_t field_limit, size_t list_limit);
+  // The header block ended: the request can run once the session is out of
+  // nghttp2's callbacks. `end_stream`: no body follows.
+  void headers_done(bool end_stream) {
+    headers_done_ = true;
+    remote_closed_ = end_stream;
+    had_body_ = !end_stream;
+  }
+  bool headers_complete() const { return headers_done_; }
+  // Body bytes; kept until the handler's reader takes them.
+  void on_data(const uint8_t* data, size_t len);
+  void on_remote_end() { remote_closed_ = true; }
+
+  // Builds the exchange and runs the request through the pipeline.
+  void run();
+  // Hands buffered body bytes to the handler's reader, acknowledging them.
+  void deliver_body();
+  // nghttp2 closed the stream (response done, or reset by either side).
+  void on_close(uint32_t error_code);
+  bool closed() const { return closed_; }
+  bool started() const { return exchange_.has_value(); }
+  bool response_complete() const { return eof_sent_; }
+
+  // ---- response, pulled by the session ------------------------------------
+  bool head_ready() const { return head_ != nullptr && !submitted_; }
+  // Submits HEADERS (and the data source when a body follows).
+  int submit();
+  // The data source: how many bytes the next DATA frame carries, and the
+  // copy of those bytes into the session's output.
+  ssize_t read_length(size_t max, uint32_t* flags);
+  bool write_data(std::string& out, size_t len);
+  bool blocked_by_window() const { return submitted_ && !deferred_ && !eof_sent_ && !closed_; }
+  // A drain callback is due (queued memory fell below the low mark).
+  bool drain_due() const;
+  void fire_drain();
+
+  // ---- ResponseSink -------------------------------------------------------
+  void send_head(const http::ResponseHead& head) override;
+  void send_body(std::string_view data) override;
+  void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override;
+  void finish() override;
+  void read_body(http::BodyReader* reader) override;
+  void resume_body() override;
+  size_t queued_bytes() const override { return queued_memory_; }
+  void set_drain_callback(std::function<void()> cb) override;
+
+  http::Exchange* exchange() { return exchange_ ? &*exchange_ : nullptr; }
+
+ private:
+  // A piece of the response body: memory, or a range of an open file.
+  struct Piece {
+    std::string data;
+    std::shared_ptr<const http::OpenFile> file;
+    int64_t offset = 0;
+    int64_t length = 0;  // file bytes left; memory pieces use data.size() - consumed
+    size_t consumed = 0;
+  };
+
+  int build_head(std::string& reason);
+  void output_changed();
+  void acknowledge(size_t n);
+  void drop_body();
+
+  Session& session_;
+  int32_t id_;
+
+  // Request fields, kept alive by reference until the stream ends.
+  std::vector<nghttp2_rcbuf*> rcbufs_;
+  std::vector<http::Header> fields_;
+  std::string_view method_, scheme_, authority_, path_;
+  std::string cookie_;  // crumbs joined with "; " (RFC 9113 8.2.3)
+  size_t list_size_ = 0;
+  bool too_large_ = false;
+  bool headers_done_ = false;
+  bool remote_closed_ = false;
+  bool had_body_ = false;  // HEADERS came without END_STREAM
+
+  std::optional<http::Exchange> exchange_;
+
+  // Request body.
+  std::string body_;              // received, not yet taken by the reader
+  int64_t body_received_ = 0;
+  http::BodyReader* reader_ = nullptr;
+  bool reading_ = false;          // the handler asked for the body
+  bool reader_paused_ = false;
+  bool body_end_delivered_ = false;
+  bool dropping_body_ = false;    // nobody will read it: acknowledge and drop
+
+  // Response.
+  const http::ResponseHead* head_ = nullptr;
+  std::deque<Piece> pieces_;
+  int64_t queued_total_ = 0;      // memory and file bytes not yet framed
+  size_t queued_memory_ = 0;
+  bool finished_ = false;
+  bool submitted_ = false;
+  bool deferred_ = false;         // the data source said "no data yet"
+  bool eof_sent_ = false;
+  bool closed_ = false;
+  std::function<void()> drain_cb_;
+};
+
+}  // namespace torii::http2

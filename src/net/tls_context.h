@@ -1,0 +1,40 @@
+// Server TLS contexts (OpenSSL SSL_CTX) built from a server's ssl_*
+// settings: certificates, protocols, ciphers, curves, session cache,
+// tickets (with shared key files), early data, DH parameters and
+// ssl_conf_command. One context per distinct settings object, shared by
+// every worker thread, so its session cache is shared by all of them.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace torii::config {
+struct SslServerConfig;
+}
+
+namespace torii::net {
+
+// What a connection answers while OpenSSL reads its ClientHello. The
+// connection's object is the SSL's app data (SSL_set_app_data).
+class TlsHandshakeHooks {
+ public:
+  virtual ~TlsHandshakeHooks() = default;
+  // SNI: may switch the SSL to another server's context.
+  virtual void on_server_name(SSL* ssl, std::string_view name) = 0;
+  // ALPN: the protocols we offer, most preferred first, in wire format.
+  virtual std::string_view alpn_protocols() const = 0;
+};
+
+// Builds the context. Errors read "FILE:LINE: cannot load certificate ...".
+Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig& s);
+
+// The OpenSSL error queue as one line ("error:0A000086:...; ..."), emptied.
+std::string take_ssl_errors();
+
+}  // namespace torii::net

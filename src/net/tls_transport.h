@@ -1,0 +1,92 @@
+// TLS over a non-blocking TCP socket (OpenSSL). The connection above sees
+// plain bytes: handshake() is driven like a read, and `again` with
+// wants_write() says which readiness it waits for. The server (and so the
+// certificate and ALPN list) is picked by SNI from the listen group. A
+// client that sends plain HTTP is detected before the handshake and the
+// transport passes its bytes through, so the connection can answer with
+// nginx's 400 page. Records are written from a per-thread buffer: small at
+// the start of a burst (one TCP segment), ssl_buffer_size after; file
+// ranges are read into that buffer 64 KB at a time.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "config/config.h"
+#include "net/tls_context.h"
+#include "net/transport.h"
+
+namespace torii::net {
+
+class TlsTransport final : public Transport, private TlsHandshakeHooks {
+ public:
+  // Owns `fd`. `config` keeps the group, the servers and their contexts alive.
+  TlsTransport(int fd, std::shared_ptr<const config::Config> config, const config::ListenGroup& group);
+  ~TlsTransport() override;
+  TlsTransport(const TlsTransport&) = delete;
+  TlsTransport& operator=(const TlsTransport&) = delete;
+
+  int fd() const override { return fd_; }
+  IoResult handshake() override;
+  IoResult read(char* buf, size_t len) override;
+  // With `more`, a tail shorter than a record is held (and counted as
+  // written) to share a record with the next call's bytes: the caller
+  // must make that call (OutputQueue passes `more` only before a file).
+  IoResult writev(const iovec* iov, int count, bool more) override;
+  // File ranges are read into the record buffer: no per-response copy.
+  bool can_sendfile() const override { return phase_ != Phase::plain; }
+  IoResult sendfile(int file_fd, int64_t offset, size_t len) override;
+  bool wants_write() const override { return want_write_; }
+  void shutdown_write() override;
+
+  bool is_tls() const override { return phase_ != Phase::plain; }
+  std::string_view alpn() const override;
+  TlsInfo tls_info() const override;
+  bool plain_http() const override { return phase_ == Phase::plain; }
+
+  // The server SNI chose (the listen group's default without SNI).
+  const config::Server& server() const { return *server_; }
+
+  // Handshakes that failed, all workers together (for logs and benchmarks).
+  static uint64_t failed_handshakes() { return failed_.load(std::memory_order_relaxed); }
+
+ private:
+  enum class Phase : uint8_t { detect, early_data, handshake, done, plain, failed };
+
+  // TlsHandshakeHooks
+  void on_server_name(SSL* ssl, std::string_view name) override;
+  std::string_view alpn_protocols() const override;
+
+  IoResult io_error(int ret, const char* op);
+  IoResult handshake_failed(const char* op, const std::string& why);
+  IoResult write_record(const char* data, size_t len);
+  size_t record_size();
+  // Bytes of a record written: first the held-back ones, the rest is the caller's.
+  size_t take_written(size_t n);
+
+  int fd_;
+  SSL* ssl_ = nullptr;
+  std::shared_ptr<const config::Config> config_;
+  const config::ListenGroup& group_;
+  const config::Server* server_;
+  Phase phase_ = Phase::detect;
+  bool want_write_ = false;
+  bool peer_closed_ = false;
+  bool fatal_ = false;
+  bool early_data_ = false;    // the handshake accepted early data
+  std::string server_name_;   // SNI, lower-case
+  std::string early_;         // early data read during the handshake, not yet delivered
+  size_t early_pos_ = 0;
+  std::string held_;          // acknowledged to the caller, not yet in a record (writev `more`)
+  size_t retry_len_ = 0;      // a record OpenSSL holds for retry: resend exactly this much
+  size_t buffer_size_;        // ssl_buffer_size
+  unsigned burst_records_ = 0;
+  int64_t last_write_ms_ = 0;
+
+  static std::atomic<uint64_t> failed_;
+};
+
+}  // namespace torii::net

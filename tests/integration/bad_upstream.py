@@ -1,0 +1,159 @@
+"""A small, misbehaving HTTP/1.1 upstream for the proxy tests. It runs in a
+thread of the test process and picks its behaviour from the request path:
+
+  /echo...        200, the body is the request exactly as received (head and body)
+  /once...        answers (keep-alive by the look of it), then closes
+  /stall...       reads the request and never answers
+  /close...       reads the request and closes without a byte
+  /midbody...     promises 100000 bytes, sends 10, closes
+  /badstatus...   an invalid status line
+  /badheader...   a header line without a colon
+  /status/NNN     answers NNN with a short body
+  /big/N          N bytes, chunked, in 64 KB chunks
+  /ws...          101 Switching Protocols, then echoes bytes until EOF
+  anything else   200 "NAME" (the server's name), keep-alive
+
+Connections are kept alive (HTTP/1.1) and counted, so tests can tell
+whether the proxy reused them.
+"""
+
+import socket
+import threading
+
+
+class BadUpstream:
+    def __init__(self, name="bad"):
+        self.name = name
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(128)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.requests = []  # raw request heads (and bodies), in order
+        self.lock = threading.Lock()
+        self.stopped = False
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.stopped = True
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def _accept(self):
+        while not self.stopped:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.connections += 1
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    @staticmethod
+    def _read_request(conn, buf):
+        """Returns (raw_request_bytes, rest) or (None, buf) at EOF."""
+        while b"\r\n\r\n" not in buf:
+            data = conn.recv(65536)
+            if not data:
+                return None, buf
+            buf += data
+        end = buf.index(b"\r\n\r\n") + 4
+        head, buf = buf[:end], buf[end:]
+        lower = head.lower()
+        body = b""
+        if b"\r\ntransfer-encoding: chunked" in lower:
+            while True:
+                while b"\r\n" not in buf:
+                    buf += conn.recv(65536)
+                line, buf = buf.split(b"\r\n", 1)
+                size = int(line.split(b";")[0], 16)
+                while len(buf) < size + 2:
+                    buf += conn.recv(65536)
+                body += line + b"\r\n" + buf[:size + 2]
+                buf = buf[size + 2:]
+                if size == 0:
+                    break
+        else:
+            length = 0
+            for line in lower.split(b"\r\n"):
+                if line.startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            while len(buf) < length:
+                data = conn.recv(65536)
+                if not data:
+                    break
+                buf += data
+            body, buf = buf[:length], buf[length:]
+        return head + body, buf
+
+    def _serve(self, conn):
+        buf = b""
+        try:
+            while True:
+                req, buf = self._read_request(conn, buf)
+                if req is None:
+                    return
+                with self.lock:
+                    self.requests.append(req)
+                path = req.split(b" ", 2)[1].decode("latin-1")
+                if not self._answer(conn, path, req):
+                    return
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def _answer(self, conn, path, req):
+        """Answers one request; False closes the connection."""
+        if "/echo" in path:
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                         b"X-Hop: 1\r\nKeep-Alive: timeout=5\r\n"
+                         b"Content-Length: %d\r\n\r\n" % len(req) + req)
+            return True
+        if path.startswith("/once"):
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nonce")
+            return False
+        if path.startswith("/stall"):
+            while conn.recv(65536):
+                pass
+            return False
+        if path.startswith("/close"):
+            return False
+        if path.startswith("/midbody"):
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n0123456789")
+            return False
+        if path.startswith("/badstatus"):
+            conn.sendall(b"HTTP/1.1 OK\r\n\r\n")
+            return False
+        if path.startswith("/badheader"):
+            conn.sendall(b"HTTP/1.1 200 OK\r\nBroken header\r\nContent-Length: 2\r\n\r\nok")
+            return False
+        if path.startswith("/status/"):
+            code = int(path.split("/")[2][:3])
+            body = f"status {code} from {self.name}\n".encode()
+            conn.sendall(b"HTTP/1.1 %d X\r\nContent-Length: %d\r\n\r\n" % (code, len(body)) + body)
+            return True
+        if path.startswith("/big/"):
+            n = int(path.split("/")[2])
+            conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+            chunk = b"x" * 65536
+            while n > 0:
+                part = chunk[:min(n, len(chunk))]
+                conn.sendall(b"%x\r\n" % len(part) + part + b"\r\n")
+                n -= len(part)
+            conn.sendall(b"0\r\n\r\n")
+            return True
+        if path.startswith("/ws"):
+            conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+            while True:
+                data = conn.recv(65536)
+                if not data:
+                    return False
+                conn.sendall(data)
+        body = self.name.encode()
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+        return True

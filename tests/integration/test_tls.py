@@ -1,0 +1,490 @@
+"""HTTPS: `listen ... ssl` with nginx's ssl_* directives, checked with real
+TLS peers (curl, openssl s_client, ab). Certificates come from a test CA
+made with `openssl req` in a temporary directory: a root, an intermediate
+(so chains are exercised) and leaves for a.test and b.test, RSA and ECDSA.
+
+Every config here is valid for nginx 1.22 too (TORII_BIN=/usr/sbin/nginx).
+"""
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+
+import harness
+from harness import base_conf, wait_until
+
+pytestmark = pytest.mark.skipif(shutil.which("openssl") is None or shutil.which("curl") is None,
+                                reason="needs openssl and curl")
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=kw.pop("timeout", 30), **kw)
+
+
+def openssl(*args, cwd):
+    r = run(["openssl", *args], cwd=cwd)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+def make_leaf(d, name, issuer, key_type="rsa"):
+    if key_type == "rsa":
+        keyargs = ["-newkey", "rsa:2048"]
+    else:
+        keyargs = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"]
+    openssl("req", "-new", *keyargs, "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.csr",
+            "-subj", f"/CN={name.split('-')[0]}", cwd=d)
+    ext = d / f"{name}.ext"
+    ext.write_text(f"subjectAltName=DNS:{name.split('-')[0]}\nbasicConstraints=CA:FALSE\n")
+    openssl("x509", "-req", "-in", f"{name}.csr", "-CA", f"{issuer}.crt", "-CAkey", f"{issuer}.key",
+            "-CAcreateserial", "-days", "2", "-out", f"{name}.crt", "-extfile", str(ext), cwd=d)
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory):
+    """root.crt (the CA clients trust), inter (its intermediate), and for each
+    of a.test and b.test: NAME.key and NAME.pem = leaf + intermediate."""
+    d = tmp_path_factory.mktemp("certs")
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "root.key", "-out", "root.crt",
+            "-days", "2", "-subj", "/CN=torii test root", cwd=d)
+    (d / "inter.ext").write_text("basicConstraints=critical,CA:TRUE\nkeyUsage=keyCertSign,cRLSign\n")
+    openssl("req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", "inter.key", "-out", "inter.csr",
+            "-subj", "/CN=torii test intermediate", cwd=d)
+    openssl("x509", "-req", "-in", "inter.csr", "-CA", "root.crt", "-CAkey", "root.key", "-CAcreateserial",
+            "-days", "2", "-out", "inter.crt", "-extfile", "inter.ext", cwd=d)
+    for name, kt in (("a.test", "rsa"), ("b.test", "rsa"), ("a.test-ec", "ec"), ("c.test", "rsa")):
+        make_leaf(d, name, "inter", kt)
+        (d / f"{name}.pem").write_text((d / f"{name}.crt").read_text() + (d / "inter.crt").read_text())
+    return d
+
+
+def write_site(prefix):
+    html = prefix / "html"
+    html.mkdir(parents=True, exist_ok=True)
+    (html / "index.html").write_text("hello tls\n")
+    data = bytes((i * 7 + i // 251) & 0xff for i in range(20 * 1024))
+    (html / "20k.bin").write_bytes(data)
+    big = os.urandom(1024 * 1024 + 123)
+    (html / "big.bin").write_bytes(big)
+    return data, big
+
+
+def tls_conf(certs, extra_server="", extra_http="", listen_extra=""):
+    # nginx 1.22's default lacks TLSv1.3 (1.23.4 added it, and torii's default has it).
+    return base_conf(f"""
+    ssl_protocols TLSv1.2 TLSv1.3;
+    server {{
+        listen 127.0.0.1:@PORT0@ ssl{listen_extra};
+        server_name a.test;
+        ssl_certificate {certs}/a.test.pem;
+        ssl_certificate_key {certs}/a.test.key;
+        root @PREFIX@/html;
+        location = /vars {{
+            return 200 "$scheme|$https|$ssl_protocol|$ssl_cipher|$ssl_server_name|$ssl_session_reused\\n";
+        }}
+        {extra_server}
+    }}
+    {extra_http}
+""", error_level="info")
+
+
+def curl(port, path="/", host="a.test", cacert=None, extra=()):
+    cmd = ["curl", "-sS", "--max-time", "10", "--resolve", f"{host}:{port}:127.0.0.1"]
+    cmd += ["--cacert", str(cacert)] if cacert else ["-k"]
+    cmd += list(extra) + [f"https://{host}:{port}{path}"]
+    return subprocess.run(cmd, capture_output=True, timeout=20)
+
+
+def s_client(port, *args, request=None, timeout=15):
+    """openssl s_client; returns stdout+stderr. With `request`, sends it and
+    reads until the server closes (send Connection: close)."""
+    cmd = ["openssl", "s_client", "-connect", f"127.0.0.1:{port}", *args]
+    if request is not None:
+        cmd.append("-ign_eof")
+    data = request if request is not None else ""
+    r = subprocess.run(cmd, input=data.encode(), capture_output=True, timeout=timeout)
+    return r.stdout.decode("latin-1") + r.stderr.decode("latin-1")
+
+
+GET_CLOSE = "GET /vars HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+
+
+# ---------------------------------------------------------------------------
+
+
+def test_curl_verifies_chain_and_gets_files(make_server, tmp_path, certs):
+    srv = make_server(tls_conf(certs), start=False)
+    data, big = write_site(srv.prefix)
+    srv.start()
+    r = curl(srv.port, "/index.html", cacert=certs / "root.crt")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == b"hello tls\n"
+    out = tmp_path / "20k"
+    r = curl(srv.port, "/20k.bin", cacert=certs / "root.crt", extra=["-o", str(out)])
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes() == data
+    r = curl(srv.port, "/big.bin", cacert=certs / "root.crt", extra=["-o", str(out)])
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes() == big
+    # A range and keep-alive: several files over one connection.
+    r = curl(srv.port, "/big.bin", extra=["-r", "1000-1999", "-o", str(out)])
+    assert out.read_bytes() == big[1000:2000]
+    r = curl(srv.port, "/20k.bin", extra=["-o", str(out), "-w", "%{num_connects}",
+                                          f"https://a.test:{srv.port}/index.html"])
+    assert r.stdout.endswith(b"0") or r.stdout.endswith(b"1")
+
+
+def test_variables(make_server, certs):
+    srv = make_server(tls_conf(certs))
+    r = curl(srv.port, "/vars", extra=["--tlsv1.3"])
+    scheme, https, proto, cipher, sni, reused = r.stdout.decode().strip().split("|")
+    assert (scheme, https, proto, sni, reused) == ("https", "on", "TLSv1.3", "a.test", ".")
+    assert cipher.startswith("TLS_")
+    r = curl(srv.port, "/vars", extra=["--tlsv1.2", "--tls-max", "1.2"])
+    assert r.stdout.decode().split("|")[2] == "TLSv1.2"
+
+
+def test_tls_versions_and_tls11_refused(make_server, certs):
+    srv = make_server(tls_conf(certs, extra_server="ssl_protocols TLSv1.2 TLSv1.3;"))
+    out = s_client(srv.port, "-tls1_3", request=GET_CLOSE)
+    assert "TLSv1.3" in out and "HTTP/1.1 200 OK" in out
+    out = s_client(srv.port, "-tls1_2", request=GET_CLOSE)
+    assert "Protocol  : TLSv1.2" in out and "HTTP/1.1 200 OK" in out
+    out = s_client(srv.port, "-tls1_1", request=GET_CLOSE)
+    assert "HTTP/1.1" not in out
+    assert re.search(r"alert protocol version|no protocols available|unsupported protocol", out), out
+    # The failed handshake is logged at info and the server goes on.
+    wait_until(lambda: "while SSL handshaking" in srv.error_log_text(), 5, what="handshake failure logged")
+    assert curl(srv.port, "/index.html").returncode in (0,)
+
+
+def test_sni_picks_server_and_certificate(make_server, certs):
+    srv = make_server(tls_conf(certs, extra_http=f"""
+    server {{
+        listen 127.0.0.1:@PORT0@ ssl;
+        server_name b.test;
+        ssl_certificate {certs}/b.test.pem;
+        ssl_certificate_key {certs}/b.test.key;
+        location / {{ return 200 "server b $ssl_server_name\\n"; }}
+    }}"""))
+    out = s_client(srv.port, "-servername", "b.test")
+    assert "subject=CN = b.test" in out
+    out = s_client(srv.port, "-servername", "a.test")
+    assert "subject=CN = a.test" in out
+    out = s_client(srv.port, "-noservername")
+    assert "subject=CN = a.test" in out  # the default server's certificate
+    out = s_client(srv.port, "-servername", "other.test")
+    assert "subject=CN = a.test" in out
+    r = curl(srv.port, "/", host="b.test", cacert=certs / "root.crt")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == b"server b b.test\n"
+
+
+def test_rsa_and_ecdsa_on_one_server(make_server, certs):
+    srv = make_server(tls_conf(certs, extra_server=f"""
+        ssl_certificate {certs}/a.test-ec.pem;
+        ssl_certificate_key {certs}/a.test-ec.key;"""))
+    out = s_client(srv.port, "-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256", "-servername", "a.test")
+    assert "Cipher is ECDHE-ECDSA-AES128-GCM-SHA256" in out, out
+    out = s_client(srv.port, "-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256", "-servername", "a.test")
+    assert "Cipher is ECDHE-RSA-AES128-GCM-SHA256" in out, out
+    out = s_client(srv.port, "-showcerts", "-servername", "a.test")
+    assert out.count("-----BEGIN CERTIFICATE-----") == 2  # leaf + intermediate
+
+
+def test_http_level_certificate_is_inherited(make_server, certs):
+    srv = make_server(base_conf(f"""
+    ssl_certificate {certs}/b.test.pem;
+    ssl_certificate_key {certs}/b.test.key;
+    server {{
+        listen 127.0.0.1:@PORT0@ ssl;
+        location / {{ return 200 "ok\\n"; }}
+    }}"""))
+    out = s_client(srv.port, request="GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert "subject=CN = b.test" in out and "HTTP/1.1 200 OK" in out
+
+
+def test_alpn(make_server, certs):
+    srv = make_server(tls_conf(certs))
+    out = s_client(srv.port, "-alpn", "http/1.1")
+    assert "ALPN protocol: http/1.1" in out
+    out = s_client(srv.port, "-alpn", "h2,http/1.1")
+    assert "ALPN protocol: http/1.1" in out  # no HTTP/2 on this server
+    out = s_client(srv.port, "-alpn", "h2")
+    assert "no application protocol" in out  # nothing in common: refused, as nginx does
+
+
+def test_alpn_offers_h2_when_enabled(make_server, certs):
+    srv = make_server(tls_conf(certs, listen_extra=" http2"))
+    out = s_client(srv.port, "-alpn", "h2,http/1.1")
+    assert "ALPN protocol: h2" in out
+
+
+def resume_pair(port, tls_flag, extra, tmp_path, name):
+    sess = tmp_path / f"{name}.sess"
+    first = s_client(port, tls_flag, *extra, "-sess_out", str(sess), request=GET_CLOSE)
+    assert "HTTP/1.1 200 OK" in first, first
+    second = s_client(port, tls_flag, *extra, "-sess_in", str(sess), request=GET_CLOSE)
+    return first, second
+
+
+def test_session_cache_resumption(make_server, tmp_path, certs):
+    srv = make_server(tls_conf(certs, extra_server="""
+        ssl_session_cache shared:SSL:1m;
+        ssl_session_timeout 10m;
+        ssl_session_tickets off;"""))
+    for flag in ("-tls1_2", "-tls1_3"):
+        first, second = resume_pair(srv.port, flag, [], tmp_path, flag)
+        assert "\nNew," in first
+        assert "\nReused," in second, second
+        assert "|r\n" in second  # $ssl_session_reused
+
+
+def test_ticket_resumption_without_cache(make_server, tmp_path, certs):
+    srv = make_server(tls_conf(certs, extra_server="ssl_session_cache off;"))
+    for flag in ("-tls1_2", "-tls1_3"):
+        first, second = resume_pair(srv.port, flag, [], tmp_path, "t" + flag)
+        assert "\nReused," in second, second
+
+
+def test_no_resumption_when_all_off(make_server, tmp_path, certs):
+    srv = make_server(tls_conf(certs, extra_server="ssl_session_cache off; ssl_session_tickets off;"))
+    sess = tmp_path / "off.sess"
+    first = s_client(srv.port, "-tls1_2", "-sess_out", str(sess), request=GET_CLOSE)
+    assert "HTTP/1.1 200 OK" in first
+    if sess.exists():  # OpenSSL may have nothing to save
+        second = s_client(srv.port, "-tls1_2", "-sess_in", str(sess), request=GET_CLOSE)
+        assert "\nNew," in second
+
+
+def test_ticket_key_file_shared_by_two_servers(make_server, tmp_path, certs):
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    (keys / "current.key").write_bytes(os.urandom(80))
+    (keys / "old.key").write_bytes(os.urandom(48))
+    conf = tls_conf(certs, extra_server=f"""
+        ssl_session_cache off;
+        ssl_session_ticket_key {keys}/current.key;
+        ssl_session_ticket_key {keys}/old.key;""")
+    one = make_server(conf, name="one")
+    two = make_server(conf, name="two")
+    for flag in ("-tls1_2", "-tls1_3"):
+        sess = tmp_path / f"shared{flag}.sess"
+        first = s_client(one.port, flag, "-sess_out", str(sess), request=GET_CLOSE)
+        assert "HTTP/1.1 200 OK" in first
+        second = s_client(two.port, flag, "-sess_in", str(sess), request=GET_CLOSE)
+        assert "\nReused," in second, second
+    # A server with other keys cannot decrypt the ticket: a full handshake.
+    (keys / "other.key").write_bytes(os.urandom(80))
+    three = make_server(tls_conf(certs, extra_server=f"""
+        ssl_session_cache off;
+        ssl_session_ticket_key {keys}/other.key;"""), name="three")
+    second = s_client(three.port, "-tls1_2", "-sess_in", str(tmp_path / "shared-tls1_2.sess"), request=GET_CLOSE)
+    assert "\nNew," in second
+
+
+def test_bad_ticket_key_size_fails_test(make_server, tmp_path, certs):
+    (tmp_path / "bad.key").write_bytes(b"x" * 20)
+    srv = make_server(tls_conf(certs, extra_server=f"ssl_session_ticket_key {tmp_path}/bad.key;"), start=False)
+    srv.ports = [1]
+    srv.write_conf()
+    r = harness.cli(["-t", "-c", str(srv.conf_path)], prefix=srv.prefix)
+    assert r.returncode != 0
+    assert "bad.key" in r.stderr and "48" in r.stderr
+
+
+def test_plain_http_to_https_port(make_server, certs):
+    srv = make_server(tls_conf(certs))
+    resp, closed = harness.http_raw(srv.port, b"GET /index.html HTTP/1.1\r\nHost: a.test\r\n\r\n")
+    assert resp.status == 400
+    assert b"The plain HTTP request was sent to HTTPS port" in resp.body
+    assert closed
+
+
+def test_error_page_497_redirects_to_https(make_server, certs):
+    srv = make_server(tls_conf(certs, extra_server="error_page 497 https://$host:$server_port$request_uri;"))
+    resp, _ = harness.http_raw(srv.port, b"GET /x?y=1 HTTP/1.1\r\nHost: a.test\r\n\r\n", wait_close=0)
+    assert resp.status == 302
+    assert resp.header("Location") == f"https://a.test:{srv.port}/x?y=1"
+
+
+def test_plain_server_redirects_to_https(make_server, certs):
+    srv = make_server(base_conf("""
+    server {
+        listen 127.0.0.1:@PORT0@;
+        server_name a.test;
+        return 301 https://$host$request_uri;
+    }"""))
+    resp = harness.http(srv.port, "/path?q=1", host="a.test:81")
+    assert resp.status == 301
+    assert resp.header("Location") == "https://a.test/path?q=1"
+
+
+def test_handshake_timeout(make_server, certs):
+    srv = make_server(tls_conf(certs, extra_server="client_header_timeout 1s;"))
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as s:
+        s.sendall(b"\x16\x03\x01")  # the start of a record, then nothing
+        start = time.monotonic()
+        s.settimeout(8)
+        try:
+            assert s.recv(100) == b""
+        except ConnectionResetError:
+            pass
+        assert time.monotonic() - start < 6
+
+
+def test_garbage_handshake_never_crashes(make_server, certs):
+    srv = make_server(tls_conf(certs))
+    for payload in (b"\x16\x03\x01\x00\x05hello", b"\x16" + os.urandom(3000), b"\x80\x00garbage", b"\x16"):
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=5) as s:
+            s.sendall(payload)
+            s.shutdown(socket.SHUT_WR)
+            try:
+                while s.recv(4096):
+                    pass
+            except (ConnectionResetError, socket.timeout):
+                pass
+    assert srv.alive()
+    assert curl(srv.port, "/index.html").returncode == 0
+
+
+@pytest.mark.parametrize("what", ["missing", "garbage", "key_mismatch"])
+def test_bad_certificate_fails_config_test(make_server, tmp_path, certs, what):
+    bad = tmp_path / "bad.pem"
+    key = certs / "a.test.key"
+    if what == "missing":
+        cert = tmp_path / "nope.pem"
+    elif what == "garbage":
+        bad.write_text("-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n")
+        cert = bad
+    else:
+        cert = certs / "b.test.pem"
+    conf = base_conf(f"""
+    server {{
+        listen 127.0.0.1:@PORT0@ ssl;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+    }}""")
+    srv = make_server(conf, start=False)
+    srv.ports = [1]
+    srv.write_conf()
+    r = harness.cli(["-t", "-c", str(srv.conf_path)], prefix=srv.prefix)
+    assert r.returncode != 0
+    named = str(key) if what == "key_mismatch" else str(cert)
+    assert named in r.stderr, r.stderr
+
+
+def test_listen_ssl_without_certificate_fails(make_server, tmp_path):
+    srv = make_server(base_conf("server { listen 127.0.0.1:@PORT0@ ssl; }"), start=False)
+    srv.ports = [1]
+    srv.write_conf()
+    r = harness.cli(["-t", "-c", str(srv.conf_path)], prefix=srv.prefix)
+    assert r.returncode != 0
+    assert 'no "ssl_certificate" is defined' in r.stderr
+
+
+def test_reload_picks_new_certificate_and_keeps_old_on_error(make_server, tmp_path, certs):
+    live = tmp_path / "live"
+    live.mkdir()
+    shutil.copy(certs / "a.test.pem", live / "cert.pem")
+    shutil.copy(certs / "a.test.key", live / "cert.key")
+    conf = base_conf(f"""
+    server {{
+        listen 127.0.0.1:@PORT0@ ssl;
+        ssl_certificate {live}/cert.pem;
+        ssl_certificate_key {live}/cert.key;
+        location / {{ return 200 "ok\\n"; }}
+    }}""", error_level="info")
+    srv = make_server(conf)
+    assert "subject=CN = a.test" in s_client(srv.port)
+    shutil.copy(certs / "c.test.pem", live / "cert.pem")
+    shutil.copy(certs / "c.test.key", live / "cert.key")
+    srv.reload()
+    wait_until(lambda: "subject=CN = c.test" in s_client(srv.port), 15, what="new certificate after reload")
+    # A broken certificate: the reload fails and the running config stays.
+    (live / "cert.pem").write_text("broken\n")
+    srv.reload()
+    wait_until(lambda: "cert.pem" in srv.error_log_text() and "cannot load certificate" in srv.error_log_text()
+               or "PEM" in srv.error_log_text(), 15, what="reload failure logged")
+    assert srv.alive()
+    out = s_client(srv.port, request="GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert "subject=CN = c.test" in out and "HTTP/1.1 200 OK" in out
+
+
+@pytest.mark.skipif(shutil.which("ab") is None, reason="needs ab")
+@pytest.mark.parametrize("keepalive", [False, True])
+def test_ab_over_https(make_server, certs, keepalive):
+    srv = make_server(tls_conf(certs), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    cmd = ["ab", "-q", "-n", "300", "-c", "20"] + (["-k"] if keepalive else [])
+    cmd += [f"https://127.0.0.1:{srv.port}/20k.bin"]
+    r = run(cmd, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"Complete requests:\s+300", r.stdout), r.stdout
+    assert re.search(r"Failed requests:\s+0", r.stdout), r.stdout
+    assert re.search(r"Non-2xx responses", r.stdout) is None
+    assert re.search(r"Document Length:\s+20480 bytes", r.stdout)
+
+
+def test_early_data(make_server, tmp_path, certs, nginx_only_skip):
+    """0-RTT: accepted with ssl_early_data on; a non-idempotent request in
+    early data gets 425 Too Early (it could be a replay)."""
+    srv = make_server(tls_conf(certs, extra_server="""
+        ssl_early_data on;
+        location = /e { return 200 "early=$ssl_early_data\\n"; }"""))
+    sess = tmp_path / "ed.sess"
+    first = s_client(srv.port, "-tls1_3", "-sess_out", str(sess),
+                     request="GET /e HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+    assert "early=\n" in first
+    get = tmp_path / "get.txt"
+    get.write_text("GET /e HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+    post = tmp_path / "post.txt"
+    post.write_text("POST /e HTTP/1.1\r\nHost: a.test\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    out = s_client(srv.port, "-tls1_3", "-sess_in", str(sess), "-early_data", str(get), request="")
+    assert "Early data was accepted" in out, out
+    assert "early=1" in out
+    out = s_client(srv.port, "-tls1_3", "-sess_in", str(sess), "-early_data", str(post), request="")
+    assert "HTTP/1.1 425 Too Early" in out
+
+
+def test_old_protocols_warn(make_server, certs, nginx_only_skip):
+    srv = make_server(tls_conf(certs, extra_server="ssl_protocols TLSv1 TLSv1.1 TLSv1.2;"), start=False)
+    srv.ports = [1]
+    srv.write_conf()
+    r = harness.cli(["-t", "-c", str(srv.conf_path)], prefix=srv.prefix)
+    assert r.returncode == 0, r.stderr
+    assert "[warn]" in r.stderr and "TLSv1.1" in r.stderr and "OpenSSL 3" in r.stderr
+    srv.start()
+    out = s_client(srv.port, "-tls1_2", request=GET_CLOSE)
+    assert "HTTP/1.1 200 OK" in out
+
+
+def test_other_directives_accepted(make_server, tmp_path, certs):
+    dh = tmp_path / "dh.pem"
+    # A fixed, well-known group (RFC 7919 ffdhe2048) keeps the test fast.
+    r = run(["openssl", "genpkey", "-genparam", "-algorithm", "DH", "-pkeyopt", "group:ffdhe2048",
+             "-out", str(dh)])
+    assert r.returncode == 0, r.stderr
+    srv = make_server(tls_conf(certs, extra_server=f"""
+        ssl_ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE:ECDH:AES:HIGH:!NULL:!aNULL:!MD5:!ADH:!RC4;
+        ssl_prefer_server_ciphers on;
+        ssl_ecdh_curve X25519:prime256v1;
+        ssl_session_cache builtin:1000 shared:SSL:10m;
+        ssl_session_timeout 5m;
+        ssl_buffer_size 4k;
+        ssl_dhparam {dh};
+        ssl_conf_command Options PrioritizeChaCha;"""), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    out = s_client(srv.port, "-tls1_2", "-cipher", "DHE-RSA-AES128-GCM-SHA256", request=GET_CLOSE)
+    assert "Cipher is DHE-RSA-AES128-GCM-SHA256" in out, out
+    out = s_client(srv.port, "-tls1_2", request=GET_CLOSE)
+    assert "Cipher is ECDHE-RSA-AES128-GCM-SHA256" in out  # the server's order
+    r = curl(srv.port, "/big.bin", extra=["-o", "/dev/null", "-w", "%{size_download}"])
+    assert r.stdout == str(1024 * 1024 + 123).encode()

@@ -1,0 +1,331 @@
+// The HTTP/2 session driven in memory by an nghttp2 client session: no
+// socket, no event loop. Checks the request model, flow control reaching
+// the handler, and the defences.
+#include <gtest/gtest.h>
+#include <nghttp2/nghttp2.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/loader.h"
+#include "core/worker.h"
+#include "http/exchange.h"
+#include "http2/session.h"
+
+namespace torii::http2 {
+namespace {
+
+class FakeHost : public SessionHost {
+ public:
+  std::function<void(http::Exchange&)> handler;
+  std::vector<std::string> logged;
+  std::vector<std::function<void()>> deferred;
+  int64_t now = 1000;
+  http::WorkerServices svc;
+
+  void run_request(http::Exchange& ex) override { handler(ex); }
+  void log_request(http::Exchange& ex) override { logged.push_back(std::string(ex.req.path)); }
+  void defer(std::function<void()> fn) override { deferred.push_back(std::move(fn)); }
+  void wake() override {}
+  int64_t now_ms() override { return now; }
+  http::WorkerServices& services() override { return svc; }
+  void end_turn() {
+    auto work = std::move(deferred);
+    deferred.clear();
+    for (auto& f : work) f();
+  }
+};
+
+struct ClientStream {
+  int status = 0;
+  std::string body;
+  bool closed = false;
+  uint32_t error = 0;
+};
+
+// An nghttp2 client talking to the session through two strings.
+class Harness {
+ public:
+  explicit Harness(const std::string& server_extra = "", int32_t client_window = 65535) {
+    auto cfg = config::load_from_string("events {} http { server { listen 127.0.0.1:1; " + server_extra + " } }",
+                                        "/tmp/", "");
+    EXPECT_TRUE(cfg.ok()) << cfg.error();
+    config_ = *cfg;
+    binding_ = std::make_shared<core::ListenBinding>();
+    binding_->config = config_;
+    binding_->group = &config_->listen_groups[0];
+    info_.remote_addr = "127.0.0.1";
+    session_ = std::make_unique<Session>(host, info_, binding_);
+    EXPECT_TRUE(session_->start());
+
+    nghttp2_session_callbacks* cbs;
+    nghttp2_session_callbacks_new(&cbs);
+    nghttp2_session_callbacks_set_on_header_callback(
+        cbs, [](nghttp2_session*, const nghttp2_frame* f, const uint8_t* name, size_t namelen, const uint8_t* value,
+                size_t valuelen, uint8_t, void* u) {
+          auto* self = static_cast<Harness*>(u);
+          if (std::string_view(reinterpret_cast<const char*>(name), namelen) == ":status")
+            self->streams[f->hd.stream_id].status = std::stoi(std::string(reinterpret_cast<const char*>(value), valuelen));
+          return 0;
+        });
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(
+        cbs, [](nghttp2_session*, uint8_t, int32_t id, const uint8_t* data, size_t len, void* u) {
+          static_cast<Harness*>(u)->streams[id].body.append(reinterpret_cast<const char*>(data), len);
+          return 0;
+        });
+    nghttp2_session_callbacks_set_on_stream_close_callback(cbs, [](nghttp2_session*, int32_t id, uint32_t err, void* u) {
+      auto& s = static_cast<Harness*>(u)->streams[id];
+      s.closed = true;
+      s.error = err;
+      return 0;
+    });
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, [](nghttp2_session*, const nghttp2_frame* f, void* u) {
+      if (f->hd.type == NGHTTP2_GOAWAY) static_cast<Harness*>(u)->goaway_code = int(f->goaway.error_code);
+      return 0;
+    });
+    nghttp2_option* opt;
+    nghttp2_option_new(&opt);
+    nghttp2_option_set_no_auto_window_update(opt, manual_window_ = client_window != 65535);
+    nghttp2_session_client_new2(&client_, cbs, this, opt);
+    nghttp2_option_del(opt);
+    nghttp2_session_callbacks_del(cbs);
+    nghttp2_settings_entry iv[] = {{NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, uint32_t(client_window)}};
+    nghttp2_submit_settings(client_, NGHTTP2_FLAG_NONE, iv, 1);
+  }
+  ~Harness() {
+    nghttp2_session_del(client_);
+    session_.reset();
+  }
+
+  int32_t get(const std::string& path, std::vector<std::pair<std::string, std::string>> extra = {},
+              nghttp2_data_provider* body = nullptr) {
+    std::vector<std::pair<std::string, std::string>> h = {
+        {":method", body ? "POST" : "GET"}, {":scheme", "http"}, {":path", path}, {":authority", "Example.COM:8080"}};
+    for (auto& e : extra) h.push_back(e);
+    std::vector<nghttp2_nv> nva;
+    for (auto& [n, v] : h)
+      nva.push_back({(uint8_t*)n.data(), (uint8_t*)v.data(), n.size(), v.size(), NGHTTP2_NV_FLAG_NONE});
+    return nghttp2_submit_request(client_, nullptr, nva.data(), nva.size(), body, nullptr);
+  }
+
+  // Moves bytes both ways until neither side has anything to say.
+  void pump() {
+    for (int i = 0; i < 1000; ++i) {
+      bool moved = false;
+      std::string c2s;
+      const uint8_t* p;
+      ssize_t n;
+      while ((n = nghttp2_session_mem_send(client_, &p)) > 0) c2s.append(reinterpret_cast<const char*>(p), size_t(n));
+      if (!c2s.empty()) {
+        moved = true;
+        if (!session_->receive(c2s.data(), c2s.size())) server_closed = true;
+      }
+      session_->service();
+      std::string s2c;
+      session_->produce(s2c, 64 * 1024);
+      if (!s2c.empty()) {
+        moved = true;
+        nghttp2_session_mem_recv(client_, reinterpret_cast<const uint8_t*>(s2c.data()), s2c.size());
+      }
+      host.end_turn();
+      if (!moved) return;
+    }
+  }
+
+  nghttp2_session* client() { return client_; }
+  Session& session() { return *session_; }
+
+  FakeHost host;
+  std::map<int32_t, ClientStream> streams;
+  int goaway_code = -1;
+  bool server_closed = false;
+
+ private:
+  std::shared_ptr<const config::Config> config_;
+  std::shared_ptr<core::ListenBinding> binding_;
+  http::ConnectionInfo info_;
+  std::unique_ptr<Session> session_;
+  nghttp2_session* client_ = nullptr;
+  bool manual_window_ = false;
+};
+
+void respond(http::Exchange& ex, const std::string& body) {
+  http::ResponseHead head;
+  head.content_length = int64_t(body.size());
+  ex.send_head(std::move(head));
+  ex.send_body(body);
+  ex.finish();
+}
+
+TEST(Http2Session, RequestModel) {
+  Harness h;
+  std::string seen_host, seen_cookie, seen_path, seen_query, seen_http_host;
+  int version = 0;
+  h.host.handler = [&](http::Exchange& ex) {
+    seen_host = ex.req.host;
+    seen_path = ex.req.path;
+    seen_query = std::string(ex.req.query);
+    version = ex.req.version;
+    if (auto* c = ex.req.find(http::HeaderToken::cookie)) seen_cookie = std::string(c->value);
+    if (auto* c = ex.req.find(http::HeaderToken::host)) seen_http_host = std::string(c->value);
+    respond(ex, "hi");
+  };
+  int32_t id = h.get("/a/../b%20c?x=1", {{"cookie", "a=1"}, {"cookie", "b=2"}});
+  h.pump();
+  EXPECT_EQ(h.streams[id].status, 200);
+  EXPECT_EQ(h.streams[id].body, "hi");
+  EXPECT_EQ(seen_host, "example.com");
+  EXPECT_EQ(seen_http_host, "Example.COM:8080");
+  EXPECT_EQ(seen_path, "/b c");
+  EXPECT_EQ(seen_query, "x=1");
+  EXPECT_EQ(seen_cookie, "a=1; b=2");
+  EXPECT_EQ(version, 20);
+  ASSERT_EQ(h.host.logged.size(), 1u);
+}
+
+TEST(Http2Session, ConnectionHeadersAreRefused) {
+  Harness h;
+  bool ran = false;
+  h.host.handler = [&](http::Exchange& ex) { ran = true; respond(ex, "x"); };
+  int32_t id = h.get("/", {{"connection", "keep-alive"}});
+  h.pump();
+  EXPECT_FALSE(ran);
+  EXPECT_TRUE(h.streams[id].closed);
+  EXPECT_EQ(h.streams[id].error, uint32_t(NGHTTP2_PROTOCOL_ERROR));
+}
+
+TEST(Http2Session, SlowReaderBoundsWhatIsQueued) {
+  // The client never opens its 16 KB window: a streaming handler that waits
+  // for the drain callback must not get ahead of it.
+  Harness h("", 16384);
+  http::Exchange* ex_ptr = nullptr;
+  int produced = 0;
+  std::function<void()> pump_more;
+  h.host.handler = [&](http::Exchange& ex) {
+    ex_ptr = &ex;
+    http::ResponseHead head;
+    ex.send_head(std::move(head));
+    pump_more = [&] {
+      while (ex_ptr->queued_bytes() < 64 * 1024 && produced < 100) {
+        ex_ptr->send_body(std::string(8192, 'x'));
+        ++produced;
+      }
+      if (produced < 100) ex_ptr->set_drain_callback(pump_more);
+      else ex_ptr->finish();
+    };
+    pump_more();
+  };
+  int32_t id = h.get("/stream");
+  h.pump();
+  EXPECT_EQ(h.streams[id].status, 200);
+  EXPECT_EQ(h.streams[id].body.size(), 16384u);
+  EXPECT_LT(produced, 20);  // about 16 KB sent plus 64 KB queued, not 800 KB
+  EXPECT_TRUE(h.session().stalled());
+  // The client reads: the rest flows.
+  for (int i = 0; i < 200 && !h.streams[id].closed; ++i) {
+    nghttp2_session_consume(h.client(), id, h.streams[id].body.size());
+    nghttp2_session_consume_connection(h.client(), 0);
+    h.pump();
+  }
+  EXPECT_EQ(h.streams[id].body.size(), 100u * 8192);
+}
+
+class PausingReader : public http::BodyReader {
+ public:
+  std::string got;
+  bool ended = false;
+  bool pause = true;
+  bool on_body_data(std::string_view d) override {
+    got.append(d);
+    return !pause;
+  }
+  void on_body_end() override { ended = true; }
+};
+
+TEST(Http2Session, RequestBodyBackPressure) {
+  Harness h;
+  PausingReader reader;
+  http::Exchange* ex_ptr = nullptr;
+  h.host.handler = [&](http::Exchange& ex) {
+    ex_ptr = &ex;
+    ex.read_body(&reader);
+  };
+  static std::string payload(1 << 20, 'p');
+  static size_t offset;
+  offset = 0;
+  nghttp2_data_provider prd;
+  prd.source.ptr = nullptr;
+  prd.read_callback = [](nghttp2_session*, int32_t, uint8_t* buf, size_t len, uint32_t* flags, nghttp2_data_source*,
+                         void*) -> ssize_t {
+    size_t n = std::min(len, payload.size() - offset);
+    memcpy(buf, payload.data() + offset, n);
+    offset += n;
+    if (offset == payload.size()) *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return ssize_t(n);
+  };
+  int32_t id = h.get("/upload", {}, &prd);
+  h.pump();
+  // Paused after the first piece: the client is held to the stream window.
+  EXPECT_LT(offset, 300u * 1024);
+  reader.pause = false;
+  ex_ptr->resume_body();
+  h.pump();
+  EXPECT_TRUE(reader.ended);
+  EXPECT_EQ(reader.got.size(), payload.size());
+  respond(*ex_ptr, "done");
+  h.pump();
+  EXPECT_EQ(h.streams[id].body, "done");
+}
+
+TEST(Http2Session, RapidResetEndsTheConnection) {
+  Harness h;
+  int ran = 0;
+  h.host.handler = [&](http::Exchange& ex) { ++ran; respond(ex, "x"); };
+  // HEADERS then RST_STREAM, 400 times, arriving in one read.
+  std::string wire;
+  auto drain_client = [&] {
+    const uint8_t* p;
+    ssize_t n;
+    while ((n = nghttp2_session_mem_send(h.client(), &p)) > 0) wire.append(reinterpret_cast<const char*>(p), size_t(n));
+  };
+  for (int i = 0; i < 400; ++i) {
+    int32_t id = h.get("/r");
+    drain_client();
+    nghttp2_submit_rst_stream(h.client(), NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+    drain_client();
+  }
+  h.server_closed = !h.session().receive(wire.data(), wire.size());
+  h.pump();
+  EXPECT_TRUE(h.server_closed);
+  EXPECT_EQ(h.goaway_code, int(NGHTTP2_ENHANCE_YOUR_CALM));
+  EXPECT_LT(ran, 50);
+}
+
+TEST(Http2Session, HeaderListLimitAnswers431) {
+  Harness h("large_client_header_buffers 2 1k;");
+  bool ran = false;
+  h.host.handler = [&](http::Exchange& ex) { ran = true; respond(ex, "x"); };
+  std::vector<std::pair<std::string, std::string>> extra;
+  for (int i = 0; i < 10; ++i) extra.push_back({"x-h" + std::to_string(i), std::string(400, 'v')});
+  int32_t id = h.get("/", extra);
+  h.pump();
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(h.streams[id].status, 431);
+}
+
+TEST(Http2Session, KeepaliveRequestsSendsGoaway) {
+  Harness h("keepalive_requests 2;");
+  h.host.handler = [&](http::Exchange& ex) { respond(ex, "x"); };
+  int32_t a = h.get("/1");
+  int32_t b = h.get("/2");
+  h.pump();
+  EXPECT_EQ(h.streams[a].status, 200);
+  EXPECT_EQ(h.streams[b].status, 200);
+  EXPECT_EQ(h.goaway_code, int(NGHTTP2_NO_ERROR));
+  EXPECT_TRUE(h.session().done());
+}
+
+}  // namespace
+}  // namespace torii::http2
