@@ -33,9 +33,14 @@ uint64_t next_connection_id() { return g_connection_ids.fetch_add(1, std::memory
 class Worker::Acceptor final : public IoHandler {
  public:
   Acceptor(Worker& w, int fd, std::shared_ptr<ListenBinding> b) : worker_(w), fd_(fd), binding_(std::move(b)) {}
-  ~Acceptor() override {
+  ~Acceptor() override { close_listener(); }
+  // Stops accepting at once. The object itself must outlive the current
+  // loop turn: epoll may already have handed out an event that points here.
+  void close_listener() {
+    if (fd_ < 0) return;
     worker_.loop().remove(fd_);
     close(fd_);
+    fd_ = -1;
   }
   int fd() const { return fd_; }
   std::shared_ptr<ListenBinding>& binding() { return binding_; }
@@ -43,7 +48,7 @@ class Worker::Acceptor final : public IoHandler {
   void on_io(uint32_t) override {
     // A bounded batch per turn keeps accepting fair to the connections we
     // already have; the rest of the queue is taken at the end of the turn.
-    for (int batch = 0; !worker_.draining(); ++batch) {
+    for (int batch = 0; fd_ >= 0 && !worker_.draining(); ++batch) {
       if (batch == kAcceptBatch) {
         std::weak_ptr<int> alive = alive_;
         worker_.loop().defer([this, alive] {
@@ -173,7 +178,8 @@ void Worker::apply_config(std::shared_ptr<const config::Config> config) {
     next[group.listen.text] = std::move(a);
   }
   for (auto& [name, a] : acceptors_) a->binding()->retired = true;
-  acceptors_ = std::move(next);  // the removed acceptors close here
+  retire_acceptors(std::move(acceptors_));
+  acceptors_ = std::move(next);
   for (auto& [c, owned] : connections_) {
     (void)owned;
     if (c->idle_on_retired()) c->drain();
@@ -232,7 +238,8 @@ void Worker::release(http2::Connection* c) {
 void Worker::begin_drain() {
   if (draining_) return;
   draining_ = true;
-  acceptors_.clear();  // stop accepting: close our listening sockets
+  retire_acceptors(std::move(acceptors_));  // stop accepting: close our listening sockets
+  acceptors_.clear();
   std::vector<http1::Connection*> live;
   for (auto& [c, owned] : connections_) live.push_back(c);
   for (auto* c : live) c->drain();
@@ -240,6 +247,13 @@ void Worker::begin_drain() {
   for (auto& [c, owned] : h2_connections_) live2.push_back(c);
   for (auto* c : live2) c->drain();
   check_drained();
+}
+
+void Worker::retire_acceptors(AcceptorMap doomed) {
+  for (auto& [name, a] : doomed) a->close_listener();
+  // Destroyed at the end of the turn: an event of this turn may name them.
+  auto held = std::make_shared<AcceptorMap>(std::move(doomed));
+  loop_.defer([held] {});
 }
 
 void Worker::check_drained() {

@@ -91,7 +91,9 @@ class Worker {
   std::unique_ptr<log::AccessLogWriter> access_log_;
   std::unique_ptr<upstream::Upstreams> upstreams_;  // groups' state and keep-alive pools
   http::WorkerServices services_;
-  std::unordered_map<std::string, std::unique_ptr<Acceptor>> acceptors_;  // by address text
+  using AcceptorMap = std::unordered_map<std::string, std::unique_ptr<Acceptor>>;
+  void retire_acceptors(AcceptorMap doomed);
+  AcceptorMap acceptors_;  // by address text
   std::unordered_map<http1::Connection*, std::unique_ptr<http1::Connection>> connections_;
   std::unordered_map<http2::Connection*, std::unique_ptr<http2::Connection>> h2_connections_;
   size_t live_connections_ = 0;  // open ones; closed ones wait for the turn's end
