@@ -21,7 +21,6 @@ head -c 5120 /dev/urandom > "$work/www/image.png"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" -days 2 \
   -subj /CN=localhost 2>/dev/null
 ulimit -n 65536 2>/dev/null || true
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 write_conf() {  # write_conf NAME TLS_H2 TLS_H1 PLAIN_H2 PLAIN_H1
 cat > "$work/$1.conf" <<CONF

@@ -24,6 +24,24 @@ start_server() {
   PIDS[$name]=$SERVER_PID
 }
 
+# Starts nginx (when installed) and torii, each with the config the
+# script's write_conf NAME PORT writes into $work, on a free port.
+# Sets `servers` (names, nginx first) and PORTS[NAME].
+declare -A PORTS
+servers=()
+start_servers() {
+  servers=(torii)
+  [ -x "$NGINX_BIN" ] && servers=(nginx torii)
+  for server in "${servers[@]}"; do
+    PORTS[$server]=$(free_port)
+    write_conf "$server" "${PORTS[$server]}"
+    start_server "$server" "$work/$server.conf" "$work"
+    wait_port "${PORTS[$server]}"
+  done
+}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
 stop_servers() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
   PIDS=()

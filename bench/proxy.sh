@@ -19,7 +19,6 @@ cleanup() {
 trap cleanup EXIT
 RESULTS=$work/results
 mkdir -p "$work/logs"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # Four backends: a small JSON-ish body, like whoami's.
 backends=()
@@ -63,15 +62,7 @@ CONF
 
 ulimit -n 65536 2>/dev/null || true
 echo "seed 003: wrk -c$CONNS through the proxy to 4 backends; 1 proxy worker each, ${DURATION}s per row, $ROUNDS rounds"
-declare -A PORTS
-servers=(torii)
-[ -x "$NGINX_BIN" ] && servers=(nginx torii)
-for server in "${servers[@]}"; do
-  PORTS[$server]=$(free_port)
-  write_conf "$server" "${PORTS[$server]}"
-  start_server "$server" "$work/$server.conf" "$work"
-  wait_port "${PORTS[$server]}"
-done
+start_servers  # torii and nginx, each on its own port: sets servers and PORTS
 
 # The backend alone, for reference (its CPU is not the proxy's: no CPU column).
 direct=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency "http://127.0.0.1:${backends[0]}/bench" 2>&1)

@@ -12,7 +12,6 @@ trap 'stop_servers; rm -rf "$work"' EXIT
 RESULTS=$work/results
 mkdir -p "$work/www"
 head -c 20480 /dev/urandom | base64 -w 100 | head -c 20480 > "$work/www/index.html"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 write_conf() {  # write_conf NAME PORT
 cat > "$work/$1.conf" <<CONF
@@ -37,15 +36,7 @@ CONF
 }
 
 echo "20 KB static file, 1 worker each, $CONNS connections, ${DURATION}s per row, $ROUNDS rounds"
-declare -A PORTS
-servers=(torii)
-[ -x "$NGINX_BIN" ] && servers=(nginx torii)
-for server in "${servers[@]}"; do
-  PORTS[$server]=$(free_port)
-  write_conf "$server" "${PORTS[$server]}"
-  start_server "$server" "$work/$server.conf" "$work"
-  wait_port "${PORTS[$server]}"
-done
+start_servers  # torii and nginx, each on its own port: sets servers and PORTS
 for round in $(seq 1 "$ROUNDS"); do
   for server in "${servers[@]}"; do
     url="http://127.0.0.1:${PORTS[$server]}/index.html"

@@ -22,7 +22,6 @@ mkdir -p "$work/www" "$work/cert"
 head -c 20480 /dev/urandom | base64 -w 100 | head -c 20480 > "$work/www/index.html"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/cert/perf.key" -out "$work/cert/perf.crt" \
   -days 2 -subj /CN=perf.test 2>/dev/null
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 write_conf() {  # write_conf NAME PORT
 cat > "$work/$1.conf" <<CONF
@@ -72,15 +71,7 @@ run_ab() {
 }
 
 echo "20 KB file over HTTPS ($PROTOCOLS), 1 worker each, ${DURATION}s per wrk row, $ROUNDS rounds"
-declare -A PORTS
-servers=(torii)
-[ -x "$NGINX_BIN" ] && servers=(nginx torii)
-for server in "${servers[@]}"; do
-  PORTS[$server]=$(free_port)
-  write_conf "$server" "${PORTS[$server]}"
-  start_server "$server" "$work/$server.conf" "$work"
-  wait_port "${PORTS[$server]}"
-done
+start_servers  # torii and nginx, each on its own port: sets servers and PORTS
 for round in $(seq 1 "$ROUNDS"); do
   for server in "${servers[@]}"; do
     url="https://127.0.0.1:${PORTS[$server]}/index.html"
