@@ -50,7 +50,11 @@ std::string absolute_location(const Exchange& ex, std::string_view url) {
              ex.server->names[0].kind == config::ServerName::Kind::exact) {
     out += ex.server->names[0].name;
   } else {
+    // An IPv6 literal needs brackets in a URL authority.
+    bool v6 = conn.server_addr.find(':') != std::string::npos;
+    if (v6) out += '[';
     out += conn.server_addr;
+    if (v6) out += ']';
   }
   uint16_t port = conn.server_port;
   if (!((conn.tls && port == 443) || (!conn.tls && port == 80))) out += ":" + std::to_string(port);

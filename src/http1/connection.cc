@@ -344,7 +344,6 @@ void Connection::start_next_request() {
   server_ = &srv;
   chunked_response_ = false;
   body_pending_ = false;
-  out_mark_ = out_.bytes_written();
   state_ = State::reading_head;
   if (in_.empty()) {
     // Idle between requests: the keep-alive timer, else the header timer.

@@ -106,7 +106,6 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   bool body_pending_ = false;
   std::optional<http::Exchange> exchange_;
   OutputQueue out_;
-  uint64_t out_mark_ = 0;  // out_.bytes_written() when this response began
   size_t head_len_ = 0;
 
   http::BodyReader* body_reader_ = nullptr;  // the handler reading the body, if any
