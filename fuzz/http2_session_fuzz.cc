@@ -18,7 +18,6 @@ using namespace torii;
 
 class Host : public http2::SessionHost {
  public:
-  std::vector<std::function<void()>> deferred;
   http::WorkerServices svc;
   int64_t now = 0;
   void run_request(http::Exchange& ex) override {
@@ -30,7 +29,6 @@ class Host : public http2::SessionHost {
     ex.finish();
   }
   void log_request(http::Exchange&) override {}
-  void defer(std::function<void()> fn) override { deferred.push_back(std::move(fn)); }
   void wake() override {}
   int64_t now_ms() override { return now += 7; }
   http::WorkerServices& services() override { return svc; }
@@ -70,9 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     session.service();
     out.clear();
     session.produce(out, 4096);
-    auto work = std::move(host.deferred);
-    host.deferred.clear();
-    for (auto& f : work) f();
+    session.collect_closed();
   }
   out.clear();
   session.produce(out, 1 << 20);

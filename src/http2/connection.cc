@@ -51,7 +51,7 @@ void Connection::start() {
   if (!received_.empty() && !session_.receive(received_.data(), received_.size())) closing_ = true;
   in_drive_ = false;
   std::string().swap(received_);
-  drive();
+  drive();  // and collects the streams that closed in the first bytes
 }
 
 void Connection::on_io(uint32_t events) {
@@ -64,9 +64,12 @@ void Connection::drive() {
   if (closed_) return;
   in_drive_ = true;
   struct Leave {
-    bool& flag;
-    ~Leave() { flag = false; }
-  } leave{in_drive_};
+    Connection& c;
+    ~Leave() {
+      c.in_drive_ = false;
+      c.session_.collect_closed();
+    }
+  } leave{*this};
   const uint64_t written_before = bytes_written_;
   // Bounded: a handler that keeps producing cannot hold the loop forever.
   for (int round = 0;; ++round) {
@@ -224,8 +227,6 @@ void Connection::close_now() {
 void Connection::run_request(http::Exchange& ex) { http::run_request(ex); }
 
 void Connection::log_request(http::Exchange& ex) { worker_.access_log().log(ex); }
-
-void Connection::defer(std::function<void()> fn) { worker_.loop().defer(std::move(fn)); }
 
 // Sink calls made outside drive() (an asynchronous handler) run the
 // session at the end of the turn, never inside the handler's own call.

@@ -36,7 +36,6 @@ class Connection final : public core::IoHandler, public SessionHost {
   // SessionHost
   void run_request(http::Exchange& ex) override;
   void log_request(http::Exchange& ex) override;
-  void defer(std::function<void()> fn) override;
   void wake() override;
   int64_t now_ms() override;
   http::WorkerServices& services() override;

@@ -118,12 +118,9 @@ bool Session::receive(const char* data, size_t len) {
 }
 
 void Session::run_ready() {
-  // Index loop: a request may complete others' state but never adds here.
-  std::vector<int32_t> ready;
-  ready.swap(ready_);
-  for (int32_t id : ready) {
+  ready_.run([this](int32_t id) {
     Stream* s = find(id);
-    if (!s || s->closed() || s->started()) continue;
+    if (!s || s->closed() || s->started()) return;
     ++requests_;
     info_.requests = requests_;
     s->run();
@@ -132,42 +129,32 @@ void Session::run_ready() {
       going_away_ = true;
       nghttp2_submit_goaway(ng_, NGHTTP2_FLAG_NONE, id, NGHTTP2_NO_ERROR, nullptr, 0);
     }
-  }
+  });
 }
 
 bool Session::service() {
   bool ran = false;
-  if (!deliver_.empty()) {
-    std::vector<int32_t> ids;
-    ids.swap(deliver_);
-    for (int32_t id : ids) {
-      if (Stream* s = find(id)) {
-        s->deliver_body();
-        ran = true;
-      }
+  deliver_.run([&](int32_t id) {
+    if (Stream* s = find(id)) {
+      s->deliver_body();
+      ran = true;
     }
-  }
-  if (!drained_.empty()) {
-    std::vector<int32_t> ids;
-    ids.swap(drained_);
-    for (int32_t id : ids) {
-      Stream* s = find(id);
-      if (s && s->drain_due()) {
-        s->fire_drain();
-        ran = true;
-      }
+  });
+  drained_.run([&](int32_t id) {
+    Stream* s = find(id);
+    if (s && s->drain_due()) {
+      s->fire_drain();
+      ran = true;
     }
-  }
+  });
   return ran;
 }
 
 void Session::submit_pending() {
-  std::vector<int32_t> ids;
-  ids.swap(submit_);
-  for (int32_t id : ids) {
+  submit_.run([this](int32_t id) {
     Stream* s = find(id);
     if (s && !s->closed() && s->head_ready()) s->submit();
-  }
+  });
 }
 
 bool Session::produce(std::string& out, size_t limit) {
@@ -217,6 +204,8 @@ void Session::abort_streams() {
   }
 }
 
+void Session::collect_closed() { graveyard_.clear(); }
+
 void Session::abuse(const char* reason) {
   if (abuse_reason_) return;
   abuse_reason_ = reason;
@@ -233,29 +222,18 @@ bool Session::count_reset() {
 }
 
 void Session::stream_output_changed(Stream& s) {
-  if (s.head_ready()) submit_.push_back(s.id());
+  if (s.head_ready()) submit_.push(s.id());
   host_.wake();
 }
 
 void Session::stream_wants_delivery(Stream& s) {
-  deliver_.push_back(s.id());
+  deliver_.push(s.id());
   host_.wake();
 }
 
 void Session::stream_drain_due(Stream& s) {
-  drained_.push_back(s.id());
+  drained_.push(s.id());
   host_.wake();
-}
-
-void Session::reap() {
-  if (reap_scheduled_) return;
-  reap_scheduled_ = true;
-  std::weak_ptr<char> alive = alive_;
-  host_.defer([this, alive] {
-    if (alive.expired()) return;
-    reap_scheduled_ = false;
-    graveyard_.clear();
-  });
 }
 
 // ---- nghttp2 callbacks ----------------------------------------------------------
@@ -291,10 +269,10 @@ int Session::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* u
       const bool end = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
       if (frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
         s->headers_done(end);
-        self->ready_.push_back(s->id());
+        self->ready_.push(s->id());
       } else if (end) {
         s->on_remote_end();
-        self->deliver_.push_back(s->id());
+        self->deliver_.push(s->id());
       }
       return 0;
     }
@@ -307,7 +285,7 @@ int Session::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* u
       if (!end) return 0;
       if (Stream* s = self->find(frame->hd.stream_id)) {
         s->on_remote_end();
-        self->deliver_.push_back(s->id());
+        self->deliver_.push(s->id());
       }
       return 0;
     }
@@ -333,7 +311,7 @@ int Session::on_data_chunk(nghttp2_session*, uint8_t, int32_t stream_id, const u
     return 0;
   }
   s->on_data(data, len);
-  self->deliver_.push_back(stream_id);
+  self->deliver_.push(stream_id);
   return 0;
 }
 
@@ -348,7 +326,6 @@ int Session::on_stream_close(nghttp2_session*, int32_t stream_id, uint32_t error
   s.on_close(error_code);
   self->graveyard_.push_back(std::move(it->second));
   self->streams_.erase(it);
-  self->reap();
   return 0;
 }
 
@@ -377,7 +354,7 @@ int Session::send_data(nghttp2_session*, nghttp2_frame* frame, const uint8_t* fr
     return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;  // nghttp2 resets the stream
   }
   if (padlen > 1) out.append(padlen - 1, '\0');
-  if (s->drain_due()) self->drained_.push_back(s->id());
+  if (s->drain_due()) self->drained_.push(s->id());
   // Stop once the batch is full: mem_send would otherwise frame every
   // stream's window into this one buffer.
   return out.size() >= self->limit_ ? NGHTTP2_ERR_PAUSE : 0;

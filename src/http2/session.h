@@ -9,7 +9,6 @@
 #include <nghttp2/nghttp2.h>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -27,13 +26,40 @@ namespace torii::http2 {
 
 class Stream;
 
+// Stream ids waiting for one kind of work, run after nghttp2 returns. The
+// batch being run and the ids queued meanwhile live in two vectors that
+// swap roles, so neither is reallocated per request.
+class IdQueue {
+ public:
+  void push(int32_t id) { pending_.push_back(id); }
+  bool empty() const { return pending_.empty(); }
+  // Runs `fn` on each id queued so far; ids queued by `fn` wait for the next call.
+  template <class Fn>
+  void run(Fn&& fn) {
+    if (running_) {  // a nested call: its batch cannot reuse the busy vector
+      std::vector<int32_t> ids;
+      ids.swap(pending_);
+      for (int32_t id : ids) fn(id);
+      return;
+    }
+    running_ = true;
+    batch_.swap(pending_);
+    for (size_t i = 0; i < batch_.size(); ++i) fn(batch_[i]);
+    batch_.clear();
+    running_ = false;
+  }
+
+ private:
+  std::vector<int32_t> pending_, batch_;
+  bool running_ = false;
+};
+
 // What a session needs from its surroundings.
 class SessionHost {
  public:
   virtual ~SessionHost() = default;
   virtual void run_request(http::Exchange& ex) = 0;  // http::run_request in the server
   virtual void log_request(http::Exchange& ex) = 0;  // the access log
-  virtual void defer(std::function<void()> fn) = 0;  // at the end of the loop turn
   virtual void wake() = 0;                           // output is waiting: flush soon
   virtual int64_t now_ms() = 0;
   virtual http::WorkerServices& services() = 0;
@@ -79,6 +105,12 @@ class Session {
 
   // Logs and drops every stream still open (the connection is closing).
   void abort_streams();
+  // Destroys the streams that closed. Only when no stream's code is on the
+  // stack (the I/O shell calls it at the end of each of its turns): a
+  // stream closes inside nghttp2's callbacks, often inside its own call.
+  // Freeing them per connection rather than per loop turn keeps their
+  // memory in the allocator's per-thread cache for the next stream.
+  void collect_closed();
 
   // ---- for streams --------------------------------------------------------
   nghttp2_session* ng() { return ng_; }
@@ -110,7 +142,6 @@ class Session {
   void abuse(const char* reason);
   void run_ready();
   void submit_pending();
-  void reap();
 
   SessionHost& host_;
   http::ConnectionInfo info_;  // $connection, $connection_requests: exchanges point here
@@ -129,18 +160,16 @@ class Session {
   uint64_t requests_ = 0;
 
   std::unordered_map<int32_t, std::unique_ptr<Stream>> streams_;
-  std::vector<std::unique_ptr<Stream>> graveyard_;  // closed; destroyed at the end of the turn
-  std::vector<int32_t> ready_;      // header blocks complete: run after nghttp2 returns
-  std::vector<int32_t> submit_;     // heads to submit before the next send
-  std::vector<int32_t> deliver_;    // body bytes to hand to readers
-  std::vector<int32_t> drained_;    // drain callbacks due
+  std::vector<std::unique_ptr<Stream>> graveyard_;  // closed; destroyed by collect_closed()
+  IdQueue ready_;    // header blocks complete: run after nghttp2 returns
+  IdQueue submit_;   // heads to submit before the next send
+  IdQueue deliver_;  // body bytes to hand to readers
+  IdQueue drained_;  // drain callbacks due
   std::string* out_ = nullptr;      // produce()'s buffer, for the no-copy data callback
   size_t limit_ = 0;                // and its size limit
   bool in_callback_ = false;
-  bool reap_scheduled_ = false;
   bool going_away_ = false;
   const char* abuse_reason_ = nullptr;
-  std::shared_ptr<char> alive_ = std::make_shared<char>(0);
 };
 
 }  // namespace torii::http2

@@ -81,6 +81,11 @@ void Stream::add_field(nghttp2_rcbuf* name, nghttp2_rcbuf* value, size_t field_l
   // RFC 9113 6.5.2's accounting: name, value and 32 bytes of overhead.
   list_size_ += n.size() + v.size() + 32;
   if (too_large_) return;
+  if (rcbufs_.empty()) {
+    // Room for a typical request's fields: one allocation each, not one per doubling.
+    rcbufs_.reserve(24);
+    fields_.reserve(12);
+  }
   if (n.size() + v.size() > field_limit || list_size_ > list_limit) {
     too_large_ = true;  // answered with 431 once the block ends
     return;
@@ -305,7 +310,7 @@ void Stream::on_close(uint32_t error_code) {
   }
   reader_ = nullptr;
   drain_cb_ = nullptr;
-  pieces_.clear();
+  clear_pieces();
   queued_total_ = 0;
   queued_memory_ = 0;
   if (!exchange_) return;
@@ -326,12 +331,12 @@ void Stream::send_head(const http::ResponseHead& head) {
 
 void Stream::send_body(std::string_view data) {
   if (closed_ || data.empty()) return;
-  if (!pieces_.empty() && !pieces_.back().file) {
+  if (has_pieces() && !pieces_.back().file) {
     pieces_.back().data.append(data);
   } else {
     Piece p;
     p.data.assign(data);
-    pieces_.push_back(std::move(p));
+    push_piece(std::move(p));
   }
   queued_total_ += int64_t(data.size());
   queued_memory_ += data.size();
@@ -344,7 +349,7 @@ void Stream::send_file(std::shared_ptr<const http::OpenFile> file, int64_t offse
   p.file = std::move(file);
   p.offset = offset;
   p.length = length;
-  pieces_.push_back(std::move(p));
+  push_piece(std::move(p));
   queued_total_ += length;
   output_changed();
 }
@@ -415,7 +420,7 @@ int Stream::submit() {
     rv = nghttp2_submit_response(session_.ng(), id_, nva.data(), nva.size(), &prd);
   } else {
     eof_sent_ = true;
-    pieces_.clear();
+    clear_pieces();
     queued_total_ = 0;
     queued_memory_ = 0;
     rv = nghttp2_submit_response(session_.ng(), id_, nva.data(), nva.size(), nullptr);
@@ -426,6 +431,24 @@ int Stream::submit() {
     nghttp2_submit_rst_stream(session_.ng(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);
   }
   return rv;
+}
+
+void Stream::push_piece(Piece p) {
+  if (first_piece_ > 0 && first_piece_ * 2 >= pieces_.size()) {
+    pieces_.erase(pieces_.begin(), pieces_.begin() + ptrdiff_t(first_piece_));  // drop the sent ones
+    first_piece_ = 0;
+  }
+  pieces_.push_back(std::move(p));
+}
+
+void Stream::pop_piece() {
+  pieces_[first_piece_] = Piece();  // lets go of the file or the memory now
+  if (++first_piece_ == pieces_.size()) clear_pieces();
+}
+
+void Stream::clear_pieces() {
+  pieces_.clear();
+  first_piece_ = 0;
 }
 
 ssize_t Stream::read_length(size_t max, uint32_t* flags) {
@@ -449,15 +472,15 @@ ssize_t Stream::read_length(size_t max, uint32_t* flags) {
 
 bool Stream::write_data(std::string& out, size_t len) {
   queued_total_ -= int64_t(len);
-  while (len > 0 && !pieces_.empty()) {
-    Piece& p = pieces_.front();
+  while (len > 0 && has_pieces()) {
+    Piece& p = front_piece();
     if (!p.file) {
       const size_t k = std::min(len, p.data.size() - p.consumed);
       out.append(p.data, p.consumed, k);
       p.consumed += k;
       queued_memory_ -= k;
       len -= k;
-      if (p.consumed == p.data.size()) pieces_.pop_front();
+      if (p.consumed == p.data.size()) pop_piece();
       continue;
     }
     // File bytes go straight from the page cache into the output buffer.
@@ -470,7 +493,7 @@ bool Stream::write_data(std::string& out, size_t len) {
       if (r < 0 && errno == EINTR) continue;
       if (r <= 0) {
         TORII_LOG(crit, "pread() failed (%d: %s) while sending a file over HTTP/2", errno, strerror(errno));
-        pieces_.clear();
+        clear_pieces();
         return false;
       }
       got += size_t(r);
@@ -478,7 +501,7 @@ bool Stream::write_data(std::string& out, size_t len) {
     p.offset += int64_t(k);
     p.length -= int64_t(k);
     len -= k;
-    if (p.length == 0) pieces_.pop_front();
+    if (p.length == 0) pop_piece();
   }
   return len == 0;
 }

@@ -10,7 +10,6 @@
 #include <nghttp2/nghttp2.h>
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -96,6 +95,12 @@ class Stream final : public http::ResponseSink {
     size_t consumed = 0;
   };
 
+  bool has_pieces() const { return first_piece_ < pieces_.size(); }
+  Piece& front_piece() { return pieces_[first_piece_]; }
+  void push_piece(Piece p);
+  void pop_piece();
+  void clear_pieces();
+
   int build_head(std::string& reason);
   void output_changed();
   void acknowledge(size_t n);
@@ -128,7 +133,10 @@ class Stream final : public http::ResponseSink {
 
   // Response.
   const http::ResponseHead* head_ = nullptr;
-  std::deque<Piece> pieces_;
+  // A queue: pieces_[first_piece_] is the front. A vector, not a deque:
+  // most responses are one piece, and a deque allocates twice to hold it.
+  std::vector<Piece> pieces_;
+  size_t first_piece_ = 0;
   int64_t queued_total_ = 0;      // memory and file bytes not yet framed
   size_t queued_memory_ = 0;
   bool finished_ = false;

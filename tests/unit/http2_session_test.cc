@@ -21,21 +21,14 @@ class FakeHost : public SessionHost {
  public:
   std::function<void(http::Exchange&)> handler;
   std::vector<std::string> logged;
-  std::vector<std::function<void()>> deferred;
   int64_t now = 1000;
   http::WorkerServices svc;
 
   void run_request(http::Exchange& ex) override { handler(ex); }
   void log_request(http::Exchange& ex) override { logged.push_back(std::string(ex.req.path)); }
-  void defer(std::function<void()> fn) override { deferred.push_back(std::move(fn)); }
   void wake() override {}
   int64_t now_ms() override { return now; }
   http::WorkerServices& services() override { return svc; }
-  void end_turn() {
-    auto work = std::move(deferred);
-    deferred.clear();
-    for (auto& f : work) f();
-  }
 };
 
 struct ClientStream {
@@ -129,7 +122,7 @@ class Harness {
         moved = true;
         nghttp2_session_mem_recv(client_, reinterpret_cast<const uint8_t*>(s2c.data()), s2c.size());
       }
-      host.end_turn();
+      session_->collect_closed();  // the end of the I/O shell's turn
       if (!moved) return;
     }
   }
