@@ -90,8 +90,9 @@ bool Session::start() {
 }
 
 Stream* Session::find(int32_t id) {
-  auto it = streams_.find(id);
-  return it == streams_.end() ? nullptr : it->second.get();
+  // nghttp2 keeps its streams in a hash map: our Stream rides along as the
+  // stream's user data, set when it opens and gone when nghttp2 closes it.
+  return static_cast<Stream*>(nghttp2_session_get_stream_user_data(ng_, id));
 }
 
 bool Session::receive(const char* data, size_t len) {
@@ -193,13 +194,13 @@ bool Session::want_read() const { return nghttp2_session_want_read(ng_) != 0; }
 bool Session::want_write() const { return nghttp2_session_want_write(ng_) != 0 || !submit_.empty(); }
 
 bool Session::stalled() const {
-  for (const auto& [id, s] : streams_)
+  for (const auto& s : streams_)
     if (s->blocked_by_window()) return true;
   return false;
 }
 
 void Session::abort_streams() {
-  for (auto& [id, s] : streams_) {
+  for (auto& s : streams_) {
     if (!s->closed()) s->on_close(NGHTTP2_CANCEL);
   }
 }
@@ -244,7 +245,7 @@ int Session::on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void
   const int32_t id = frame->hd.stream_id;
   auto stream = std::make_unique<Stream>(*self, id);
   nghttp2_session_set_stream_user_data(self->ng_, id, stream.get());
-  self->streams_[id] = std::move(stream);
+  self->streams_.push_back(std::move(stream));
   return 0;
 }
 
@@ -317,15 +318,17 @@ int Session::on_data_chunk(nghttp2_session*, uint8_t, int32_t stream_id, const u
 
 int Session::on_stream_close(nghttp2_session*, int32_t stream_id, uint32_t error_code, void* user) {
   auto* self = static_cast<Session*>(user);
-  auto it = self->streams_.find(stream_id);
+  auto it = std::find_if(self->streams_.begin(), self->streams_.end(),
+                         [stream_id](const std::unique_ptr<Stream>& s) { return s->id() == stream_id; });
   if (it == self->streams_.end()) return 0;
-  Stream& s = *it->second;
+  Stream& s = **it;
   // A stream that ends before its response did (the client's RST_STREAM,
   // or ours for a malformed request) is what rapid reset is made of.
   if (!s.response_complete() || error_code != NGHTTP2_NO_ERROR) self->count_reset();
   s.on_close(error_code);
-  self->graveyard_.push_back(std::move(it->second));
-  self->streams_.erase(it);
+  self->graveyard_.push_back(std::move(*it));
+  *it = std::move(self->streams_.back());  // order does not matter
+  self->streams_.pop_back();
   return 0;
 }
 

@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "config/config.h"
@@ -159,7 +158,7 @@ class Session {
   uint64_t max_requests_ = 1000;
   uint64_t requests_ = 0;
 
-  std::unordered_map<int32_t, std::unique_ptr<Stream>> streams_;
+  std::vector<std::unique_ptr<Stream>> streams_;  // open; find() looks them up by id
   std::vector<std::unique_ptr<Stream>> graveyard_;  // closed; destroyed by collect_closed()
   IdQueue ready_;    // header blocks complete: run after nghttp2 returns
   IdQueue submit_;   // heads to submit before the next send

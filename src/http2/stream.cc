@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "core/clock.h"
@@ -393,21 +394,29 @@ int Stream::submit() {
   const http::Exchange& ex = *exchange_;
   const int status = head.status >= 100 && head.status <= 999 ? head.status : 500;
   char status_text[4] = {char('0' + status / 100), char('0' + status / 10 % 10), char('0' + status % 10), 0};
-  std::string length_text;
-  std::vector<nghttp2_nv> nva;
-  nva.reserve(head.headers.size() + 2);
-  nva.push_back(make_nv(":status", std::string_view(status_text, 3)));
+  char length_text[24];
+  // The field list lives on the stack for a usual head (nghttp2 copies it).
+  constexpr size_t kInlineFields = 24;
+  nghttp2_nv inline_nva[kInlineFields];
+  std::vector<nghttp2_nv> heap_nva;
+  nghttp2_nv* nva = inline_nva;
+  if (head.headers.size() + 2 > kInlineFields) {
+    heap_nva.resize(head.headers.size() + 2);
+    nva = heap_nva.data();
+  }
+  size_t count = 0;
+  nva[count++] = make_nv(":status", std::string_view(status_text, 3));
   int64_t header_bytes = 10;
   for (const auto& [name, value] : head.headers) {
     if (dropped_in_h2(name) || !safe_name(name) || !safe_value(value)) continue;
-    nva.push_back(make_nv(name, value));  // nghttp2 copies and lower-cases the name
+    nva[count++] = make_nv(name, value);  // nghttp2 copies and lower-cases the name
     header_bytes += int64_t(name.size() + value.size() + 2);
   }
   const bool no_body = status == 204 || status == 304 || status < 200;
   if (head.content_length >= 0 && !no_body) {
-    length_text = std::to_string(head.content_length);
-    nva.push_back(make_nv("content-length", length_text));
-    header_bytes += int64_t(length_text.size() + 16);
+    const int n = snprintf(length_text, sizeof length_text, "%lld", static_cast<long long>(head.content_length));
+    nva[count++] = make_nv("content-length", std::string_view(length_text, size_t(n)));
+    header_bytes += int64_t(n + 16);
   }
   exchange_->header_bytes = header_bytes;
   submitted_ = true;
@@ -417,13 +426,13 @@ int Stream::submit() {
     nghttp2_data_provider prd;
     prd.source.ptr = this;
     prd.read_callback = &read_source;
-    rv = nghttp2_submit_response(session_.ng(), id_, nva.data(), nva.size(), &prd);
+    rv = nghttp2_submit_response(session_.ng(), id_, nva, count, &prd);
   } else {
     eof_sent_ = true;
     clear_pieces();
     queued_total_ = 0;
     queued_memory_ = 0;
-    rv = nghttp2_submit_response(session_.ng(), id_, nva.data(), nva.size(), nullptr);
+    rv = nghttp2_submit_response(session_.ng(), id_, nva, count, nullptr);
   }
   if (rv != 0) {
     TORII_LOG(info, "could not submit HTTP/2 response (%s), client: %s", nghttp2_strerror(rv),
