@@ -50,22 +50,6 @@ http {
 CONF
 }
 
-# run_h2load LABEL SERVER URL [h2load args...] -> prints a row
-run_h2load() {
-  local label=$1 server=$2 url=$3
-  shift 3
-  local pid=${PIDS[$server]} before after out reqs rps cpu failed
-  before=$(cpu_seconds "$pid")
-  out=$(taskset -c "$CLIENT_CPU" h2load -c "$CLIENTS" -D "$DURATION" --warm-up-time=1 "$@" "$url" 2>&1 || true)
-  after=$(cpu_seconds "$pid")
-  reqs=$(echo "$out" | awk '/^requests:/ { print $8 }')
-  failed=$(echo "$out" | awk '/^requests:/ { print $10 }')
-  rps=$(echo "$out" | awk '/^finished in/ { gsub(",", "", $4); print $4 }')
-  cpu=$(awk -v a="$after" -v b="$before" -v n="${reqs:-0}" 'BEGIN { if (n > 0) printf "%.2f", (a - b) * 1e6 / n; else print "n/a" }')
-  printf '%-22s %-6s %10s req/s  %8s us CPU/req  failed %s\n' "$label" "$server" "${rps:-0}" "$cpu" "${failed:-?}"
-  echo "$label $server ${rps:-0} $cpu" >> "$RESULTS"
-}
-
 echo "5 KB image, 1 worker each, $CLIENTS clients x $STREAMS streams, ${DURATION}s per row, $ROUNDS rounds"
 declare -A P
 servers=(torii)

@@ -1,5 +1,6 @@
 # Shared helpers for the benchmarks: start a server pinned to a CPU, read
-# its CPU time, run wrk pinned to another CPU, print one comparable row.
+# its CPU time, run wrk or h2load pinned to another CPU, print one
+# comparable row.
 # Sourced by the scenario scripts.
 
 TORII_BIN=${TORII_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/torii}
@@ -78,6 +79,33 @@ run_wrk() {
   cpu=$(awk -v a="$after" -v b="$before" -v n="$reqs" 'BEGIN { if (n > 0) printf "%.2f", (a - b) * 1e6 / n; else print "n/a" }')
   printf '%-28s %-6s %10s req/s  p50 %8s  p99 %8s  %8s us CPU/req  %s\n' "$label" "$server" "$rps" "$p50" "$p99" "$cpu" "$errors"
   echo "$label $server $rps $cpu" >> "$RESULTS"
+}
+
+# run_h2load LABEL SERVER URL [h2load args...] -> prints a row; uses $work,
+# $CLIENTS and $RESULTS from the calling script. The server's CPU is read
+# after h2load's warm-up second (the handshakes and the first requests are
+# not in h2load's count) and over the measured seconds only; "busy" is the
+# share of one CPU the server used: below ~95% the load tool, not the
+# server, set the pace.
+run_h2load() {
+  local label=$1 server=$2 url=$3
+  shift 3
+  local pid=${PIDS[$server]} before after t0 t1 out rps cpu busy failed
+  taskset -c "$CLIENT_CPU" h2load -c "$CLIENTS" -D "$DURATION" --warm-up-time=1 "$@" "$url" > "$work/h2load.out" 2>&1 &
+  local loader=$!
+  sleep 1.5
+  before=$(cpu_seconds "$pid")
+  t0=$(date +%s.%N)
+  wait "$loader" || true
+  after=$(cpu_seconds "$pid")
+  t1=$(date +%s.%N)
+  out=$(cat "$work/h2load.out")
+  failed=$(echo "$out" | awk '/^requests:/ { print $10 }')
+  rps=$(echo "$out" | awk '/^finished in/ { gsub(",", "", $4); print $4 }')
+  read -r cpu busy < <(awk -v a="$after" -v b="$before" -v r="${rps:-0}" -v t0="$t0" -v t1="$t1" \
+    'BEGIN { if (r > 0) printf "%.2f %.0f\n", (a - b) * 1e6 / (r * (t1 - t0)), (a - b) * 100 / (t1 - t0); else print "n/a n/a" }')
+  printf '%-22s %-6s %10s req/s  %8s us CPU/req  busy %3s%%  failed %s\n' "$label" "$server" "${rps:-0}" "$cpu" "$busy" "${failed:-?}"
+  echo "$label $server ${rps:-0} $cpu" >> "$RESULTS"
 }
 
 # median COLUMN LABEL SERVER: the median over the rounds
