@@ -122,9 +122,9 @@ bool Connection::fill_buffer(std::string& buf, size_t limit) {
     if (r.status == net::IoStatus::ok) {
       size_t n = r.bytes;
       buf.append(scratch, n);
-      if (n < room && !transport_->is_tls()) {
-        // A short read usually means the socket is empty; the next edge
-        // will tell us otherwise. Saves an EAGAIN syscall per request.
+      if (r.drained) {
+        // The socket is empty; the next edge will tell us otherwise.
+        // Saves an EAGAIN syscall per request.
         readable_ = false;
       }
       continue;

@@ -101,7 +101,7 @@ bool Connection::read_input() {
     auto r = transport_->read(buf, sizeof buf);
     if (r.status == net::IoStatus::ok) {
       if (!closing_ && !session_.receive(buf, r.bytes)) closing_ = true;
-      if (r.bytes < sizeof buf && !transport_->is_tls()) readable_ = false;  // a short read: the socket is empty
+      if (r.drained) readable_ = false;  // the socket is empty: wait for the next edge
       continue;
     }
     if (r.status == net::IoStatus::again) {

@@ -58,6 +58,9 @@ TlsTransport::TlsTransport(int fd, std::shared_ptr<const config::Config> config,
     return;
   }
   SSL_set_accept_state(ssl_);
+  BIO* bio = SSL_get_rbio(ssl_);
+  BIO_set_callback_ex(bio, &TlsTransport::on_bio);
+  BIO_set_callback_arg(bio, reinterpret_cast<char*>(this));
   // The handshake is several small writes, each waiting on the peer: with
   // Nagle on, the last flight would sit behind a delayed ACK.
   int one = 1;
@@ -184,6 +187,17 @@ IoResult TlsTransport::handshake() {
   return handshake_failed("SSL_do_handshake()", "SSL: " + take_ssl_errors());
 }
 
+// OpenSSL reads the socket in as large pieces as its buffer takes: a
+// recv() that returned less found the socket empty. Knowing it lets the
+// connection stop reading without a recv() that only says EAGAIN.
+long TlsTransport::on_bio(BIO* bio, int oper, const char*, size_t len, int, long, int ret, size_t* processed) {
+  if (oper == (BIO_CB_READ | BIO_CB_RETURN)) {
+    auto* self = reinterpret_cast<TlsTransport*>(BIO_get_callback_arg(bio));
+    self->socket_empty_ = ret <= 0 || (processed != nullptr && *processed < len);
+  }
+  return ret;
+}
+
 IoResult TlsTransport::io_error(int ret, const char* op) {
   int e = SSL_get_error(ssl_, ret);
   switch (e) {
@@ -216,7 +230,7 @@ IoResult TlsTransport::read(char* buf, size_t len) {
   if (phase_ == Phase::plain) {
     while (true) {
       ssize_t n = recv(fd_, buf, len, 0);
-      if (n > 0) return {IoStatus::ok, size_t(n)};
+      if (n > 0) return {IoStatus::ok, size_t(n), size_t(n) < len};
       if (n == 0) return {IoStatus::eof, 0};
       if (errno == EINTR) continue;
       return {errno == EAGAIN ? IoStatus::again : IoStatus::error, 0};
@@ -234,8 +248,11 @@ IoResult TlsTransport::read(char* buf, size_t len) {
     return {IoStatus::ok, n};
   }
   if (ERR_peek_error() != 0) ERR_clear_error();  // SSL_get_error reads the queue: start empty
+  socket_empty_ = false;
   int n = SSL_read(ssl_, buf, int(std::min<size_t>(len, 1 << 30)));
-  if (n > 0) return {IoStatus::ok, size_t(n)};
+  // Drained only if OpenSSL holds no further record either: nothing would
+  // announce those bytes.
+  if (n > 0) return {IoStatus::ok, size_t(n), socket_empty_ && SSL_has_pending(ssl_) == 0};
   return io_error(n, "SSL_read()");
 }
 
@@ -295,9 +312,11 @@ IoResult TlsTransport::writev(const iovec* iov, int count, bool more) {
     size_t rec = record_size();
     const char* data;
     size_t len;
-    if (held_.empty() && iov[i].iov_len - off >= rec) {
-      data = static_cast<const char*>(iov[i].iov_base) + off;  // a whole record in place
-      len = rec;
+    const size_t left_in_iov = iov[i].iov_len - off;
+    if (held_.empty() && (left_in_iov >= rec || (i == count - 1 && !more))) {
+      // A whole record, or the last bytes of the call: encrypted in place.
+      data = static_cast<const char*>(iov[i].iov_base) + off;
+      len = std::min(rec, left_in_iov);
     } else {
       std::memcpy(t_record, held_.data(), held_.size());
       len = held_.size();

@@ -60,6 +60,10 @@ class TlsTransport final : public Transport, private TlsHandshakeHooks {
   void on_server_name(SSL* ssl, std::string_view name) override;
   std::string_view alpn_protocols() const override;
 
+  // Watches the socket BIO's reads: was the last recv() short?
+  static long on_bio(BIO* bio, int oper, const char* argp, size_t len, int argi, long argl, int ret,
+                     size_t* processed);
+
   IoResult io_error(int ret, const char* op);
   IoResult handshake_failed(const char* op, const std::string& why);
   IoResult write_record(const char* data, size_t len);
@@ -76,6 +80,7 @@ class TlsTransport final : public Transport, private TlsHandshakeHooks {
   bool want_write_ = false;
   bool peer_closed_ = false;
   bool fatal_ = false;
+  bool socket_empty_ = false;  // the last recv() got less than it asked for
   bool early_data_ = false;    // the handshake accepted early data
   std::string server_name_;   // SNI, lower-case
   std::string early_;         // early data read during the handshake, not yet delivered

@@ -15,7 +15,7 @@ PlainTransport::~PlainTransport() {
 IoResult PlainTransport::read(char* buf, size_t len) {
   while (true) {
     ssize_t n = recv(fd_, buf, len, 0);
-    if (n > 0) return {IoStatus::ok, size_t(n)};
+    if (n > 0) return {IoStatus::ok, size_t(n), size_t(n) < len};
     if (n == 0) return {IoStatus::eof, 0};
     if (errno == EINTR) continue;
     return {errno == EAGAIN ? IoStatus::again : IoStatus::error, 0};

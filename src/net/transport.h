@@ -22,6 +22,10 @@ enum class IoStatus : uint8_t {
 struct IoResult {
   IoStatus status = IoStatus::ok;
   size_t bytes = 0;
+  // read() only: the socket had nothing more to give, so reading again
+  // would only return `again` (an edge-triggered reader can stop here and
+  // save that syscall). False when unsure.
+  bool drained = false;
 };
 
 // TLS facts for $ssl_* variables and logs; empty strings on plain TCP.
