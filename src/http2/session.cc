@@ -22,6 +22,24 @@ constexpr uint64_t kResetBurst = 1000;          // RST_STREAM token bucket
 constexpr uint64_t kResetRate = 33;             // tokens per second
 constexpr size_t kMaxContinuations = 8;         // CONTINUATION frames per header block
 
+// SETTINGS_MAX_CONCURRENT_STREAMS is handed to nghttp2 under this private
+// identifier and renamed on the wire (unmask_max_streams): the client sees
+// the real limit, nghttp2 does not hold it. Once the client ACKs a real
+// one, nghttp2 answers an excess stream with GOAWAY(PROTOCOL_ERROR),
+// ending every stream of the connection; an identifier it does not know
+// it sends as is and skips when the ACK applies our SETTINGS, so its own
+// limit stays unlimited and on_begin_headers refuses the excess stream
+// alone, as nginx does.
+constexpr uint16_t kPrivateMaxStreams = 0xf00d;
+constexpr size_t kFrameHeaderSize = 9;
+constexpr size_t kSettingsEntrySize = 6;
+
+uint32_t read_be(const char* p, size_t n) {
+  uint32_t v = 0;
+  for (size_t i = 0; i < n; ++i) v = (v << 8) | uint8_t(p[i]);
+  return v;
+}
+
 struct Callbacks {
   nghttp2_session_callbacks* cbs = nullptr;
   ~Callbacks() { nghttp2_session_callbacks_del(cbs); }
@@ -78,7 +96,7 @@ bool Session::start() {
   if (nghttp2_session_server_new2(&ng_, c.cbs, this, o.opt) != 0) return false;
 
   const nghttp2_settings_entry iv[] = {
-      {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, max_streams_},
+      {kPrivateMaxStreams, max_streams_},  // sent as SETTINGS_MAX_CONCURRENT_STREAMS
       {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, uint32_t(body_window_)},
       {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, uint32_t(std::min<size_t>(list_limit_, 0xffffffff))},
       // RFC 9218: no RFC 7540 priority tree to keep per connection.
@@ -172,10 +190,46 @@ bool Session::produce(std::string& out, size_t limit) {
       break;
     }
     if (n == 0) break;  // nothing left, or a no-copy frame filled the buffer
+    const size_t mark = out.size();
     out.append(reinterpret_cast<const char*>(p), size_t(n));
+    if (!max_streams_unmasked_) max_streams_unmasked_ = unmask_max_streams(out.data() + mark, size_t(n));
   }
   out_ = nullptr;
   return ok;
+}
+
+bool Session::unmask_max_streams(char* p, size_t n) {
+  // Our SETTINGS is the first frame we send, and whole in one piece.
+  while (n >= kFrameHeaderSize) {
+    const size_t len = read_be(p, 3);
+    if (kFrameHeaderSize + len > n) return false;
+    const bool ours = uint8_t(p[3]) == NGHTTP2_SETTINGS && !(p[4] & NGHTTP2_FLAG_ACK) &&
+                      (read_be(p + 5, 4) & 0x7fffffff) == 0;
+    if (ours) {
+      for (size_t at = kFrameHeaderSize; at + kSettingsEntrySize <= kFrameHeaderSize + len;
+           at += kSettingsEntrySize) {
+        if (read_be(p + at, 2) != kPrivateMaxStreams) continue;
+        p[at] = char(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS >> 8);
+        p[at + 1] = char(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS & 0xff);
+      }
+      return true;
+    }
+    p += kFrameHeaderSize + len;
+    n -= kFrameHeaderSize + len;
+  }
+  return false;
+}
+
+bool Session::refuse_excess_stream(int32_t id) {
+  if (streams_.size() < max_streams_) return false;
+  // RFC 9113 5.1.2: the excess stream is refused; the connection and its
+  // other streams go on. A client that keeps going over the limit makes
+  // us refuse stream after stream, as a rapid reset would: counted the
+  // same way.
+  TORII_LOG(info, "client exceeded http2_max_concurrent_streams, client: %s", info_.remote_addr.c_str());
+  nghttp2_submit_rst_stream(ng_, NGHTTP2_FLAG_NONE, id, NGHTTP2_REFUSED_STREAM);
+  count_reset();
+  return true;
 }
 
 void Session::shutdown() {
@@ -243,6 +297,8 @@ int Session::on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void
   auto* self = static_cast<Session*>(user);
   if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
   const int32_t id = frame->hd.stream_id;
+  // No Stream: its fields, DATA and close find nothing and are dropped.
+  if (self->refuse_excess_stream(id)) return 0;
   auto stream = std::make_unique<Stream>(*self, id);
   nghttp2_session_set_stream_user_data(self->ng_, id, stream.get());
   self->streams_.push_back(std::move(stream));

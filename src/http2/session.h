@@ -141,6 +141,11 @@ class Session {
   void abuse(const char* reason);
   void run_ready();
   void submit_pending();
+  // Renames our SETTINGS' private entry to MAX_CONCURRENT_STREAMS in the
+  // frames at `p`; true once our SETTINGS was among them.
+  static bool unmask_max_streams(char* p, size_t n);
+  // Refuses stream `id` if http2_max_concurrent_streams are already open.
+  bool refuse_excess_stream(int32_t id);
 
   SessionHost& host_;
   http::ConnectionInfo info_;  // $connection, $connection_requests: exchanges point here
@@ -168,6 +173,7 @@ class Session {
   size_t limit_ = 0;                // and its size limit
   bool in_callback_ = false;
   bool going_away_ = false;
+  bool max_streams_unmasked_ = false;  // our SETTINGS went out with the real identifier
   const char* abuse_reason_ = nullptr;
 };
 

@@ -139,6 +139,27 @@ class H2:
                 return None
             self.buf += chunk
 
+    def handshake(self):
+        """Finishes the connection preface both ways: ACKs the server's
+        SETTINGS and waits until the server has both ACKed ours and taken
+        our ACK (a PING sent after it comes back). The server's SETTINGS as
+        {identifier: value}."""
+        settings, acked = None, False
+        while settings is None or not acked:
+            f = self.read_frame()
+            assert f is not None, "connection closed during the handshake"
+            if f[0] == SETTINGS and f[1] & ACK:
+                acked = True
+            elif f[0] == SETTINGS:
+                payload = f[3]
+                settings = dict(struct.unpack(">HI", payload[i:i + 6]) for i in range(0, len(payload), 6))
+        self.send(frame(SETTINGS, ACK, 0) + frame(PING, 0, 0, b"handshk!"))
+        while True:
+            f = self.read_frame()
+            assert f is not None, "connection closed during the handshake"
+            if f[0] == PING and f[1] & ACK:
+                return settings
+
     def frames_until_close(self, limit=100000):
         frames = []
         while len(frames) < limit:
@@ -280,9 +301,8 @@ def test_refused_stream_beyond_limit(site):
     server = site(extra_http="http2_max_concurrent_streams 2;")
     c = H2(server.port)
     # Five at once, before our SETTINGS ACK: the limit already holds, and
-    # the excess streams are refused one by one. (After the ACK, nghttp2
-    # treats the same excess as a connection error: RFC 9113 5.1.2 allows
-    # either.)
+    # the excess streams are refused one by one (after the ACK too: see
+    # test_refused_stream_after_settings_ack).
     burst = b"".join(frame(HEADERS, END_HEADERS | END_STREAM, sid, request_block("/big.bin")) for sid in (1, 3, 5, 7, 9))
     c.send(burst)
     refused = set()
@@ -294,6 +314,61 @@ def test_refused_stream_beyond_limit(site):
         if f[0] == RST_STREAM and int.from_bytes(f[3], "big") == REFUSED_STREAM:
             refused.add(f[2])
     assert refused == {5, 7, 9}
+
+
+def test_refused_stream_after_settings_ack(site):
+    server = site(extra_http="http2_max_concurrent_streams 2;")
+    c = H2(server.port)
+    assert c.handshake().get(0x3) == 2  # SETTINGS_MAX_CONCURRENT_STREAMS
+    # Three 1 MB responses held by the 64 KB windows: two streams stay
+    # open, the third is one too many. RFC 9113 5.1.2: a stream error
+    # (REFUSED_STREAM), not a connection error.
+    c.send(b"".join(frame(HEADERS, END_HEADERS | END_STREAM, sid, request_block("/big.bin")) for sid in (1, 3, 5)))
+    seen = []
+    while not any(f[0] == RST_STREAM for f in seen):
+        f = c.read_frame()
+        assert f is not None, seen
+        seen.append(f)
+    rst = [f for f in seen if f[0] == RST_STREAM]
+    assert [(f[2], int.from_bytes(f[3], "big")) for f in rst] == [(5, REFUSED_STREAM)]
+    # The connection goes on: open the windows and both streams finish whole.
+    inc = struct.pack(">I", 4 * BIG_SIZE)
+    c.send(frame(WINDOW_UPDATE, 0, 0, inc) + frame(WINDOW_UPDATE, 0, 1, inc) + frame(WINDOW_UPDATE, 0, 3, inc))
+    bodies = {1: hashlib.sha256(), 3: hashlib.sha256()}
+    done = set()
+    while done != {1, 3}:
+        f = c.read_frame()
+        assert f is not None, "connection closed"
+        seen.append(f)
+        ftype, flags, sid, payload = f
+        if ftype == DATA and sid in bodies:
+            bodies[sid].update(payload)
+        if ftype in (DATA, HEADERS) and flags & END_STREAM:
+            done.add(sid)
+    assert all(h.hexdigest() == server.big_sha for h in bodies.values())
+    heads = {f[2]: status_of(f[3]) for f in seen if f[0] == HEADERS}
+    assert heads == {1: 200, 3: 200}
+    assert not any(f[0] == GOAWAY for f in seen)
+    # And it still takes new streams.
+    c.request(7, "/ret")
+    f = c.read_frame()
+    while f is not None and not (f[0] == HEADERS and f[2] == 7):
+        assert f[0] != GOAWAY, f
+        f = c.read_frame()
+    assert f is not None and status_of(f[3]) == 200
+    if not harness.IS_NGINX:
+        assert "client exceeded http2_max_concurrent_streams" in server.error_log_text()
+
+
+def test_nghttp_sees_max_concurrent_streams(site):
+    server = site(extra_http="http2_max_concurrent_streams 7;")
+    out = subprocess.run(["nghttp", "-nv", f"http://127.0.0.1:{server.port}/ret"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    # One block per frame, each starting with its "[  0.001] ..." line.
+    blocks = out.stdout.split("\n[")
+    ours = [b for b in blocks if "recv SETTINGS frame" in b and "flags=0x00" in b]
+    assert ours and "[SETTINGS_MAX_CONCURRENT_STREAMS(0x03):7]" in ours[0], out.stdout
 
 
 def test_large_header_list_is_431(site):

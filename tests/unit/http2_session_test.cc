@@ -120,6 +120,7 @@ class Harness {
       session_->produce(s2c, 64 * 1024);
       if (!s2c.empty()) {
         moved = true;
+        if (to_client) to_client(s2c);
         nghttp2_session_mem_recv(client_, reinterpret_cast<const uint8_t*>(s2c.data()), s2c.size());
       }
       session_->collect_closed();  // the end of the I/O shell's turn
@@ -131,6 +132,7 @@ class Harness {
   Session& session() { return *session_; }
 
   FakeHost host;
+  std::function<void(std::string&)> to_client;  // may rewrite the server's bytes before the client reads them
   std::map<int32_t, ClientStream> streams;
   int goaway_code = -1;
   bool server_closed = false;
@@ -150,6 +152,29 @@ void respond(http::Exchange& ex, const std::string& body) {
   ex.send_head(std::move(head));
   ex.send_body(body);
   ex.finish();
+}
+
+// Renames SETTINGS_MAX_CONCURRENT_STREAMS in the server's SETTINGS to an
+// identifier the client ignores, and returns its value (0: not there).
+// nghttp2 as a client holds requests back to honour the limit; one that
+// never learns it sends them all, as a client ignoring the limit does.
+uint32_t hide_max_streams(std::string& s2c) {
+  auto be = [&](size_t at, size_t n) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < n; ++i) v = (v << 8) | uint8_t(s2c[at + i]);
+    return v;
+  };
+  for (size_t at = 0; at + 9 <= s2c.size(); at += 9 + be(at, 3)) {
+    const size_t len = be(at, 3);
+    if (uint8_t(s2c[at + 3]) != NGHTTP2_SETTINGS || (s2c[at + 4] & NGHTTP2_FLAG_ACK)) continue;
+    for (size_t e = at + 9; e + 6 <= at + 9 + len && e + 6 <= s2c.size(); e += 6) {
+      if (be(e, 2) != NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) continue;
+      s2c[e] = char(0xf0);
+      s2c[e + 1] = char(0x0e);
+      return be(e + 2, 4);
+    }
+  }
+  return 0;
 }
 
 TEST(Http2Session, RequestModel) {
@@ -318,6 +343,94 @@ TEST(Http2Session, KeepaliveRequestsSendsGoaway) {
   EXPECT_EQ(h.streams[b].status, 200);
   EXPECT_EQ(h.goaway_code, int(NGHTTP2_NO_ERROR));
   EXPECT_TRUE(h.session().done());
+}
+
+TEST(Http2Session, AdvertisesMaxConcurrentStreams) {
+  Harness h("http2_max_concurrent_streams 2;");
+  h.pump();
+  EXPECT_EQ(nghttp2_session_get_remote_settings(h.client(), NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS), 2u);
+  // The client ACKed our SETTINGS (NO_RFC7540_PRIORITIES took effect), and
+  // nghttp2 underneath still has no limit of its own: over it, it would
+  // end the whole connection.
+  nghttp2_session* server = h.session().ng();
+  EXPECT_EQ(nghttp2_session_get_local_settings(server, NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES), 1u);
+  EXPECT_EQ(nghttp2_session_get_local_settings(server, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS),
+            0xffffffffu);  // nghttp2's default: unlimited
+}
+
+TEST(Http2Session, ExcessStreamIsRefusedAfterAck) {
+  Harness h("http2_max_concurrent_streams 2;");
+  uint32_t advertised = 0;
+  h.to_client = [&](std::string& s2c) {
+    if (!advertised) advertised = hide_max_streams(s2c);
+  };
+  h.pump();  // SETTINGS both ways, both ACKed
+  ASSERT_EQ(advertised, 2u);
+  ASSERT_EQ(nghttp2_session_get_local_settings(h.session().ng(), NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES), 1u);
+
+  std::vector<http::Exchange*> held;  // handlers that have not answered yet
+  h.host.handler = [&](http::Exchange& ex) { held.push_back(&ex); };
+  int32_t a = h.get("/1");
+  int32_t b = h.get("/2");
+  int32_t c = h.get("/3");
+  h.pump();
+  ASSERT_EQ(held.size(), 2u);
+  EXPECT_TRUE(h.streams[c].closed);
+  EXPECT_EQ(h.streams[c].error, uint32_t(NGHTTP2_REFUSED_STREAM));
+  EXPECT_FALSE(h.streams[a].closed);
+  EXPECT_FALSE(h.streams[b].closed);
+  EXPECT_EQ(h.goaway_code, -1);
+  EXPECT_FALSE(h.server_closed);
+  EXPECT_EQ(h.session().open_streams(), 2u);
+
+  for (http::Exchange* ex : held) respond(*ex, "ok");
+  h.pump();
+  EXPECT_EQ(h.streams[a].status, 200);
+  EXPECT_EQ(h.streams[a].body, "ok");
+  EXPECT_EQ(h.streams[b].status, 200);
+  EXPECT_EQ(h.streams[b].body, "ok");
+  EXPECT_EQ(h.host.logged.size(), 2u);  // the refused stream never reached a handler
+
+  // The connection goes on: with room again, a new stream is served.
+  h.host.handler = [&](http::Exchange& ex) { respond(ex, "next"); };
+  int32_t d = h.get("/4");
+  h.pump();
+  EXPECT_EQ(h.streams[d].status, 200);
+  EXPECT_EQ(h.goaway_code, -1);
+}
+
+TEST(Http2Session, ExcessStreamIsRefusedBeforeAck) {
+  Harness h("http2_max_concurrent_streams 2;");
+  std::vector<http::Exchange*> held;
+  h.host.handler = [&](http::Exchange& ex) { held.push_back(&ex); };
+  // All three arrive with the client's preface, before our SETTINGS is out.
+  int32_t a = h.get("/1");
+  int32_t b = h.get("/2");
+  int32_t c = h.get("/3");
+  h.pump();
+  ASSERT_EQ(held.size(), 2u);
+  EXPECT_EQ(h.streams[c].error, uint32_t(NGHTTP2_REFUSED_STREAM));
+  EXPECT_EQ(h.goaway_code, -1);
+  for (http::Exchange* ex : held) respond(*ex, "ok");
+  h.pump();
+  EXPECT_EQ(h.streams[a].status, 200);
+  EXPECT_EQ(h.streams[b].status, 200);
+}
+
+TEST(Http2Session, ClientThatKeepsExceedingTheLimitIsCut) {
+  Harness h("http2_max_concurrent_streams 2;");
+  uint32_t advertised = 0;
+  h.to_client = [&](std::string& s2c) {
+    if (!advertised) advertised = hide_max_streams(s2c);
+  };
+  h.pump();
+  int ran = 0;
+  h.host.handler = [&](http::Exchange&) { ++ran; };  // never answers
+  for (int i = 0; i < 300; ++i) h.get("/" + std::to_string(i));
+  h.pump();
+  EXPECT_LE(ran, 2);  // none, when the abuse arrives in the same read
+  EXPECT_TRUE(h.server_closed);
+  EXPECT_EQ(h.goaway_code, int(NGHTTP2_ENHANCE_YOUR_CALM));
 }
 
 }  // namespace
