@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "config/ssl_config.h"
 #include "core/clock.h"
@@ -34,6 +35,11 @@ constexpr size_t kFileChunk = 64 * 1024;  // file bytes read at once, written as
 // thread serves every connection. Files are read into it a chunk at a time.
 thread_local char t_record[kFileChunk];
 
+// The records of one write, sealed and about to meet the socket, and where
+// each ends (and how many of the caller's bytes it carries).
+thread_local std::string t_gather;
+thread_local std::vector<TlsTransport::Sealed> t_sealed;
+
 std::string peer_text(int fd) {
   sockaddr_storage a{};
   socklen_t len = sizeof a;
@@ -52,15 +58,15 @@ TlsTransport::TlsTransport(int fd, std::shared_ptr<const config::Config> config,
     return;
   }
   ssl_ = SSL_new(ssl->ctx.get());
-  if (!ssl_ || SSL_set_fd(ssl_, fd_) != 1) {
+  BIO* bio = ssl_ ? BIO_new(socket_method()) : nullptr;
+  if (!bio) {
     TORII_LOG(alert, "SSL_new() failed (SSL: %s)", take_ssl_errors().c_str());
     phase_ = Phase::failed;
     return;
   }
+  BIO_set_data(bio, this);
+  SSL_set_bio(ssl_, bio, bio);  // one reference, read and write side
   SSL_set_accept_state(ssl_);
-  BIO* bio = SSL_get_rbio(ssl_);
-  BIO_set_callback_ex(bio, &TlsTransport::on_bio);
-  BIO_set_callback_arg(bio, reinterpret_cast<char*>(this));
   // The handshake is several small writes, each waiting on the peer: with
   // Nagle on, the last flight would sit behind a delayed ACK.
   int one = 1;
@@ -187,15 +193,82 @@ IoResult TlsTransport::handshake() {
   return handshake_failed("SSL_do_handshake()", "SSL: " + take_ssl_errors());
 }
 
-// OpenSSL reads the socket in as large pieces as its buffer takes: a
-// recv() that returned less found the socket empty. Knowing it lets the
-// connection stop reading without a recv() that only says EAGAIN.
-long TlsTransport::on_bio(BIO* bio, int oper, const char*, size_t len, int, long, int ret, size_t* processed) {
-  if (oper == (BIO_CB_READ | BIO_CB_RETURN)) {
-    auto* self = reinterpret_cast<TlsTransport*>(BIO_get_callback_arg(bio));
-    self->socket_empty_ = ret <= 0 || (processed != nullptr && *processed < len);
+// ---- the socket BIO ------------------------------------------------------------
+//
+// OpenSSL reads and writes the socket through this BIO rather than its own
+// socket BIO, for two things that one cannot give: whether a read found the
+// socket empty (socket_empty_: the connection then stops reading without a
+// recv() that only says EAGAIN), and a place to gather the records of one
+// write so that they leave in one send() (for a response of several
+// records: one syscall, and on a fast link fewer packets).
+
+BIO_METHOD* TlsTransport::socket_method() {
+  static BIO_METHOD* const method = [] {
+    BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "torii socket");
+    BIO_meth_set_read(m, &TlsTransport::bio_read);
+    BIO_meth_set_write(m, &TlsTransport::bio_write);
+    BIO_meth_set_ctrl(m, &TlsTransport::bio_ctrl);
+    BIO_meth_set_create(m, [](BIO* b) {
+      BIO_set_init(b, 1);
+      return 1;
+    });
+    return m;
+  }();
+  return method;
+}
+
+int TlsTransport::bio_read(BIO* bio, char* buf, int len) {
+  auto* self = static_cast<TlsTransport*>(BIO_get_data(bio));
+  BIO_clear_retry_flags(bio);
+  while (true) {
+    ssize_t n = recv(self->fd_, buf, size_t(len), 0);
+    if (n >= 0) {
+      // OpenSSL asks for as much as its buffer takes: less means empty.
+      self->socket_empty_ = n < len;
+      return int(n);  // 0: the peer closed
+    }
+    if (errno == EINTR) continue;
+    self->socket_empty_ = true;
+    if (errno == EAGAIN) BIO_set_retry_read(bio);
+    return -1;
   }
-  return ret;
+}
+
+int TlsTransport::bio_write(BIO* bio, const char* data, int len) {
+  auto* self = static_cast<TlsTransport*>(BIO_get_data(bio));
+  BIO_clear_retry_flags(bio);
+  if (self->gathering_) {
+    t_gather.append(data, size_t(len));
+    return len;
+  }
+  if (!self->pending_.empty()) {
+    // A handshake or alert record behind ciphertext that waits for the
+    // socket: it must not overtake it.
+    self->pending_.append(data, size_t(len));
+    return len;
+  }
+  while (true) {
+    ssize_t n = send(self->fd_, data, size_t(len), MSG_NOSIGNAL);
+    if (n >= 0) return int(n);
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN) BIO_set_retry_write(bio);
+    return -1;
+  }
+}
+
+long TlsTransport::bio_ctrl(BIO* bio, int cmd, long, void* ptr) {
+  switch (cmd) {
+    case BIO_CTRL_FLUSH:
+    case BIO_CTRL_DUP:
+      return 1;
+    case BIO_C_GET_FD: {
+      const int fd = static_cast<TlsTransport*>(BIO_get_data(bio))->fd_;
+      if (ptr != nullptr) *static_cast<int*>(ptr) = fd;
+      return fd;
+    }
+    default:
+      return 0;
+  }
 }
 
 IoResult TlsTransport::io_error(int ret, const char* op) {
@@ -256,35 +329,94 @@ IoResult TlsTransport::read(char* buf, size_t len) {
   return io_error(n, "SSL_read()");
 }
 
-size_t TlsTransport::record_size() {
-  if (retry_len_) return retry_len_;  // OpenSSL holds this record: the same bytes again
-  int64_t now = core::monotonic_ms();
-  if (now - last_write_ms_ >= kBurstIdleMs) burst_records_ = 0;
+size_t TlsTransport::record_size() const {
   return burst_records_ == 0 ? std::min(kSmallRecord, buffer_size_) : buffer_size_;
 }
 
-IoResult TlsTransport::write_record(const char* data, size_t len) {
-  if (ERR_peek_error() != 0) ERR_clear_error();
-  int n = SSL_write(ssl_, data, int(len));
-  if (n > 0) {
-    retry_len_ = 0;
-    ++burst_records_;
-    last_write_ms_ = core::monotonic_ms();
-    return {IoStatus::ok, size_t(n)};
-  }
-  auto r = io_error(n, "SSL_write()");
-  if (r.status == IoStatus::again) retry_len_ = len;
-  if (r.status == IoStatus::eof) {
-    errno = EPIPE;  // a peer that closed cannot take more
-    r.status = IoStatus::error;
-  }
-  return r;
+void TlsTransport::note_write() {
+  const int64_t now = core::monotonic_ms();
+  if (now - last_write_ms_ >= kBurstIdleMs) burst_records_ = 0;  // idle: a new burst starts small
+  last_write_ms_ = now;
 }
 
-size_t TlsTransport::take_written(size_t n) {
-  size_t from_held = std::min(n, held_.size());
-  held_.erase(0, from_held);
-  return n - from_held;
+TlsTransport::Flush TlsTransport::flush_pending() {
+  Flush f;
+  while (pending_sent_ < pending_.size()) {
+    ssize_t n = send(fd_, pending_.data() + pending_sent_, pending_.size() - pending_sent_, MSG_NOSIGNAL);
+    if (n > 0) {
+      pending_sent_ += size_t(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    f.error = true;  // errno says why
+    return f;
+  }
+  while (!pending_records_.empty() && pending_records_.front().end <= pending_sent_) {
+    f.taken += pending_records_.front().plain;
+    pending_records_.pop_front();
+  }
+  if (pending_sent_ == pending_.size()) {
+    std::string().swap(pending_);  // a slow reader's memory goes back
+    pending_sent_ = 0;
+    f.done = true;
+  } else {
+    want_write_ = true;
+  }
+  return f;
+}
+
+IoResult TlsTransport::seal_and_send(const char* data, size_t len, size_t held) {
+  // Seal: the records go into t_gather (the BIO is told to gather).
+  note_write();
+  t_gather.clear();
+  t_sealed.clear();
+  gathering_ = true;
+  size_t pos = 0;
+  IoResult failed{IoStatus::ok, 0};
+  while (pos < len) {
+    if (ERR_peek_error() != 0) ERR_clear_error();
+    int n = SSL_write(ssl_, data + pos, int(std::min(record_size(), len - pos)));
+    if (n <= 0) {
+      failed = io_error(n, "SSL_write()");
+      break;
+    }
+    ++burst_records_;
+    pos += size_t(n);
+    const size_t from_held = std::min(size_t(n), held);  // reported to the caller already
+    held -= from_held;
+    t_sealed.push_back({t_gather.size(), size_t(n) - from_held});
+  }
+  gathering_ = false;
+  if (failed.status == IoStatus::eof || failed.status == IoStatus::error) {
+    if (failed.status == IoStatus::eof) errno = EPIPE;  // a peer that closed cannot take more
+    return {IoStatus::error, 0};
+  }
+
+  // Send: all the records in one go, as much as the socket takes.
+  size_t sent = 0;
+  while (sent < t_gather.size()) {
+    ssize_t n = send(fd_, t_gather.data() + sent, t_gather.size() - sent, MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += size_t(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) break;
+    return {IoStatus::error, 0};
+  }
+  size_t taken = 0;
+  size_t i = 0;
+  for (; i < t_sealed.size() && t_sealed[i].end <= sent; ++i) taken += t_sealed[i].plain;
+  if (sent < t_gather.size()) {
+    // The socket is full: the rest waits here, sealed. Its plaintext is
+    // not reported, so the caller offers it again and it is not sealed twice.
+    pending_.assign(t_gather, sent, std::string::npos);
+    pending_sent_ = 0;
+    for (; i < t_sealed.size(); ++i) pending_records_.push_back({t_sealed[i].end - sent, t_sealed[i].plain});
+    want_write_ = true;
+  }
+  return {IoStatus::ok, taken};
 }
 
 IoResult TlsTransport::writev(const iovec* iov, int count, bool more) {
@@ -301,29 +433,42 @@ IoResult TlsTransport::writev(const iovec* iov, int count, bool more) {
   }
   if (phase_ != Phase::done) return {IoStatus::error, 0};
   size_t total = 0;  // caller's bytes taken
+  if (!pending_.empty()) {
+    Flush f = flush_pending();
+    if (f.error) return {IoStatus::error, 0};
+    total = f.taken;
+    if (!f.done) return total > 0 ? IoResult{IoStatus::ok, total} : IoResult{IoStatus::again, 0};
+  }
   int i = 0;
   size_t off = 0;
+  size_t skip = total;  // the caller offers again what just left as sealed records
   while (true) {
-    while (i < count && off == iov[i].iov_len) {
-      ++i;
-      off = 0;
+    while (i < count && (off == iov[i].iov_len || skip > 0)) {
+      const size_t step = std::min(skip, iov[i].iov_len - off);
+      off += step;
+      skip -= step;
+      if (off == iov[i].iov_len) {
+        ++i;
+        off = 0;
+      }
     }
     if (i == count) return {IoStatus::ok, total};
-    size_t rec = record_size();
+    const size_t held = held_.size();
+    const size_t left_in_iov = iov[i].iov_len - off;
     const char* data;
     size_t len;
-    const size_t left_in_iov = iov[i].iov_len - off;
-    if (held_.empty() && (left_in_iov >= rec || (i == count - 1 && !more))) {
-      // A whole record, or the last bytes of the call: encrypted in place.
-      data = static_cast<const char*>(iov[i].iov_base) + off;
-      len = std::min(rec, left_in_iov);
+    size_t added;  // the caller's bytes in this gather
+    if (held == 0 && (left_in_iov >= kFileChunk || (i == count - 1 && !more))) {
+      data = static_cast<const char*>(iov[i].iov_base) + off;  // sealed in place
+      len = std::min(left_in_iov, kFileChunk);
+      added = len;
     } else {
-      std::memcpy(t_record, held_.data(), held_.size());
-      len = held_.size();
+      std::memcpy(t_record, held_.data(), held);
+      len = held;
       int j = i;
       size_t o = off;
-      while (len < rec && j < count) {
-        size_t take = std::min(rec - len, iov[j].iov_len - o);
+      while (len < kFileChunk && j < count) {
+        size_t take = std::min(kFileChunk - len, iov[j].iov_len - o);
         std::memcpy(t_record + len, static_cast<const char*>(iov[j].iov_base) + o, take);
         len += take;
         o += take;
@@ -332,64 +477,52 @@ IoResult TlsTransport::writev(const iovec* iov, int count, bool more) {
           o = 0;
         }
       }
-      if (more && j == count && len < rec) {
+      added = len - held;
+      if (more && j == count && len < record_size()) {
         // A file follows at once: its first bytes share this record.
-        size_t added = len - held_.size();
-        held_.append(t_record + held_.size(), added);
+        held_.append(t_record + held, added);
         return {IoStatus::ok, total + added};
       }
       data = t_record;
     }
-    auto w = write_record(data, len);
-    if (w.status != IoStatus::ok) {
-      if (w.status == IoStatus::again && total > 0) return {IoStatus::ok, total};
-      return w;
-    }
-    size_t adv = take_written(w.bytes);
-    total += adv;
-    while (adv > 0) {
-      size_t step = std::min(adv, iov[i].iov_len - off);
-      off += step;
-      adv -= step;
-      if (off == iov[i].iov_len && adv > 0) {
-        ++i;
-        off = 0;
-      }
-    }
+    held_.clear();  // sealed with this gather (and reported when it was held)
+    auto r = seal_and_send(data, len, held);
+    if (r.status != IoStatus::ok) return r;
+    total += r.bytes;
+    skip = added;  // sealed: sent, or waiting in pending_
+    if (!pending_.empty()) return total > 0 ? IoResult{IoStatus::ok, total} : IoResult{IoStatus::again, 0};
   }
 }
 
 IoResult TlsTransport::sendfile(int file_fd, int64_t offset, size_t len) {
   if (phase_ != Phase::done) return {IoStatus::error, 0};
-  // One pread for up to a chunk, then as many records as the socket takes.
-  // A record OpenSSL holds for retry is rebuilt from the same file bytes.
-  size_t have = held_.size();
-  std::memcpy(t_record, held_.data(), have);
-  size_t want = std::min(len, kFileChunk - have);
+  size_t total = 0;
+  if (!pending_.empty()) {
+    Flush f = flush_pending();
+    if (f.error) return {IoStatus::error, 0};
+    total = f.taken;
+    if (!f.done || total >= len) return total > 0 ? IoResult{IoStatus::ok, total} : IoResult{IoStatus::again, 0};
+  }
+  // One pread for up to a chunk (after bytes held back from the head),
+  // sealed and sent as records in one go.
+  const size_t held = held_.size();
+  std::memcpy(t_record, held_.data(), held);
+  const size_t want = std::min(len - total, kFileChunk - held);
   ssize_t got = 0;
   while (true) {
-    got = pread(file_fd, t_record + have, want, offset);
+    got = pread(file_fd, t_record + held, want, offset + int64_t(total));
     if (got > 0) break;
     if (got == 0) {
       errno = EIO;  // the file is shorter than it was: truncated under us
-      return {IoStatus::error, 0};
+      return total > 0 ? IoResult{IoStatus::ok, total} : IoResult{IoStatus::error, 0};
     }
-    if (errno != EINTR) return {IoStatus::error, 0};
+    if (errno != EINTR) return total > 0 ? IoResult{IoStatus::ok, total} : IoResult{IoStatus::error, 0};
   }
-  size_t end = have + size_t(got);
-  size_t pos = 0;
-  size_t file_bytes = 0;
-  while (pos < end) {
-    size_t rec = std::min(record_size(), end - pos);
-    auto w = write_record(t_record + pos, rec);
-    if (w.status != IoStatus::ok) {
-      if (w.status == IoStatus::again && file_bytes > 0) break;
-      return w;
-    }
-    pos += w.bytes;
-    file_bytes += take_written(w.bytes);
-  }
-  return {IoStatus::ok, file_bytes};
+  held_.clear();
+  auto r = seal_and_send(t_record, held + size_t(got), held);
+  if (r.status != IoStatus::ok) return r;
+  total += r.bytes;
+  return total > 0 ? IoResult{IoStatus::ok, total} : IoResult{IoStatus::again, 0};
 }
 
 void TlsTransport::shutdown_write() {
@@ -398,6 +531,7 @@ void TlsTransport::shutdown_write() {
     SSL_shutdown(ssl_);  // close_notify; a full socket buffer just loses it
     ERR_clear_error();
   }
+  if (!pending_.empty()) flush_pending();  // best effort, as the close_notify
   ::shutdown(fd_, SHUT_WR);
 }
 

@@ -12,6 +12,7 @@
 #include <openssl/ssl.h>
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,13 @@ namespace torii::net {
 
 class TlsTransport final : public Transport, private TlsHandshakeHooks {
  public:
+  // A record sealed in a write: where its ciphertext ends, and how many of
+  // the caller's plaintext bytes it carries.
+  struct Sealed {
+    size_t end;
+    size_t plain;
+  };
+
   // Owns `fd`. `config` keeps the group, the servers and their contexts alive.
   TlsTransport(int fd, std::shared_ptr<const config::Config> config, const config::ListenGroup& group);
   ~TlsTransport() override;
@@ -60,16 +68,29 @@ class TlsTransport final : public Transport, private TlsHandshakeHooks {
   void on_server_name(SSL* ssl, std::string_view name) override;
   std::string_view alpn_protocols() const override;
 
-  // Watches the socket BIO's reads: was the last recv() short?
-  static long on_bio(BIO* bio, int oper, const char* argp, size_t len, int argi, long argl, int ret,
-                     size_t* processed);
+  // The socket BIO (see the .cc).
+  static BIO_METHOD* socket_method();
+  static int bio_read(BIO* bio, char* buf, int len);
+  static int bio_write(BIO* bio, const char* data, int len);
+  static long bio_ctrl(BIO* bio, int cmd, long num, void* ptr);
 
   IoResult io_error(int ret, const char* op);
   IoResult handshake_failed(const char* op, const std::string& why);
-  IoResult write_record(const char* data, size_t len);
-  size_t record_size();
-  // Bytes of a record written: first the held-back ones, the rest is the caller's.
-  size_t take_written(size_t n);
+  // The next record's size: one TCP segment at the start of a burst, then
+  // ssl_buffer_size.
+  size_t record_size() const;
+  void note_write();
+  // Seals `len` bytes as records and sends them in one go; the first
+  // `held` bytes were reported to the caller when they were held back.
+  // Returns the caller's bytes whose records went out; the rest waits in
+  // pending_.
+  IoResult seal_and_send(const char* data, size_t len, size_t held);
+  struct Flush {
+    size_t taken = 0;  // the caller's bytes whose records are now out
+    bool done = false;
+    bool error = false;
+  };
+  Flush flush_pending();
 
   int fd_;
   SSL* ssl_ = nullptr;
@@ -86,7 +107,12 @@ class TlsTransport final : public Transport, private TlsHandshakeHooks {
   std::string early_;         // early data read during the handshake, not yet delivered
   size_t early_pos_ = 0;
   std::string held_;          // acknowledged to the caller, not yet in a record (writev `more`)
-  size_t retry_len_ = 0;      // a record OpenSSL holds for retry: resend exactly this much
+  bool gathering_ = false;    // the BIO adds what OpenSSL writes to t_gather
+  // Sealed records the socket did not take yet. Their plaintext was not
+  // reported: the caller offers it again and it is skipped, not resealed.
+  std::string pending_;
+  size_t pending_sent_ = 0;
+  std::deque<Sealed> pending_records_;  // `end` relative to pending_
   size_t buffer_size_;        // ssl_buffer_size
   unsigned burst_records_ = 0;
   int64_t last_write_ms_ = 0;

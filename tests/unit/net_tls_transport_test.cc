@@ -256,6 +256,46 @@ TEST_F(TlsTransportTest, BlockedWritesResumeWithTheSameBytes) {
   EXPECT_GT(agains, 0);
 }
 
+// A file sent to a reader that stops: records sealed but not taken by the
+// socket wait, and the sendfile calls that follow (offering the same range
+// again) neither lose nor repeat a byte; the head held for the first record
+// goes out once.
+TEST_F(TlsTransportTest, BlockedFileSendResumesWithTheSameBytes) {
+  start(conf_a());
+  ASSERT_TRUE(handshake());
+  int small = 8192;
+  setsockopt(server_->fd(), SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+  std::string content;
+  for (int i = 0; content.size() < 700 * 1024; ++i) content += std::to_string(i) + ";";
+  std::string path = dir_.write("big.bin", content);
+  int fd = open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  std::string head = "HTTP/1.1 200 OK\r\n\r\n";
+  iovec iov{head.data(), head.size()};
+  auto w = server_->writev(&iov, 1, true);
+  ASSERT_EQ(w.status, IoStatus::ok);
+  ASSERT_EQ(w.bytes, head.size());
+  size_t off = 0;
+  int agains = 0;
+  pump_ = [&] {
+    while (off < content.size()) {
+      auto r = server_->sendfile(fd, int64_t(off), content.size() - off);
+      if (r.status == IoStatus::again) {
+        ++agains;
+        EXPECT_TRUE(server_->wants_write());
+        return;
+      }
+      ASSERT_EQ(r.status, IoStatus::ok);
+      off += r.bytes;
+    }
+  };
+  pump_();
+  EXPECT_EQ(client_read(head.size() + content.size()), head + content);
+  EXPECT_EQ(off, content.size());
+  EXPECT_GT(agains, 0);
+  close(fd);
+}
+
 // A head written with `more` shares its record with the file that follows;
 // file ranges are read through the record buffer.
 TEST_F(TlsTransportTest, HeadAndFileShareRecordsAndStartSmall) {
