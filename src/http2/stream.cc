@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 #include "core/clock.h"
@@ -414,8 +414,9 @@ int Stream::submit() {
   }
   const bool no_body = status == 204 || status == 304 || status < 200;
   if (head.content_length >= 0 && !no_body) {
-    const int n = snprintf(length_text, sizeof length_text, "%lld", static_cast<long long>(head.content_length));
-    nva[count++] = make_nv("content-length", std::string_view(length_text, size_t(n)));
+    const size_t n = size_t(std::to_chars(length_text, length_text + sizeof length_text, head.content_length).ptr -
+                            length_text);
+    nva[count++] = make_nv("content-length", std::string_view(length_text, n));
     header_bytes += int64_t(n + 16);
   }
   exchange_->header_bytes = header_bytes;
