@@ -30,16 +30,16 @@ EventLoop::~EventLoop() {
   if (epfd_ >= 0) close(epfd_);
 }
 
-bool EventLoop::add(int fd, IoHandler* handler, uint32_t events) {
+bool EventLoop::add(int fd, IoHandler* handler, uint32_t events, Trigger trigger) {
   epoll_event ev{};
-  ev.events = events | EPOLLET;
+  ev.events = events | (trigger == Trigger::edge ? uint32_t(EPOLLET) : 0u);
   ev.data.ptr = handler;
   return epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev) == 0;
 }
 
-bool EventLoop::modify(int fd, IoHandler* handler, uint32_t events) {
+bool EventLoop::modify(int fd, IoHandler* handler, uint32_t events, Trigger trigger) {
   epoll_event ev{};
-  ev.events = events | EPOLLET;
+  ev.events = events | (trigger == Trigger::edge ? uint32_t(EPOLLET) : 0u);
   ev.data.ptr = handler;
   return epoll_ctl(epfd_, EPOLL_CTL_MOD, fd, &ev) == 0;
 }

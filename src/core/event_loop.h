@@ -1,4 +1,5 @@
-// One epoll loop per worker thread (edge-triggered). Owns the timer wheel,
+// One epoll loop per worker thread (edge-triggered; listening sockets are
+// level-triggered, see Worker's acceptor). Owns the timer wheel,
 // the cached clock, work deferred to the end of the loop turn (so nothing
 // is destroyed inside its own callback), and a queue other threads use to
 // hand this loop work, woken by an eventfd.
@@ -27,9 +28,10 @@ class EventLoop {
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
 
-  // Registers fd for edge-triggered read and write readiness.
-  bool add(int fd, IoHandler* handler, uint32_t events);
-  bool modify(int fd, IoHandler* handler, uint32_t events);
+  enum class Trigger : uint8_t { edge, level };
+  // Registers fd for read and write readiness, edge-triggered unless asked.
+  bool add(int fd, IoHandler* handler, uint32_t events, Trigger trigger = Trigger::edge);
+  bool modify(int fd, IoHandler* handler, uint32_t events, Trigger trigger = Trigger::edge);
   void remove(int fd);
 
   // Runs until stop(); each turn: wait, dispatch, fire timers, run deferred.

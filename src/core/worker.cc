@@ -24,57 +24,67 @@ namespace torii::core {
 namespace {
 std::atomic<uint64_t> g_connection_ids{0};
 constexpr int64_t kHousekeepingMs = 1000;
-constexpr int kAcceptBatch = 64;
+constexpr int kAcceptBatch = 64;       // multi_accept on: connections per turn
+constexpr int64_t kAcceptPauseMs = 500;  // no descriptor left: stop accepting this long
 }  // namespace
 
 uint64_t next_connection_id() { return g_connection_ids.fetch_add(1, std::memory_order_relaxed) + 1; }
 
-// One listening socket of this worker: accepts until the queue is empty.
+// One listening socket of this worker, registered level-triggered: what it
+// leaves in the accept queue is reported again at the next turn, so it
+// never needs an accept() that only says EAGAIN. With multi_accept off
+// (nginx's default) it takes one connection per turn, which also keeps new
+// handshakes from crowding out the connections already in progress.
 class Worker::Acceptor final : public IoHandler {
  public:
-  Acceptor(Worker& w, int fd, std::shared_ptr<ListenBinding> b) : worker_(w), fd_(fd), binding_(std::move(b)) {}
+  Acceptor(Worker& w, int fd, std::shared_ptr<ListenBinding> b)
+      : worker_(w), fd_(fd), binding_(std::move(b)), resume_(&Acceptor::on_resume, this) {}
   ~Acceptor() override { close_listener(); }
   // Stops accepting at once. The object itself must outlive the current
   // loop turn: epoll may already have handed out an event that points here.
   void close_listener() {
     if (fd_ < 0) return;
+    worker_.loop().cancel(resume_);
     worker_.loop().remove(fd_);
     close(fd_);
     fd_ = -1;
   }
   int fd() const { return fd_; }
   std::shared_ptr<ListenBinding>& binding() { return binding_; }
+  bool watch() { return worker_.loop().add(fd_, this, EPOLLIN, EventLoop::Trigger::level); }
 
   void on_io(uint32_t) override {
-    // A bounded batch per turn keeps accepting fair to the connections we
-    // already have; the rest of the queue is taken at the end of the turn.
-    for (int batch = 0; fd_ >= 0 && !worker_.draining(); ++batch) {
-      if (batch == kAcceptBatch) {
-        std::weak_ptr<int> alive = alive_;
-        worker_.loop().defer([this, alive] {
-          if (!alive.expired()) on_io(EPOLLIN);  // a reload may have closed us meanwhile
-        });
-        return;
-      }
+    const int batch = binding_->config->multi_accept ? kAcceptBatch : 1;
+    for (int i = 0; i < batch && fd_ >= 0 && !worker_.draining(); ++i) {
       sockaddr_storage peer{};
       socklen_t len = sizeof peer;
       int fd = accept4(fd_, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) {
         if (errno == EINTR || errno == ECONNABORTED) continue;
-        if (errno == EMFILE || errno == ENFILE) {
-          TORII_LOG(crit, "accept4() failed (%d: %s): too many open files", errno, strerror(errno));
-        }
-        return;  // EAGAIN: queue empty (edge-triggered, so we drained it)
+        if (errno == EMFILE || errno == ENFILE) pause(errno);
+        return;  // EAGAIN: the queue is empty
       }
       worker_.accept_connection(fd, binding_, peer);
     }
   }
 
  private:
+  // Out of descriptors: the queue stays readable, and a level-triggered
+  // listener would spin. Stop watching it for a while (as nginx does).
+  void pause(int err) {
+    TORII_LOG(crit, "accept4() failed (%d: %s)", err, strerror(err));
+    worker_.loop().modify(fd_, this, 0, EventLoop::Trigger::level);
+    worker_.loop().arm(resume_, kAcceptPauseMs);
+  }
+  static void on_resume(void* self) {
+    auto* a = static_cast<Acceptor*>(self);
+    if (a->fd_ >= 0) a->worker_.loop().modify(a->fd_, a, EPOLLIN, EventLoop::Trigger::level);
+  }
+
   Worker& worker_;
   int fd_;
   std::shared_ptr<ListenBinding> binding_;
-  std::shared_ptr<int> alive_ = std::make_shared<int>(0);  // expires with this acceptor
+  Timer resume_;
 };
 
 Worker::Worker(int index, std::shared_ptr<const config::Config> config)
@@ -116,7 +126,7 @@ bool Worker::open_listeners() {
 
 void Worker::start() {
   thread_ = std::thread([this] {
-    for (auto& [name, a] : acceptors_) loop_.add(a->fd(), a.get(), EPOLLIN);
+    for (auto& [name, a] : acceptors_) a->watch();
     loop_.arm(housekeeping_, kHousekeepingMs);
     loop_.run();
     access_log_->flush(true);
@@ -174,7 +184,7 @@ void Worker::apply_config(std::shared_ptr<const config::Config> config) {
     binding->config = config;
     binding->group = &group;
     auto a = std::make_unique<Acceptor>(*this, *fd, std::move(binding));
-    loop_.add(a->fd(), a.get(), EPOLLIN);
+    a->watch();
     next[group.listen.text] = std::move(a);
   }
   for (auto& [name, a] : acceptors_) a->binding()->retired = true;

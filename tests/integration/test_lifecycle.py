@@ -230,3 +230,29 @@ def test_two_workers_serve(make_server):
         assert len(children.stdout.split()) == 2
     else:
         assert len(os.listdir(f"/proc/{server.proc.pid}/task")) >= 2
+
+
+def cpu_seconds(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_out_of_descriptors_pauses_accepting_then_recovers(make_server):
+    # 64 descriptors: the accept queue holds connections the worker cannot
+    # take. It must say so, not spin on a listener that stays readable, and
+    # serve again once descriptors are free.
+    server = make_server(conf("back", main="worker_processes 1; worker_rlimit_nofile 64;"))
+    clients = []
+    try:
+        for _ in range(90):
+            clients.append(socket.create_connection(("127.0.0.1", server.port), timeout=5))
+        wait_until(lambda: "Too many open files" in server.error_log_text(), 10, what="the accept4() failure")
+        assert "[crit]" in server.error_log_text()
+        if not harness.IS_NGINX:
+            before = cpu_seconds(server.proc.pid)
+            time.sleep(1.0)
+            assert cpu_seconds(server.proc.pid) - before < 0.3  # paused, not spinning
+    finally:
+        for c in clients:
+            c.close()
+    wait_body(server.port, "/", "back")
