@@ -515,6 +515,13 @@ void Connection::send_head(const http::ResponseHead& head) {
     setsockopt(transport_->fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     nodelay_set_ = true;
   }
+  if (!keep_alive_ && !corked_ && s.tcp_nopush && !transport_->is_tls()) {
+    // tcp_nopush: the connection closes after this response, so its last
+    // segment waits for the FIN and leaves with it (one packet less).
+    int one = 1;
+    setsockopt(transport_->fd(), IPPROTO_TCP, TCP_CORK, &one, sizeof one);
+    corked_ = true;
+  }
   bool bodyless = head.status == 204 || head.status == 304 || (head.status >= 100 && head.status < 200);
   chunked_response_ = head.content_length < 0 && !bodyless && !ex.header_only;
   if (chunked_response_ && ex.req.version < 11) {

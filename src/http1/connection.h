@@ -91,6 +91,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   bool chunked_response_ = false;
   bool use_sendfile_ = false;
   bool nodelay_set_ = false;
+  bool corked_ = false;       // TCP_CORK set for a last response (tcp_nopush)
   bool h2c_ = false;  // a client preface here starts HTTP/2
 
   std::string in_;       // read buffer; the parser sees in_[head_start_..)
