@@ -86,9 +86,13 @@ void Exchange::send_head(ResponseHead head) {
     if (strcasecmp(h.name.c_str(), "Content-Type") == 0) head.remove("Content-Type");
     head.add(h.name, value);
   }
-  head.headers.insert(head.headers.begin(),
-                      {{"Server", s.server_tokens ? "torii/" TORII_VERSION : "torii"},
-                       {"Date", std::string(cached_http_date(now_sec))}});
+  // Ours go first, unless the upstream's were passed (proxy_pass_header).
+  const bool own_server = head.find("Server") == nullptr;
+  const bool own_date = head.find("Date") == nullptr;
+  head.headers.insert(head.headers.begin(), size_t(own_server) + size_t(own_date), {});
+  size_t at = 0;
+  if (own_server) head.headers[at++] = {"Server", s.server_tokens ? "torii/" TORII_VERSION : "torii"};
+  if (own_date) head.headers[at] = {"Date", std::string(cached_http_date(now_sec))};
 
   response = std::move(head);
   sink_.send_head(response);

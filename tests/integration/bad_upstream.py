@@ -11,6 +11,7 @@ thread of the test process and picks its behaviour from the request path:
   /status/NNN     answers NNN with a short body
   /big/N          N bytes, chunked, in 64 KB chunks
   /ws...          101 Switching Protocols, then echoes bytes until EOF
+  /stamped        200 with its own Server and a fixed Date
   anything else   200 "NAME" (the server's name), keep-alive
 
 Connections are kept alive (HTTP/1.1) and counted, so tests can tell
@@ -154,6 +155,10 @@ class BadUpstream:
                 if not data:
                     return False
                 conn.sendall(data)
+        if path.startswith("/stamped"):
+            conn.sendall(b"HTTP/1.1 200 OK\r\nServer: bad-upstream\r\nDate: Mon, 01 Jan 2001 00:00:00 GMT\r\n"
+                         b"Content-Length: 2\r\n\r\nok")
+            return True
         body = self.name.encode()
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
         return True

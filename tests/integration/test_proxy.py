@@ -194,6 +194,30 @@ def test_request_bodies(make_server, upstreams):
 # nginx as the backend: keep-alive, large bodies
 
 
+def test_server_and_date_once_and_passed_when_asked(make_server, upstreams):
+    # The upstream's Server and Date are hidden by default (the proxy's own
+    # go out); proxy_pass_header passes them instead, never beside ours.
+    up = upstreams()
+    server = make_server(proxy_conf(f"""
+    server {{
+        listen 127.0.0.1:@PORT@;
+        location /own/ {{ proxy_pass http://127.0.0.1:{up.port}/; }}
+        location /passed/ {{
+            proxy_pass http://127.0.0.1:{up.port}/;
+            proxy_pass_header Server;
+            proxy_pass_header Date;
+        }}
+    }}
+"""))
+    own = harness.http(server.port, "/own/stamped")
+    assert own.status == 200
+    assert len(own.header_all("Server")) == 1 and own.header("Server") != "bad-upstream"
+    assert len(own.header_all("Date")) == 1 and "2001" not in own.header("Date")
+    passed = harness.http(server.port, "/passed/stamped")
+    assert passed.header_all("Server") == ["bad-upstream"]
+    assert passed.header_all("Date") == ["Mon, 01 Jan 2001 00:00:00 GMT"]
+
+
 def test_keepalive_reuses_upstream_connections(make_server, nginx_backend):
     port = nginx_backend('location / { return 200 "conn=$connection req=$connection_requests"; }')
     srv = make_server(proxy_conf(f"""
