@@ -5,15 +5,33 @@
 
 namespace torii::net {
 
+namespace {
+
+// Dotted quad without inet_ntop, which formats it through sprintf: this
+// runs twice for every accepted connection.
+void format_ipv4(const void* addr, char* out) {
+  const auto* b = static_cast<const unsigned char*>(addr);
+  for (int i = 0; i < 4; ++i) {
+    if (i > 0) *out++ = '.';
+    unsigned v = b[i];
+    if (v >= 100) *out++ = char('0' + v / 100);
+    if (v >= 10) *out++ = char('0' + v / 10 % 10);
+    *out++ = char('0' + v % 10);
+  }
+  *out = '\0';
+}
+
+}  // namespace
+
 std::string address_text(const sockaddr_storage& addr) {
   char buf[INET6_ADDRSTRLEN] = "";
   if (addr.ss_family == AF_INET) {
-    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in&>(addr).sin_addr, buf, sizeof buf);
+    format_ipv4(&reinterpret_cast<const sockaddr_in&>(addr).sin_addr, buf);
   } else if (addr.ss_family == AF_INET6) {
     const auto& a6 = reinterpret_cast<const sockaddr_in6&>(addr);
     // Show v4-mapped peers on a dual-stack socket as plain IPv4, like nginx.
     if (IN6_IS_ADDR_V4MAPPED(&a6.sin6_addr)) {
-      inet_ntop(AF_INET, &a6.sin6_addr.s6_addr[12], buf, sizeof buf);
+      format_ipv4(&a6.sin6_addr.s6_addr[12], buf);
     } else {
       inet_ntop(AF_INET6, &a6.sin6_addr, buf, sizeof buf);
     }
