@@ -171,7 +171,12 @@ void Connection::update_timer(bool progress) {
   } else if (!session_.want_write() && session_.stalled()) {
     kind = TimerKind::send;  // the client's window is shut
   }
-  if (kind == timer_kind_ && !(kind == TimerKind::send && progress)) return;
+  int64_t body_due = INT64_MAX;
+  if (kind == TimerKind::none) {
+    body_due = session_.body_deadline();  // a client that owes a body
+    if (body_due != INT64_MAX) kind = TimerKind::body;
+  }
+  if (kind == timer_kind_ && kind != TimerKind::body && !(kind == TimerKind::send && progress)) return;
   timer_kind_ = kind;
   switch (kind) {
     case TimerKind::none:
@@ -182,6 +187,9 @@ void Connection::update_timer(bool progress) {
       break;
     case TimerKind::send:
       worker_.loop().arm(timer_, send_timeout_ms_);
+      break;
+    case TimerKind::body:
+      worker_.loop().arm(timer_, std::max<int64_t>(body_due - worker_.loop().now_ms(), 1));
       break;
   }
 }
@@ -197,6 +205,12 @@ void Connection::on_timeout() {
     TORII_LOG(info, "client timed out (110: Connection timed out) while sending response to client, client: %s",
               session_.info().remote_addr.c_str());
     close_now();
+    return;
+  }
+  if (timer_kind_ == TimerKind::body) {
+    timer_kind_ = TimerKind::none;
+    session_.expire_bodies(worker_.loop().now_ms());
+    drive();
     return;
   }
   // Idle (keepalive_timeout): say goodbye, then close.

@@ -41,7 +41,7 @@ class Connection final : public core::IoHandler, public SessionHost {
   http::WorkerServices& services() override;
 
  private:
-  enum class TimerKind : uint8_t { none, idle, send };
+  enum class TimerKind : uint8_t { none, idle, send, body };
 
   void drive();
   void schedule_drive();

@@ -195,6 +195,8 @@ bool Session::produce(std::string& out, size_t limit) {
     if (!max_streams_unmasked_) max_streams_unmasked_ = unmask_max_streams(out.data() + mark, size_t(n));
   }
   out_ = nullptr;
+  for (const auto& s : streams_)
+    if (s->reset_due()) s->reset_now();  // goes out with the next batch, after the response
   return ok;
 }
 
@@ -251,6 +253,22 @@ bool Session::stalled() const {
   for (const auto& s : streams_)
     if (s->blocked_by_window()) return true;
   return false;
+}
+
+int64_t Session::body_deadline() const {
+  int64_t due = INT64_MAX;
+  for (const auto& s : streams_) due = std::min(due, s->body_deadline());
+  return due;
+}
+
+void Session::expire_bodies(int64_t now_ms) {
+  // Collected first: a 408 may change streams_ (nghttp2 runs no callback
+  // here, but the handler's teardown might).
+  std::vector<int32_t> due;
+  for (const auto& s : streams_)
+    if (s->body_deadline() <= now_ms) due.push_back(s->id());
+  for (int32_t id : due)
+    if (Stream* s = find(id)) s->body_timed_out();
 }
 
 void Session::abort_streams() {

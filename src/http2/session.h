@@ -98,6 +98,10 @@ class Session {
   size_t open_streams() const { return streams_.size(); }
   // Some stream has response bytes that only a WINDOW_UPDATE can release.
   bool stalled() const;
+  // The earliest client_body_timeout deadline of the streams reading a
+  // body (INT64_MAX: none), and what to do when it passes.
+  int64_t body_deadline() const;
+  void expire_bodies(int64_t now_ms);
   bool going_away() const { return going_away_; }
   const char* abuse_reason() const { return abuse_reason_; }
   int64_t idle_timeout_ms() const { return idle_ms_; }

@@ -69,6 +69,16 @@ class Stream final : public http::ResponseSink {
   ssize_t read_length(size_t max, uint32_t* flags);
   bool write_data(std::string& out, size_t len);
   bool blocked_by_window() const { return submitted_ && !deferred_ && !eof_sent_ && !closed_; }
+  // When the client's silence on a body we are reading ends this stream
+  // (client_body_timeout): INT64_MAX while we are not waiting for it.
+  int64_t body_deadline() const;
+  // The deadline passed: 408 (or a reset once the head is out).
+  void body_timed_out();
+  // The 408 went out whole: the rest of the body is not wanted (RFC 9113
+  // 8.1: a complete response, then RST_STREAM(NO_ERROR)).
+  bool reset_due() const { return reset_after_response_ && eof_sent_ && !closed_; }
+  void reset_now();
+
   // A drain callback is due (queued memory fell below the low mark).
   bool drain_due() const;
   void fire_drain();
@@ -130,6 +140,8 @@ class Stream final : public http::ResponseSink {
   bool reader_paused_ = false;
   bool body_end_delivered_ = false;
   bool dropping_body_ = false;    // nobody will read it: acknowledge and drop
+  int64_t body_activity_ms_ = 0;  // the last body bytes (or the start of reading)
+  bool reset_after_response_ = false;
 
   // Response.
   const http::ResponseHead* head_ = nullptr;

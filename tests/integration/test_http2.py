@@ -514,6 +514,40 @@ def test_zero_window_stall_times_out(site):
     wait_until(lambda: "timed out" in server.error_log_text(), 5, what="the timeout in the error log")
 
 
+def test_silent_request_body_times_out_with_408(site):
+    # The proxy reads the body before it connects: a client that stops
+    # sending it is answered 408 after client_body_timeout, then the stream
+    # is reset with NO_ERROR (the rest of the body is not wanted); the
+    # connection itself goes on.
+    server = site(extra_server="location /upload { client_body_timeout 1s; proxy_pass http://127.0.0.1:9; }")
+    c = H2(server.port)
+    c.handshake()
+    c.request(1, "/upload", end_stream=False, method="POST", extra=[("content-length", "100")])
+    c.send(frame(DATA, 0, 1, b"0123456789"))
+    start = time.monotonic()
+    status, reset = None, None
+    while reset is None:
+        f = c.read_frame()
+        assert f is not None, "connection closed"
+        if f[0] == HEADERS and f[2] == 1:
+            status = status_of(f[3])
+        elif f[0] == RST_STREAM and f[2] == 1:
+            reset = int.from_bytes(f[3], "big")
+    assert 0.5 < time.monotonic() - start < 8
+    assert status == 408
+    assert reset == NO_ERROR
+    c.request(3, "/ret")
+    got = None
+    while got is None:
+        f = c.read_frame()
+        assert f is not None, "connection closed"
+        if f[0] == HEADERS and f[2] == 3:
+            got = status_of(f[3])
+    assert got == 200
+    c.close()
+    assert "while reading client request body" in server.error_log_text()
+
+
 # ---------------------------------------------------------------------------
 # TLS: ALPN offers h2 when http2 is on
 
