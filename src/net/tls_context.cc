@@ -7,12 +7,16 @@
 #include <openssl/rand.h>
 #include <openssl/x509.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "config/ssl_config.h"
+#include "net/session_store.h"
 
 namespace torii::net {
 
@@ -99,8 +103,27 @@ Result<std::shared_ptr<TicketKeys>> load_ticket_keys(const config::SslServerConf
   return keys;
 }
 
+// The ticket keys of a shared:NAME session cache without key files:
+// random, made once per process and kept by name, so the tickets issued
+// before a reload (which builds new contexts) still resume after it.
+std::shared_ptr<TicketKeys> cache_ticket_keys(const std::string& name) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<TicketKeys>> by_name;
+  std::lock_guard lock(mu);
+  auto& keys = by_name[name];
+  if (!keys) {
+    TicketKey k{};
+    k.key_len = 32;
+    if (RAND_bytes(k.name, 16) != 1 || RAND_bytes(k.aes, 32) != 1 || RAND_bytes(k.hmac, 32) != 1) return nullptr;
+    keys = std::make_shared<TicketKeys>();
+    keys->keys.push_back(k);
+  }
+  return keys;
+}
+
 struct CtxDeleter {
-  std::shared_ptr<TicketKeys> keys;  // lives as long as the context that points at it
+  std::shared_ptr<TicketKeys> keys;     // live as long as the context that points at them
+  std::shared_ptr<SessionStore> store;
   void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
 };
 
@@ -276,7 +299,12 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
 
   set_session_id_context(raw);
   using SC = config::SslServerConfig::SessionCache;
-  if (s.session_cache == SC::builtin || s.session_cache == SC::shared) {
+  if (s.session_cache == SC::shared) {
+    // Outside the context: it outlives a reload (see session_store.h).
+    auto store = SessionStore::named(s.session_cache_name, size_t(std::max<int64_t>(s.session_cache_size, 1)));
+    store->attach(raw);
+    std::get_deleter<CtxDeleter>(ctx)->store = std::move(store);
+  } else if (s.session_cache == SC::builtin) {
     SSL_CTX_set_session_cache_mode(raw, SSL_SESS_CACHE_SERVER);
     SSL_CTX_sess_set_cache_size(raw, s.session_cache_size > 0 ? long(s.session_cache_size) : 20480);
   } else {
@@ -289,11 +317,18 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
     if (s.session_cache != SC::builtin && s.session_cache != SC::shared) SSL_CTX_set_num_tickets(raw, 0);
   } else {
     SSL_CTX_set_num_tickets(raw, 1);  // one resumption per connection is what clients use
+    std::shared_ptr<TicketKeys> keys;
     if (!s.ticket_key_files.empty()) {
-      auto keys = load_ticket_keys(s);
-      if (!keys) return Error{keys.error()};
-      std::get_deleter<CtxDeleter>(ctx)->keys = *keys;
-      SSL_CTX_set_ex_data(raw, ticket_keys_index(), keys->get());
+      auto loaded = load_ticket_keys(s);
+      if (!loaded) return Error{loaded.error()};
+      keys = *loaded;
+    } else if (s.session_cache == SC::shared) {
+      keys = cache_ticket_keys(s.session_cache_name);
+      if (!keys) return make_error(s.where + "RAND_bytes() failed: " + take_ssl_errors());
+    }
+    if (keys) {
+      SSL_CTX_set_ex_data(raw, ticket_keys_index(), keys.get());
+      std::get_deleter<CtxDeleter>(ctx)->keys = std::move(keys);
       if (SSL_CTX_set_tlsext_ticket_key_evp_cb(raw, ticket_callback) != 1) {
         return make_error(s.where + "SSL_CTX_set_tlsext_ticket_key_evp_cb() failed: " + take_ssl_errors());
       }

@@ -245,6 +245,30 @@ def test_session_cache_resumption(make_server, tmp_path, certs):
         assert "|r\n" in second  # $ssl_session_reused
 
 
+@pytest.mark.parametrize("tickets", ["on", "off"])
+def test_shared_cache_resumes_across_reload(make_server, tmp_path, certs, tickets):
+    # A reload builds new TLS contexts; a shared:NAME cache (its sessions,
+    # and the ticket keys it holds) outlives them, as nginx's shared zone.
+    def conf(body):
+        return tls_conf(certs, extra_server=f"""
+        ssl_session_cache shared:SSL:1m;
+        ssl_session_tickets {tickets};
+        location = / {{ return 200 "{body}\\n"; }}""")
+    root = "GET / HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
+    srv = make_server(conf("one"))
+    sessions = {}
+    for flag in ("-tls1_2", "-tls1_3"):
+        sessions[flag] = tmp_path / f"reload{tickets}{flag}.sess"
+        first = s_client(srv.port, flag, "-sess_out", str(sessions[flag]), request=root)
+        assert "\nNew," in first and "\r\n\r\none\n" in first, first
+    srv.reload(conf("two"))
+    harness.wait_until(lambda: "\r\n\r\ntwo\n" in s_client(srv.port, request=root), 15, what="the reloaded config")
+    for flag in ("-tls1_2", "-tls1_3"):
+        second = s_client(srv.port, flag, "-sess_in", str(sessions[flag]), request=root)
+        assert "\nReused," in second, second
+        assert "\r\n\r\ntwo\n" in second
+
+
 def test_ticket_resumption_without_cache(make_server, tmp_path, certs):
     srv = make_server(tls_conf(certs, extra_server="ssl_session_cache off;"))
     for flag in ("-tls1_2", "-tls1_3"):
