@@ -284,18 +284,18 @@ void ProxySession::connect_to(int peer) {
   in_.clear();
   parser_.reset();
   upstream_eof_ = false;
+  handler_ = std::make_shared<upstream::SocketHandler>(this);
+
   if (group_->pool.enabled()) {
     auto taken = group_->pool.take(peer);
     if (taken.fd >= 0) {
       fd_ = taken.fd;
       conn_requests_ = taken.requests;
-      handler_ = std::move(taken.handler);  // registered as it was: no epoll_ctl
-      handler_->set_owner(this);
+      loop_.modify(fd_, handler_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP);
       on_connected();
       return;
     }
   }
-  handler_ = std::make_shared<upstream::SocketHandler>(this);
   conn_requests_ = 0;
   int fd = ::socket(server.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
@@ -328,9 +328,8 @@ void ProxySession::connect_to(int peer) {
 void ProxySession::on_connected() {
   phase_ = Phase::exchanging;
   arm(cfg_.send_timeout.count());
-  // No read yet: nothing can answer a request not yet sent, and what comes
-  // (the response, an early error, a close) arrives with an edge of its own.
   write_request();
+  if (phase_ == Phase::exchanging && fd_ >= 0) read_head();
 }
 
 void ProxySession::on_socket_io(uint32_t events) {
@@ -576,8 +575,9 @@ void ProxySession::finish_response(bool reusable) {
              conn_requests_ + 1 < group_->cfg->keepalive_requests && framing_ != BodyFraming::close;
   if (reusable && fd_ >= 0) {
     group_->state.release(peer_);
-    group_->pool.put(fd_, peer_, conn_requests_ + 1, std::move(handler_));
+    group_->pool.put(fd_, peer_, conn_requests_ + 1);
     fd_ = -1;
+    upstream::SocketHandler::retire(loop_, handler_);
     peer_ = -1;
   } else {
     close_upstream();

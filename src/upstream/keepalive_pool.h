@@ -3,10 +3,6 @@
 // keepalive_timeout or as soon as the server closes it or sends anything
 // unasked. Before reuse a connection is checked once more (a peek), so a
 // request is not written into a connection the server has already closed.
-//
-// A connection keeps its epoll registration (read, write and hang-up,
-// edge-triggered) and its SocketHandler for its whole life: going idle and
-// coming back only changes who the handler calls, with no epoll_ctl.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +12,6 @@
 #include "config/upstream_config.h"
 #include "core/event_loop.h"
 #include "core/timer_wheel.h"
-#include "upstream/socket_handler.h"
 
 namespace torii::upstream {
 
@@ -30,15 +25,12 @@ class KeepalivePool {
   struct Taken {
     int fd = -1;
     uint64_t requests = 0;  // served on it so far
-    // Still registered with the loop; calls nobody until the caller
-    // makes itself the owner.
-    std::shared_ptr<SocketHandler> handler;
   };
-  // An idle, live connection to `peer`, now owned by the caller.
+  // An idle, live connection to `peer`, now owned by the caller (still
+  // registered with the loop: the caller re-registers it with modify()).
   Taken take(int peer);
-  // Keeps a connection whose last response was read to its end, with the
-  // handler it is registered with.
-  void put(int fd, int peer, uint64_t requests, std::shared_ptr<SocketHandler> handler);
+  // Keeps a connection whose last response was read to its end.
+  void put(int fd, int peer, uint64_t requests);
 
   size_t idle() const { return idle_.size(); }
   bool enabled() const { return cfg_.keepalive > 0; }

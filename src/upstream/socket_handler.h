@@ -2,8 +2,6 @@
 // so that the owner can go away at any time: the owner detaches it, and it
 // is destroyed at the end of the loop turn, after any event for it that
 // epoll already reported in this turn has been dispatched (and ignored).
-// It also outlives owners: a keep-alive connection passes between a proxy
-// session and the idle pool by changing the handler's owner.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +20,6 @@ class SocketOwner {
 class SocketHandler final : public core::IoHandler {
  public:
   explicit SocketHandler(SocketOwner* owner) : owner_(owner) {}
-  void set_owner(SocketOwner* owner) { owner_ = owner; }
   void on_io(uint32_t events) override {
     if (owner_) owner_->on_socket_io(events);
   }
