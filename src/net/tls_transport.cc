@@ -40,6 +40,21 @@ thread_local char t_record[kFileChunk];
 thread_local std::string t_gather;
 thread_local std::vector<TlsTransport::Sealed> t_sealed;
 
+// Sends data from `sent` on until all is out or the socket is full.
+// False on an error (errno says why).
+bool send_until_full(int fd, const std::string& data, size_t& sent) {
+  while (sent < data.size()) {
+    ssize_t n = send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n > 0) {
+      sent += size_t(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return n < 0 && errno == EAGAIN;
+  }
+  return true;
+}
+
 std::string peer_text(int fd) {
   sockaddr_storage a{};
   socklen_t len = sizeof a;
@@ -341,14 +356,7 @@ void TlsTransport::note_write() {
 
 TlsTransport::Flush TlsTransport::flush_pending() {
   Flush f;
-  while (pending_sent_ < pending_.size()) {
-    ssize_t n = send(fd_, pending_.data() + pending_sent_, pending_.size() - pending_sent_, MSG_NOSIGNAL);
-    if (n > 0) {
-      pending_sent_ += size_t(n);
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) break;
+  if (!send_until_full(fd_, pending_, pending_sent_)) {
     f.error = true;  // errno says why
     return f;
   }
@@ -395,16 +403,7 @@ IoResult TlsTransport::seal_and_send(const char* data, size_t len, size_t held) 
 
   // Send: all the records in one go, as much as the socket takes.
   size_t sent = 0;
-  while (sent < t_gather.size()) {
-    ssize_t n = send(fd_, t_gather.data() + sent, t_gather.size() - sent, MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += size_t(n);
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) break;
-    return {IoStatus::error, 0};
-  }
+  if (!send_until_full(fd_, t_gather, sent)) return {IoStatus::error, 0};
   size_t taken = 0;
   size_t i = 0;
   for (; i < t_sealed.size() && t_sealed[i].end <= sent; ++i) taken += t_sealed[i].plain;
