@@ -195,8 +195,14 @@ bool Session::produce(std::string& out, size_t limit) {
     if (!max_streams_unmasked_) max_streams_unmasked_ = unmask_max_streams(out.data() + mark, size_t(n));
   }
   out_ = nullptr;
-  for (const auto& s : streams_)
-    if (s->reset_due()) s->reset_now();  // goes out with the next batch, after the response
+  if (resets_waiting_) {
+    // A 408 for a silent body went out whole: now the reset, in the next batch.
+    resets_waiting_ = false;
+    for (const auto& s : streams_) {
+      if (s->reset_due()) s->reset_now();
+      else if (s->reset_waiting()) resets_waiting_ = true;
+    }
+  }
   return ok;
 }
 
@@ -267,8 +273,12 @@ void Session::expire_bodies(int64_t now_ms) {
   std::vector<int32_t> due;
   for (const auto& s : streams_)
     if (s->body_deadline() <= now_ms) due.push_back(s->id());
-  for (int32_t id : due)
-    if (Stream* s = find(id)) s->body_timed_out();
+  for (int32_t id : due) {
+    if (Stream* s = find(id)) {
+      s->body_timed_out();
+      if (s->reset_waiting()) resets_waiting_ = true;  // produce() sends it after the 408
+    }
+  }
 }
 
 void Session::abort_streams() {

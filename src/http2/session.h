@@ -177,6 +177,7 @@ class Session {
   size_t limit_ = 0;                // and its size limit
   bool in_callback_ = false;
   bool going_away_ = false;
+  bool resets_waiting_ = false;  // a stream resets once its 408 is out (expire_bodies)
   bool max_streams_unmasked_ = false;  // our SETTINGS went out with the real identifier
   const char* abuse_reason_ = nullptr;
 };

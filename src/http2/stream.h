@@ -76,7 +76,8 @@ class Stream final : public http::ResponseSink {
   void body_timed_out();
   // The 408 went out whole: the rest of the body is not wanted (RFC 9113
   // 8.1: a complete response, then RST_STREAM(NO_ERROR)).
-  bool reset_due() const { return reset_after_response_ && eof_sent_ && !closed_; }
+  bool reset_waiting() const { return reset_after_response_ && !closed_; }
+  bool reset_due() const { return reset_waiting() && eof_sent_; }
   void reset_now();
 
   // A drain callback is due (queued memory fell below the low mark).

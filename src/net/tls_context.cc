@@ -274,8 +274,9 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
   // Renegotiation off (a client-driven CPU sink), no compression (CRIME),
   // an unclean close is an end of stream, not an error.
   SSL_CTX_set_options(raw, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_IGNORE_UNEXPECTED_EOF);
-  // Writes may go out record by record and be retried from another buffer
-  // holding the same bytes; idle connections give their buffers back.
+  // Application writes never wait on the socket (TlsTransport's BIO gathers
+  // them); the two write modes only keep a handshake write's retry lenient.
+  // Idle connections give their buffers back.
   SSL_CTX_set_mode(raw, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
                             SSL_MODE_RELEASE_BUFFERS);
   SSL_CTX_set_read_ahead(raw, 1);  // take whole socket reads, not record headers then bodies

@@ -28,11 +28,13 @@ constexpr size_t kMaxRecord = 16 * 1024;
 constexpr size_t kSmallRecord = 1369;
 constexpr int64_t kBurstIdleMs = 1000;  // idle this long: the next write starts a new burst
 
-constexpr size_t kFileChunk = 64 * 1024;  // file bytes read at once, written as records
+// Plaintext sealed and sent in one go: file bytes read at once, or the
+// caller's pieces gathered (with bytes held back from a head).
+constexpr size_t kFileChunk = 64 * 1024;
 
-// Records are built here; a write OpenSSL must retry is rebuilt from the
-// same bytes (SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER), so one buffer per
-// thread serves every connection. Files are read into it a chunk at a time.
+// The plaintext of one gather when it is not sealed in place: file bytes,
+// or several of the caller's pieces put together. Only used within a call,
+// so one buffer per thread serves every connection.
 thread_local char t_record[kFileChunk];
 
 // The records of one write, sealed and about to meet the socket, and where

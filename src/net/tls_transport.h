@@ -4,9 +4,10 @@
 // certificate and ALPN list) is picked by SNI from the listen group. A
 // client that sends plain HTTP is detected before the handshake and the
 // transport passes its bytes through, so the connection can answer with
-// nginx's 400 page. Records are written from a per-thread buffer: small at
-// the start of a burst (one TCP segment), ssl_buffer_size after; file
-// ranges are read into that buffer 64 KB at a time.
+// nginx's 400 page. OpenSSL reaches the socket through our own BIO: the
+// records of one write (small at the start of a burst, one TCP segment;
+// ssl_buffer_size after) are sealed together and leave in one send(); file
+// ranges are read 64 KB at a time.
 #pragma once
 
 #include <openssl/ssl.h>
