@@ -72,9 +72,11 @@ void EventLoop::run_deferred() {
   // Only what was deferred before this point: work that defers itself
   // again (an acceptor with a long queue) waits for the next turn, so I/O
   // events are never starved.
-  std::vector<std::function<void()>> work;
-  work.swap(deferred_);
-  for (auto& fn : work) fn();
+  // The two vectors trade places and keep their capacity: deferring is
+  // per connection on short connections and should not allocate.
+  running_deferred_.swap(deferred_);
+  for (auto& fn : running_deferred_) fn();
+  running_deferred_.clear();
 }
 
 void EventLoop::run() {

@@ -57,6 +57,7 @@ class EventLoop {
   int64_t now_ms_;
   TimerWheel wheel_;
   std::vector<std::function<void()>> deferred_;
+  std::vector<std::function<void()>> running_deferred_;  // the batch run_deferred() is running
   std::mutex posted_mu_;
   std::vector<std::function<void()>> posted_;
 };

@@ -62,7 +62,9 @@ Connection::Connection(core::Worker& worker, std::unique_ptr<net::Transport> tra
 Connection::~Connection() { worker_.loop().cancel(timer_); }
 
 void Connection::start() {
-  worker_.loop().add(transport_->fd(), this, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+  // Write readiness is watched only once a write blocks: most connections
+  // never fill the socket, and an unwatched event costs the kernel nothing.
+  worker_.loop().add(transport_->fd(), this, EPOLLIN | EPOLLRDHUP);
   start_next_request();
   if (transport_->is_tls()) state_ = State::handshaking;
   drive();
@@ -72,6 +74,15 @@ void Connection::on_io(uint32_t events) {
   if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) readable_ = true;
   if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) writable_ = true;
   drive();
+}
+
+void Connection::wait_writable() {
+  writable_ = false;
+  if (watching_writes_) return;
+  watching_writes_ = true;
+  // Edge-triggered: adding the interest reports a socket that became
+  // writable in between, so no wake-up is lost.
+  worker_.loop().modify(transport_->fd(), this, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
 }
 
 void Connection::arm_timer(int64_t ms) { worker_.loop().arm(timer_, ms); }
@@ -130,7 +141,7 @@ bool Connection::fill_buffer(std::string& buf, size_t limit) {
       continue;
     }
     if (r.status == net::IoStatus::again) {
-      if (transport_->wants_write()) writable_ = false;  // TLS: a read that must write first
+      if (transport_->wants_write()) wait_writable();  // TLS: a read that must write first
       readable_ = false;
       continue;
     }
@@ -159,7 +170,7 @@ bool Connection::flush_output() {
     return false;
   }
   if (r == OutputQueue::Result::again) {
-    writable_ = false;
+    wait_writable();
     arm_timer(exchange_ ? exchange_->settings().send_timeout.count() : 60'000);
   }
   return true;
@@ -185,7 +196,7 @@ void Connection::drive() {
       case State::handshaking: {
         auto r = transport_->handshake();
         if (r.status == net::IoStatus::again) {
-          if (transport_->wants_write()) writable_ = false;
+          if (transport_->wants_write()) wait_writable();
           else readable_ = false;
           return;
         }
@@ -550,19 +561,14 @@ void Connection::send_head(const http::ResponseHead& head) {
   opts.keep_alive = keep_alive_;
   opts.chunked = chunked_response_;
   opts.head_only = ex.header_only;
-  head_buf_.clear();
-  serialize_response_head(head, opts, head_buf_);
-  ex.header_bytes = int64_t(head_buf_.size());
-  out_.append(head_buf_);
+  ex.header_bytes = int64_t(out_.append_with([&](std::string& out) { serialize_response_head(head, opts, out); }));
 }
 
 void Connection::send_body(std::string_view data) {
   if (data.empty() || state_ == State::closed) return;
   schedule_drive();
   if (chunked_response_) {
-    head_buf_.clear();
-    append_chunk_header(data.size(), head_buf_);
-    out_.append(head_buf_);
+    out_.append_with([&](std::string& out) { append_chunk_header(data.size(), out); });
     out_.append(data);
     out_.append(kChunkEnd);
   } else {
@@ -574,9 +580,7 @@ void Connection::send_file(std::shared_ptr<const http::OpenFile> file, int64_t o
   if (length <= 0 || state_ == State::closed) return;
   schedule_drive();
   if (chunked_response_) {
-    head_buf_.clear();
-    append_chunk_header(size_t(length), head_buf_);
-    out_.append(head_buf_);
+    out_.append_with([&](std::string& out) { append_chunk_header(size_t(length), out); });
     out_.append_file(std::move(file), offset, length);
     out_.append(kChunkEnd);
   } else {

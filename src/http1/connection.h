@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/event_loop.h"
+#include "core/recycled.h"
 #include "core/timer_wheel.h"
 #include "core/worker.h"
 #include "http/exchange.h"
@@ -20,7 +21,7 @@
 
 namespace torii::http1 {
 
-class Connection final : public core::IoHandler, public http::ResponseSink {
+class Connection final : public core::IoHandler, public http::ResponseSink, public core::Recycled<Connection> {
  public:
   Connection(core::Worker& worker, std::unique_ptr<net::Transport> transport, const sockaddr_storage& peer,
              std::shared_ptr<core::ListenBinding> binding);
@@ -70,6 +71,8 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   void finish_request();
   void start_next_request();
   bool flush_output();
+  // A write would block: wait for EPOLLOUT, registering it the first time.
+  void wait_writable();
   void arm_timer(int64_t ms);
   static void on_timer(void* self);
   void on_timeout();
@@ -86,6 +89,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   State state_ = State::reading_head;
   bool readable_ = true;  // edge-triggered: assume data until EAGAIN
   bool writable_ = true;
+  bool watching_writes_ = false;  // EPOLLOUT registered (after the first blocked write)
   bool draining_ = false;
   bool keep_alive_ = true;
   bool chunked_response_ = false;
@@ -100,7 +104,6 @@ class Connection final : public core::IoHandler, public http::ResponseSink {
   // Bytes after the head while a body is read. Kept apart from in_ so that
   // growing it never moves the bytes the request head's views point at.
   std::string body_in_;
-  std::string head_buf_;  // scratch for serialising heads and chunk sizes
   int64_t keepalive_ms_ = 75'000;
   std::optional<RequestParser> parser_;
   BodyDecoder body_;

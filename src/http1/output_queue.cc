@@ -13,16 +13,32 @@ constexpr int64_t kReadChunk = 128 * 1024;  // pread size when sendfile is off
 constexpr int kMaxIov = 64;
 }  // namespace
 
+void OutputQueue::push_back(Piece p) {
+  if (empty()) {
+    pieces_.clear();
+    first_ = 0;
+    if (pieces_.capacity() == 0) pieces_.reserve(4);  // a head, a body, a chunk trailer
+  }
+  pieces_.push_back(std::move(p));
+}
+
+void OutputQueue::pop_front() {
+  pieces_[first_] = Piece{};  // lets go of the memory and the file now
+  if (++first_ == pieces_.size()) {
+    pieces_.clear();
+    first_ = 0;
+  }
+}
+
+std::string& OutputQueue::memory_tail() {
+  if (empty() || pieces_.back().file || pieces_.back().data.size() >= kMergeLimit) push_back(Piece{});
+  return pieces_.back().data;
+}
+
 void OutputQueue::append(std::string_view data) {
   if (data.empty()) return;
   memory_bytes_ += data.size();
-  if (!pieces_.empty() && !pieces_.back().file && pieces_.back().data.size() < kMergeLimit) {
-    pieces_.back().data.append(data);
-    return;
-  }
-  Piece p;
-  p.data.assign(data);
-  pieces_.push_back(std::move(p));
+  memory_tail().append(data);
 }
 
 void OutputQueue::append_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) {
@@ -31,12 +47,13 @@ void OutputQueue::append_file(std::shared_ptr<const http::OpenFile> file, int64_
   p.file = std::move(file);
   p.offset = offset;
   p.length = length;
-  pieces_.push_back(std::move(p));
+  push_back(std::move(p));
   ++files_;
 }
 
 void OutputQueue::clear() {
   pieces_.clear();
+  first_ = 0;
   memory_bytes_ = 0;
   files_ = 0;
 }
@@ -60,8 +77,10 @@ bool OutputQueue::load_file_piece(Piece& p) {
   if (p.length == 0) {
     p = std::move(mem);
     --files_;
+  } else if (first_ > 0) {
+    pieces_[--first_] = std::move(mem);
   } else {
-    pieces_.push_front(std::move(mem));
+    pieces_.insert(pieces_.begin(), std::move(mem));
   }
   return true;
 }
@@ -70,8 +89,8 @@ OutputQueue::Result OutputQueue::flush(net::Transport& t, bool use_sendfile) {
   // TLS reads file ranges into its own reused record buffer whatever the
   // sendfile directive says: cheaper than a copy into the queue.
   use_sendfile = (use_sendfile || t.is_tls()) && t.can_sendfile();
-  while (!pieces_.empty()) {
-    Piece& front = pieces_.front();
+  while (!empty()) {
+    Piece& front = pieces_[first_];
     if (front.file) {
       if (!use_sendfile) {
         if (!load_file_piece(front)) return Result::error;
@@ -84,7 +103,7 @@ OutputQueue::Result OutputQueue::flush(net::Transport& t, bool use_sendfile) {
       front.offset += int64_t(r.bytes);
       front.length -= int64_t(r.bytes);
       if (front.length == 0) {
-        pieces_.pop_front();
+        pop_front();
         --files_;
       }
       continue;
@@ -93,7 +112,7 @@ OutputQueue::Result OutputQueue::flush(net::Transport& t, bool use_sendfile) {
     iovec iov[kMaxIov];
     int count = 0;
     bool more = false;
-    for (auto it = pieces_.begin(); it != pieces_.end() && count < kMaxIov; ++it) {
+    for (auto it = pieces_.begin() + ptrdiff_t(first_); it != pieces_.end() && count < kMaxIov; ++it) {
       if (it->file) {
         more = use_sendfile;  // a head followed by sendfile: share the segments
         break;
@@ -108,12 +127,12 @@ OutputQueue::Result OutputQueue::flush(net::Transport& t, bool use_sendfile) {
     bytes_written_ += r.bytes;
     size_t left = r.bytes;
     while (left > 0) {
-      Piece& p = pieces_.front();
+      Piece& p = pieces_[first_];
       size_t avail = p.data.size() - p.sent;
       if (left >= avail) {
         left -= avail;
         memory_bytes_ -= avail;
-        pieces_.pop_front();
+        pop_front();
       } else {
         p.sent += left;
         memory_bytes_ -= left;

@@ -96,6 +96,61 @@ TEST_P(OutputQueueTest, PartialWritesResume) {
 
 INSTANTIATE_TEST_SUITE_P(SendfileOnOff, OutputQueueTest, ::testing::Bool());
 
+// Without sendfile a big file at the very front is read into memory a
+// chunk at a time, each chunk going out before the rest of the file.
+TEST(OutputQueue, BigFileFirstIsReadInChunksInOrder) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  std::string content(300 * 1024, 'x');
+  for (size_t i = 0; i < content.size(); i += 991) content[i] = char('a' + i % 26);
+  auto file = temp_file(content);
+  OutputQueue q;
+  q.append_file(file, 0, int64_t(content.size()));
+  q.append("end");
+  std::string got;
+  {
+    net::PlainTransport t(sv[0]);
+    int rounds = 0;
+    while (true) {
+      auto r = q.flush(t, false);
+      ASSERT_NE(r, OutputQueue::Result::error);
+      char buf[65536];
+      ssize_t n;
+      while ((n = recv(sv[1], buf, sizeof buf, MSG_DONTWAIT)) > 0) got.append(buf, size_t(n));
+      if (r == OutputQueue::Result::done) break;
+      ASSERT_LT(++rounds, 100000);
+    }
+  }
+  char buf[65536];
+  ssize_t n;
+  while ((n = recv(sv[1], buf, sizeof buf, MSG_DONTWAIT)) > 0) got.append(buf, size_t(n));
+  EXPECT_EQ(got, content + "end");
+  close(sv[1]);
+}
+
+// A head serialised in place joins the memory piece before it, and a
+// writer that adds nothing leaves no empty piece behind.
+TEST(OutputQueue, AppendWithWritesInPlace) {
+  int sv[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  OutputQueue q;
+  EXPECT_EQ(q.append_with([](std::string&) {}), 0u);
+  EXPECT_TRUE(q.empty());
+  q.append("100 ");
+  EXPECT_EQ(q.append_with([](std::string& out) { out += "head"; }), 4u);
+  EXPECT_EQ(q.memory_bytes(), 8u);
+  EXPECT_EQ(q.append_with([](std::string&) {}), 0u);
+  {
+    net::PlainTransport t(sv[0]);
+    ASSERT_EQ(q.flush(t, true), OutputQueue::Result::done);
+  }
+  EXPECT_TRUE(q.empty());
+  EXPECT_EQ(q.memory_bytes(), 0u);
+  EXPECT_EQ(read_all(sv[1]), "100 head");
+  close(sv[1]);
+}
+
 TEST(OutputQueue, ClosedPeerIsAnError) {
   int sv[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
