@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace torii::handlers {
 
 namespace {
@@ -17,7 +19,24 @@ int64_t now_steady_ms() {
 
 }  // namespace
 
-OpenResult open_file(const std::string& path) {
+namespace {
+
+// The whole file into `out`, or nothing if it is not `size` bytes long now.
+void read_content(int fd, int64_t size, std::string& out) {
+  out.resize(size_t(size));
+  size_t got = 0;
+  while (got < out.size()) {
+    const ssize_t n = ::pread(fd, out.data() + got, out.size() - got, off_t(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += size_t(n);
+  }
+  if (got != out.size()) std::string().swap(out);  // changed under us: serve from the descriptor
+}
+
+}  // namespace
+
+OpenResult open_file(const std::string& path, size_t keep_content_up_to) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return {nullptr, errno};
   struct stat st {};
@@ -41,6 +60,7 @@ OpenResult open_file(const std::string& path) {
     ::close(fd);
   } else {
     f->fd = fd;
+    if (f->size > 0 && uint64_t(f->size) <= keep_content_up_to) read_content(fd, f->size, f->content);
   }
   return {std::move(f), 0};
 }
@@ -81,16 +101,19 @@ OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCa
     }
     // Counting uses, an error gone stale, or a changed file: open again.
     ++stats_.misses;
-    OpenResult r = open_file(path);
+    const bool keep = e.uses >= cfg.min_uses;
+    hold(e, nullptr);  // a changed file's bytes go (responses in flight keep theirs)
+    OpenResult r = keep ? open_kept(path) : open_file(path);
     e.validated_ms = now_ms;
-    e.file = (r.ok() && e.uses >= cfg.min_uses) ? r.file : nullptr;
+    hold(e, (r.ok() && keep) ? r.file : nullptr);
     e.err = r.ok() ? 0 : r.err;
     if (!r.ok() && !cfg.errors) erase(it);
     return r;
   }
 
   ++stats_.misses;
-  OpenResult r = open_file(path);
+  const bool keep = cfg.min_uses <= 1;
+  OpenResult r = keep ? open_kept(path) : open_file(path);
   if (!r.ok() && !cfg.errors) return r;
   while (lru_.size() >= cfg.max) {
     ++stats_.evictions;
@@ -102,7 +125,7 @@ OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCa
   e.last_used_ms = now_ms;
   e.validated_ms = now_ms;
   e.err = r.ok() ? 0 : r.err;
-  if (r.ok() && e.uses >= cfg.min_uses) e.file = r.file;
+  if (r.ok() && keep) hold(e, r.file);
   lru_.push_front(std::move(e));
   index_.emplace(std::string_view(lru_.front().path), lru_.begin());
   return r;
@@ -117,6 +140,7 @@ void OpenFileCache::expire(const config::OpenFileCache& cfg, int64_t now_ms) {
 }
 
 void OpenFileCache::erase(List::iterator it) {
+  hold(*it, nullptr);
   index_.erase(std::string_view(it->path));
   lru_.erase(it);
 }
@@ -124,6 +148,18 @@ void OpenFileCache::erase(List::iterator it) {
 void OpenFileCache::clear() {
   index_.clear();
   lru_.clear();
+  stats_.content_bytes = 0;
+}
+
+OpenResult OpenFileCache::open_kept(const std::string& path) {
+  const size_t room = kContentBudget > stats_.content_bytes ? kContentBudget - stats_.content_bytes : 0;
+  return open_file(path, std::min(kMaxContentBytes, room));
+}
+
+void OpenFileCache::hold(Entry& e, std::shared_ptr<const http::OpenFile> file) {
+  if (e.file) stats_.content_bytes -= e.file->content.size();
+  e.file = std::move(file);
+  if (e.file) stats_.content_bytes += e.file->content.size();
 }
 
 bool OpenFileCache::still_same(const Entry& e) {

@@ -10,6 +10,12 @@
 //   min_uses  a descriptor is kept only once the path was asked for this
 //             many times within `inactive`; before that it is opened per use
 //   errors    open errors (ENOENT, EACCES, ...) are cached like files
+//
+// A cached file of up to kMaxContentBytes also keeps its bytes (at most
+// kContentBudget per worker): responses that must copy the bytes into
+// memory anyway (TLS records, HTTP/2 frames) copy them from there, not
+// with a pread each. They are read when the entry is made and renewed with
+// it, so the bytes, length and validators of a response always agree.
 #pragma once
 
 #include <chrono>
@@ -38,17 +44,22 @@ struct OpenResult {
 
 // open(O_RDONLY|O_NONBLOCK|O_CLOEXEC) + fstat, without a cache. `path` must
 // be NUL-terminated (std::string guarantees it). O_NONBLOCK keeps a FIFO
-// from blocking the worker in open().
-OpenResult open_file(const std::string& path);
+// from blocking the worker in open(). A regular file of at most
+// `keep_content_up_to` bytes is also read into OpenFile::content.
+OpenResult open_file(const std::string& path, size_t keep_content_up_to = 0);
 
 class OpenFileCache {
  public:
+  static constexpr size_t kMaxContentBytes = 64 * 1024;
+  static constexpr size_t kContentBudget = 16 * 1024 * 1024;
+
   struct Stats {
     uint64_t hits = 0;          // served from a cached entry
     uint64_t misses = 0;        // opened (no entry, or below min_uses)
     uint64_t revalidations = 0; // stat() after `valid` ran out
     uint64_t reopens = 0;       // revalidation found a changed file
     uint64_t evictions = 0;     // dropped by max or inactive
+    size_t content_bytes = 0;   // file bytes held in memory now
   };
 
   OpenFileCache() = default;
@@ -77,6 +88,10 @@ class OpenFileCache {
 
   void expire(const config::OpenFileCache& cfg, int64_t now_ms);
   void erase(List::iterator it);
+  // Opens for an entry that will keep the file: with its bytes if they fit.
+  OpenResult open_kept(const std::string& path);
+  // Points the entry at `file` (or none), keeping the byte count true.
+  void hold(Entry& e, std::shared_ptr<const http::OpenFile> file);
   // Re-stats a cached file; false if it changed or vanished.
   static bool still_same(const Entry& e);
 

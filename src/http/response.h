@@ -40,6 +40,12 @@ struct OpenFile {
   int64_t mtime = 0;  // seconds since the epoch
   uint64_t inode = 0;
   bool is_dir = false;
+  // The whole file, when the open-file cache keeps a small file's bytes
+  // (read once when the entry was made); empty otherwise. Writers that need
+  // the bytes in memory (TLS, HTTP/2, sendfile off) take them from here
+  // instead of a pread per response.
+  std::string content;
+  bool has_content() const { return !content.empty(); }
   ~OpenFile();
 };
 

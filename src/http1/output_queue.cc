@@ -3,6 +3,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace torii::http1 {
@@ -85,13 +86,22 @@ bool OutputQueue::load_file_piece(Piece& p) {
   return true;
 }
 
+bool OutputQueue::from_cache(const Piece& p, bool zero_copy) {
+  return p.file && !zero_copy && p.file->has_content() &&
+         uint64_t(p.offset + p.length) <= p.file->content.size();
+}
+
 OutputQueue::Result OutputQueue::flush(net::Transport& t, bool use_sendfile) {
-  // TLS reads file ranges into its own reused record buffer whatever the
-  // sendfile directive says: cheaper than a copy into the queue.
+  // A plain socket with sendfile on takes file ranges zero-copy. Otherwise
+  // the bytes pass through memory: a file whose bytes the open-file cache
+  // holds is written from them together with the memory pieces around it;
+  // another goes by the TLS transport's read into its own record buffer
+  // (cheaper than a copy into the queue), or is read into the queue.
+  const bool zero_copy = use_sendfile && !t.is_tls() && t.can_sendfile();
   use_sendfile = (use_sendfile || t.is_tls()) && t.can_sendfile();
   while (!empty()) {
     Piece& front = pieces_[first_];
-    if (front.file) {
+    if (front.file && !from_cache(front, zero_copy)) {
       if (!use_sendfile) {
         if (!load_file_piece(front)) return Result::error;
         continue;
@@ -108,17 +118,22 @@ OutputQueue::Result OutputQueue::flush(net::Transport& t, bool use_sendfile) {
       }
       continue;
     }
-    // Gather consecutive memory pieces into one writev.
+    // Gather consecutive memory pieces (and cached file bytes) into one writev.
     iovec iov[kMaxIov];
     int count = 0;
     bool more = false;
     for (auto it = pieces_.begin() + ptrdiff_t(first_); it != pieces_.end() && count < kMaxIov; ++it) {
       if (it->file) {
-        more = use_sendfile;  // a head followed by sendfile: share the segments
-        break;
+        if (!from_cache(*it, zero_copy)) {
+          more = use_sendfile;  // a head followed by sendfile: share the segments
+          break;
+        }
+        iov[count].iov_base = const_cast<char*>(it->file->content.data()) + it->offset;
+        iov[count].iov_len = size_t(it->length);
+      } else {
+        iov[count].iov_base = it->data.data() + it->sent;
+        iov[count].iov_len = it->data.size() - it->sent;
       }
-      iov[count].iov_base = it->data.data() + it->sent;
-      iov[count].iov_len = it->data.size() - it->sent;
       ++count;
     }
     auto r = t.writev(iov, count, more);
@@ -128,15 +143,19 @@ OutputQueue::Result OutputQueue::flush(net::Transport& t, bool use_sendfile) {
     size_t left = r.bytes;
     while (left > 0) {
       Piece& p = pieces_[first_];
-      size_t avail = p.data.size() - p.sent;
-      if (left >= avail) {
-        left -= avail;
-        memory_bytes_ -= avail;
-        pop_front();
+      const size_t avail = p.file ? size_t(p.length) : p.data.size() - p.sent;
+      const size_t k = std::min(left, avail);
+      left -= k;
+      if (p.file) {
+        p.offset += int64_t(k);
+        p.length -= int64_t(k);
       } else {
-        p.sent += left;
-        memory_bytes_ -= left;
-        left = 0;
+        p.sent += k;
+        memory_bytes_ -= k;
+      }
+      if (k == avail) {
+        if (p.file) --files_;
+        pop_front();
       }
     }
   }

@@ -1,6 +1,8 @@
 // What a connection still has to write: memory and file ranges, in order.
 // Memory pieces leave by writev, files by sendfile (or pread into memory
-// when sendfile is off or the transport is TLS), so a 20 KB file goes out in one or two syscalls.
+// when sendfile is off or the transport is TLS; a small file the open-file
+// cache holds leaves from its cached bytes), so a 20 KB file goes out in
+// one or two syscalls.
 #pragma once
 
 #include <sys/types.h>
@@ -57,6 +59,8 @@ class OutputQueue {
     size_t sent = 0;  // of data
   };
   bool load_file_piece(Piece& p);
+  // A file piece written from the open-file cache's copy of its bytes.
+  static bool from_cache(const Piece& p, bool zero_copy);
   // The last piece if it is memory with room to merge into, else a new one.
   std::string& memory_tail();
   void push_back(Piece p);

@@ -509,6 +509,23 @@ ssize_t Stream::read_length(size_t max, uint32_t* flags) {
   return ssize_t(n);
 }
 
+// File bytes straight from the page cache into the output buffer.
+bool Stream::pread_into(std::string& out, const Piece& p, size_t k) {
+  const size_t base = out.size();
+  out.resize(base + k);
+  size_t got = 0;
+  while (got < k) {
+    ssize_t r = pread(p.file->fd, out.data() + base + got, k - got, p.offset + int64_t(got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      TORII_LOG(crit, "pread() failed (%d: %s) while sending a file over HTTP/2", errno, strerror(errno));
+      return false;
+    }
+    got += size_t(r);
+  }
+  return true;
+}
+
 bool Stream::write_data(std::string& out, size_t len) {
   queued_total_ -= int64_t(len);
   while (len > 0 && has_pieces()) {
@@ -522,20 +539,12 @@ bool Stream::write_data(std::string& out, size_t len) {
       if (p.consumed == p.data.size()) pop_piece();
       continue;
     }
-    // File bytes go straight from the page cache into the output buffer.
     const size_t k = size_t(std::min<int64_t>(int64_t(len), p.length));
-    const size_t base = out.size();
-    out.resize(base + k);
-    size_t got = 0;
-    while (got < k) {
-      ssize_t r = pread(p.file->fd, out.data() + base + got, k - got, p.offset + int64_t(got));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) {
-        TORII_LOG(crit, "pread() failed (%d: %s) while sending a file over HTTP/2", errno, strerror(errno));
-        clear_pieces();
-        return false;
-      }
-      got += size_t(r);
+    if (p.file->has_content()) {
+      out.append(p.file->content, size_t(p.offset), k);  // the open-file cache holds the bytes
+    } else if (!pread_into(out, p, k)) {
+      clear_pieces();
+      return false;
     }
     p.offset += int64_t(k);
     p.length -= int64_t(k);

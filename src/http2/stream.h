@@ -111,6 +111,8 @@ class Stream final : public http::ResponseSink {
   void push_piece(Piece p);
   void pop_piece();
   void clear_pieces();
+  // Appends `k` bytes of a file piece, read at its offset. False on a read error.
+  static bool pread_into(std::string& out, const Piece& p, size_t k);
 
   int build_head(std::string& reason);
   void output_changed();

@@ -151,6 +151,34 @@ TEST(OutputQueue, AppendWithWritesInPlace) {
   close(sv[1]);
 }
 
+// A file whose bytes the open-file cache holds leaves from them unless it
+// can go zero-copy by sendfile; the test gives the copy other bytes than
+// the descriptor to see which was sent.
+TEST(OutputQueue, CachedFileBytesAreSentWhenNotBySendfile) {
+  for (bool sendfile : {false, true}) {
+    int sv[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    auto on_disk = temp_file("0123456789");
+    auto file = std::make_shared<http::OpenFile>();
+    file->fd = dup(on_disk->fd);
+    file->size = 10;
+    file->content = "abcdefghij";
+    OutputQueue q;
+    q.append("<");
+    q.append_file(file, 2, 5);
+    q.append(">");
+    {
+      net::PlainTransport t(sv[0]);
+      ASSERT_EQ(q.flush(t, sendfile), OutputQueue::Result::done);
+    }
+    EXPECT_TRUE(q.empty());
+    EXPECT_FALSE(q.has_file());
+    EXPECT_EQ(q.bytes_written(), 7u);
+    EXPECT_EQ(read_all(sv[1]), sendfile ? "<23456>" : "<cdefg>");
+    close(sv[1]);
+  }
+}
+
 TEST(OutputQueue, ClosedPeerIsAnError) {
   int sv[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);

@@ -217,5 +217,53 @@ TEST_F(OpenFileCacheTest, ClearDropsEverything) {
   EXPECT_EQ(cache_.size(), 1u);
 }
 
+TEST_F(OpenFileCacheTest, KeptSmallFilesHoldTheirBytes) {
+  const std::string p = write("a.txt", "hello");
+  EXPECT_FALSE(open_file(p).file->has_content());  // no cache, no copy
+  OpenResult a = cache_.open(p, cfg_, 0);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a.file->content, "hello");
+  EXPECT_EQ(cache_.stats().content_bytes, 5u);
+  // A changed file's bytes are replaced with the file.
+  write("a.txt", "hello, world", 1700000100);
+  OpenResult b = cache_.open(p, cfg_, 1500);
+  EXPECT_EQ(b.file->content, "hello, world");
+  EXPECT_EQ(a.file->content, "hello");  // a response in flight keeps what it had
+  EXPECT_EQ(cache_.stats().content_bytes, 12u);
+  cache_.open(write("empty.txt", ""), cfg_, 1500);
+  EXPECT_EQ(cache_.stats().content_bytes, 12u);
+  cache_.clear();
+  EXPECT_EQ(cache_.stats().content_bytes, 0u);
+}
+
+TEST_F(OpenFileCacheTest, OnlySmallFilesAndOnlyKeptOnesAreRead) {
+  const std::string small = write("small", std::string(OpenFileCache::kMaxContentBytes, 's'));
+  const std::string big = write("big", std::string(OpenFileCache::kMaxContentBytes + 1, 'b'));
+  EXPECT_TRUE(cache_.open(small, cfg_, 0).file->has_content());
+  EXPECT_FALSE(cache_.open(big, cfg_, 0).file->has_content());
+  EXPECT_EQ(cache_.stats().content_bytes, OpenFileCache::kMaxContentBytes);
+  // Below min_uses the descriptor is not kept, so neither are the bytes.
+  cfg_.min_uses = 2;
+  const std::string p = write("a.txt", "a");
+  EXPECT_FALSE(cache_.open(p, cfg_, 1).file->has_content());
+  EXPECT_TRUE(cache_.open(p, cfg_, 2).file->has_content());
+}
+
+TEST_F(OpenFileCacheTest, HeldBytesStayWithinTheBudgetAndLeaveWithTheirEntries) {
+  const size_t n = OpenFileCache::kContentBudget / OpenFileCache::kMaxContentBytes;
+  cfg_.max = n + 10;
+  const std::string body(OpenFileCache::kMaxContentBytes, 'x');
+  for (size_t i = 0; i < n; ++i) EXPECT_TRUE(cache_.open(write("f" + std::to_string(i), body), cfg_, 0).file->has_content());
+  EXPECT_EQ(cache_.stats().content_bytes, OpenFileCache::kContentBudget);
+  OpenResult over = cache_.open(write("over", "tiny"), cfg_, 0);
+  ASSERT_TRUE(over.ok());
+  EXPECT_FALSE(over.file->has_content());  // served from its descriptor
+  EXPECT_EQ(read_all(*over.file), "tiny");
+  // Entries that leave give their bytes back.
+  OpenResult again = cache_.open(dir_ + "/f0", cfg_, 20'000);  // all others inactive: expired
+  EXPECT_EQ(cache_.stats().content_bytes, OpenFileCache::kMaxContentBytes);
+  EXPECT_TRUE(again.file->has_content());
+}
+
 }  // namespace
 }  // namespace torii::handlers
