@@ -4,6 +4,10 @@
 # Sourced by the scenario scripts.
 
 TORII_BIN=${TORII_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/torii}
+if [ ! -x "$TORII_BIN" ]; then
+  echo "no torii binary at $TORII_BIN: build it first or set TORII_BIN" >&2
+  exit 1
+fi
 NGINX_BIN=${NGINX_BIN:-/usr/sbin/nginx}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
