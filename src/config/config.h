@@ -133,6 +133,7 @@ struct LocationSettings {
   uint64_t keepalive_requests = 1000;
   int64_t client_max_body_size = 1 << 20;  // 0: unlimited
   size_t client_body_buffer_size = 16 * 1024;
+  std::string client_body_temp_path;  // "<prefix>client_body_temp" after load
   Ms client_body_timeout{60'000};
   Ms send_timeout{60'000};
   bool server_tokens = true;

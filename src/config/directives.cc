@@ -498,6 +498,20 @@ Status set_server_name(Compiler&, Scope& s, const Node& n) {
 
 // ---- location content -------------------------------------------------------
 
+// client_body_temp_path PATH [LEVEL1 [LEVEL2 [LEVEL3]]]: the levels spread
+// nginx's named files over subfolders; ours have no names, so they are
+// checked and otherwise unused.
+Status set_client_body_temp_path(Compiler& c, Scope& s, const Node& n) {
+  if (n.args.size() > 4) return node_error(n, "invalid number of arguments in \"client_body_temp_path\" directive");
+  for (size_t i = 1; i < n.args.size(); ++i) {
+    if (n.args[i] != "1" && n.args[i] != "2") return invalid_value(n, n.args[i]);
+  }
+  std::string p = c.full_path(n.args[0]);
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  s.settings->client_body_temp_path = std::move(p);
+  return Ok{};
+}
+
 Status set_root(Compiler& c, Scope& s, const Node& n) {
   for (auto other : s.seen)
     if (other == "alias") return node_error(n, "\"root\" directive is duplicate, \"alias\" directive was specified earlier");
@@ -798,6 +812,7 @@ const DirectiveSpec kDirectives[] = {
     {"large_client_header_buffers", kHS, kArgs2, true, false, kNone, &set_large_buffers},
     {"client_body_timeout", kHSL, kArgs1, true, false, kNone, &loc_time<&LocationSettings::client_body_timeout>},
     {"client_max_body_size", kHSL, kArgs1, true, false, kNone, &loc_size<int64_t, &LocationSettings::client_max_body_size>},
+    {"client_body_temp_path", kHSL, kArgs1More, true, false, kNone, &set_client_body_temp_path},
     {"client_body_buffer_size", kHSL, kArgs1, true, false, kNone, &loc_size<size_t, &LocationSettings::client_body_buffer_size>},
     {"send_timeout", kHSL, kArgs1, true, false, kNone, &loc_time<&LocationSettings::send_timeout>},
     {"log_not_found", kHSL, kFlag, true, false, kNone, LOC_FLAG(log_not_found)},
@@ -840,7 +855,7 @@ constexpr std::string_view kLater[] = {
     "worker_cpu_affinity", "worker_priority", "worker_shutdown_timeout", "accept_mutex",
     "accept_mutex_delay", "env", "load_module", "absolute_redirect", "port_in_redirect",
     "server_name_in_redirect", "chunked_transfer_encoding", "postpone_output", "keepalive_time",
-    "send_lowat", "sendfile_max_chunk", "client_body_temp_path", "client_body_in_file_only",
+    "send_lowat", "sendfile_max_chunk", "client_body_in_file_only",
     "recursive_error_pages", "msie_padding", "msie_refresh", "ssi", "add_trailer", "auth_request",
     "uwsgi_pass", "scgi_pass",
     "fastcgi_pass", "grpc_pass", "memcached_pass", "open_log_file_cache", "log_subrequest",

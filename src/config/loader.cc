@@ -236,6 +236,7 @@ Status Compiler::block(const std::vector<Node>& nodes, Scope& scope) {
 Status Compiler::http(const Node& n) {
   Server proto;
   proto.settings.root = full_path("html");
+  proto.settings.client_body_temp_path = full_path("client_body_temp");
   proto.settings.types = default_types();
   AccessLog log;
   log.path = full_path("logs/access.log");

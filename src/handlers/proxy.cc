@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include "core/event_loop.h"
 #include "core/timer_wheel.h"
 #include "handlers/proxy_headers.h"
+#include "handlers/request_body_buffer.h"
 #include "http/exchange.h"
 #include "http/pipeline.h"
 #include "http/variables.h"
@@ -90,6 +93,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   void connect_to(int peer);
   void on_connected();
   void write_request();
+  bool send_body_file();
   void read_head();
   void on_head(size_t head_len);
   void stream_body();
@@ -123,7 +127,8 @@ class ProxySession final : public http::Exchange::HandlerState,
   // The request as it goes upstream.
   std::string uri_;
   std::string head_;
-  std::string body_;            // buffered body (request buffering)
+  std::optional<RequestBodyBuffer> body_;  // buffered body (request buffering)
+  int64_t body_file_sent_ = 0;             // of a body in a file, on this try
   bool streaming_body_ = false;  // proxy_request_buffering off: body passes as it comes
   bool chunked_body_ = false;    // streamed with chunked framing
   bool body_done_ = false;       // the client's body has ended
@@ -184,6 +189,8 @@ void ProxySession::start() {
     return;
   }
   phase_ = Phase::reading_client_body;
+  const auto& settings = ex_.settings();
+  body_.emplace(settings.client_body_buffer_size, settings.client_body_temp_path);
   ex_.read_body(this);  // on_body_end starts the first try
 }
 
@@ -195,7 +202,11 @@ bool ProxySession::on_body_data(std::string_view data) {
   }
   if (phase_ == Phase::streaming || phase_ == Phase::done) return true;  // answered already: dropped
   if (!streaming_body_) {
-    body_.append(data);
+    if (!body_->append(data)) {
+      TORII_LOG(crit, "%s in \"%s\" failed (%d: %s), client: %s", body_->what(), body_->temp_dir().c_str(), errno,
+                strerror(errno), ex_.conn().remote_addr.c_str());
+      respond(500);  // what else comes is read and dropped
+    }
     return true;
   }
   // Streamed: bytes that reach the upstream are gone, so no retry after.
@@ -222,7 +233,7 @@ void ProxySession::on_body_end() {
     return;
   }
   if (phase_ != Phase::reading_client_body) return;
-  RequestHeadInfo info = build_request_head(ex_, cfg_, uri_, RequestBody::length, int64_t(body_.size()), head_);
+  RequestHeadInfo info = build_request_head(ex_, cfg_, uri_, RequestBody::length, body_->size(), head_);
   upgrade_sent_ = info.upgrade;
   next_try();
 }
@@ -273,7 +284,8 @@ void ProxySession::connect_to(int peer) {
   // Either the request again from the start, or (streaming) what is left.
   if (!streaming_body_) {
     out_ = head_;
-    out_.append(body_);
+    if (body_ && !body_->in_file()) out_.append(body_->memory());  // else sent from the file after the head
+    body_file_sent_ = 0;
   } else if (tries_ == 1) {
     out_.insert(0, head_);  // body bytes that came while picking follow the head
   } else {
@@ -393,6 +405,7 @@ void ProxySession::write_request() {
     ex_.resume_body();
     return;
   }
+  if (!send_body_file()) return;
   if (streaming_body_ && !body_done_) {
     ex_.resume_body();
     return;
@@ -401,6 +414,29 @@ void ProxySession::write_request() {
     request_sent_ = true;
     arm(cfg_.read_timeout.count());
   }
+}
+
+// The buffered body from its temporary file, after the head. False while
+// the socket is full or after a failed send (handled here).
+bool ProxySession::send_body_file() {
+  if (!body_ || !body_->in_file()) return true;
+  while (body_file_sent_ < body_->size()) {
+    off_t off = body_file_sent_;
+    const ssize_t n = ::sendfile(fd_, body_->fd(), &off, size_t(body_->size() - body_file_sent_));
+    if (n > 0) {
+      body_file_sent_ += n;
+      arm(cfg_.send_timeout.count());
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
+    const int err = n == 0 ? EIO : errno;  // 0: the file shrank, which cannot happen to ours
+    read_head();  // the upstream may already have answered (and closed)
+    if (phase_ == Phase::exchanging && fd_ >= 0)
+      try_failed(Failure::error, err, "sendfile() failed", "sending request to upstream");
+    return false;
+  }
+  return true;
 }
 
 // ---- read the response head ----------------------------------------------------

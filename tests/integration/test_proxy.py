@@ -6,6 +6,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
@@ -188,6 +189,80 @@ def test_request_bodies(make_server, upstreams):
         assert resp.body.endswith(b"hello\r\n6\r\n world\r\n0\r\n\r\n")
     resp = harness.http(srv.port, "/stream/", method="POST", body=body)
     assert resp.body.endswith(b"\r\nContent-Length: 25600\r\n\r\n" + body)
+
+
+class SwallowAndClose:
+    """An upstream that reads part of a request and closes without a word."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.received = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(5)
+                try:
+                    self.received.append(len(conn.recv(65536)))
+                except OSError:
+                    pass
+
+
+def test_large_buffered_body_goes_through_a_temp_file(make_server, upstreams):
+    # Beyond client_body_buffer_size the body waits in a nameless file under
+    # client_body_temp_path; a retry sends it again from the start.
+    up = upstreams()
+    closer = SwallowAndClose()
+    srv = make_server(proxy_conf(f"""
+    upstream pair {{ server 127.0.0.1:{closer.port}; server 127.0.0.1:{up.port}; }}
+    client_max_body_size 8m;
+    client_body_buffer_size 16k;
+    client_body_temp_path @PREFIX@/bodies 1 2;
+    server {{
+        listen 127.0.0.1:@PORT@;
+        location / {{ proxy_pass http://127.0.0.1:{up.port}; proxy_http_version 1.1; }}
+        location /retry/ {{ proxy_pass http://pair/echo/; }}
+    }}"""))
+    body = os.urandom(4 * 1024 * 1024)
+    resp = harness.http(srv.port, "/echo", method="POST", body=body, timeout=30)
+    assert resp.status == 200
+    assert resp.body.endswith(b"\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+    temp_dir = srv.prefix / "bodies"
+    assert temp_dir.is_dir() and [p for p in temp_dir.rglob("*") if not p.is_dir()] == []  # nothing left
+    # The first server takes some bytes and hangs up; PUT is retried in full.
+    resp = harness.http(srv.port, "/retry/x", method="PUT", body=body, timeout=30)
+    assert resp.status == 200
+    assert closer.received and resp.body.endswith(b"\r\n\r\n" + body)
+
+
+@pytest.mark.skipif(harness.IS_NGINX, reason="nginx makes its temp paths at startup and will not start")
+def test_body_temp_file_failure_is_a_500(make_server, upstreams):
+    # torii makes the folder when a body first needs it; if it cannot, that
+    # request gets a 500 and the error log says why.
+    up = upstreams()
+    srv = make_server(proxy_conf(f"""
+    client_body_temp_path @PREFIX@/conf/not-a-dir/bodies;
+    server {{
+        listen 127.0.0.1:@PORT@;
+        location / {{ proxy_pass http://127.0.0.1:{up.port}; }}
+    }}"""), start=False)
+    (srv.prefix / "conf").mkdir(parents=True, exist_ok=True)
+    (srv.prefix / "conf" / "not-a-dir").write_text("a file")
+    srv.start()
+    # A small body stays in memory and needs no temporary file.
+    assert harness.http(srv.port, "/echo", method="POST", body=b"small").status == 200
+    resp = harness.http(srv.port, "/echo", method="POST", body=b"x" * 100_000)
+    assert resp.status == 500
+    error_log_has(srv, "open() temporary file")
+    assert up.requests and all(b"x" * 100 not in r for r in up.requests)
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,46 @@
+// A request body held for the upstream while proxy_request_buffering is on,
+// as nginx holds it: in memory up to client_body_buffer_size, beyond that
+// in a temporary file under client_body_temp_path, so a large upload costs
+// disk, not memory. The file has no name (O_TMPFILE, or unlinked at once):
+// nothing is left behind whatever happens to the process. The body is kept
+// whole so that a retry can send it again.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace torii::handlers {
+
+class RequestBodyBuffer {
+ public:
+  RequestBodyBuffer(size_t memory_limit, std::string temp_dir)
+      : memory_limit_(memory_limit), temp_dir_(std::move(temp_dir)) {}
+  ~RequestBodyBuffer();
+  RequestBodyBuffer(const RequestBodyBuffer&) = delete;
+  RequestBodyBuffer& operator=(const RequestBodyBuffer&) = delete;
+
+  // False when the temporary file could not be made or written: errno is
+  // kept and what() names the call that failed.
+  bool append(std::string_view data);
+
+  int64_t size() const { return size_; }
+  bool in_file() const { return fd_ >= 0; }
+  const std::string& memory() const { return memory_; }  // the body, when not in a file
+  int fd() const { return fd_; }                           // the body, when in a file
+  const std::string& temp_dir() const { return temp_dir_; }
+  const char* what() const { return what_; }
+
+ private:
+  bool spill();  // moves what is in memory to a new temporary file
+  bool write_all(std::string_view data);
+
+  size_t memory_limit_;
+  std::string temp_dir_;
+  std::string memory_;
+  int fd_ = -1;
+  int64_t size_ = 0;
+  const char* what_ = "";
+};
+
+}  // namespace torii::handlers
