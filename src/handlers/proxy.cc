@@ -40,6 +40,7 @@ using http1::BodyFraming;
 
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kStreamedBodyLimit = 64 * 1024;  // client body bytes held before pausing the client
+constexpr uint32_t kInputEvents = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;  // the socket has input or news
 
 // Why a try failed, as proxy_next_upstream names it.
 enum class Failure : uint8_t { error, timeout, invalid_header };
@@ -91,7 +92,9 @@ class ProxySession final : public http::Exchange::HandlerState,
   // Phases.
   void next_try();
   void connect_to(int peer);
-  void on_connected();
+  // `input_pending`: the event that completed the connect also reported
+  // input (an upstream that spoke or closed first).
+  void on_connected(bool input_pending);
   void write_request();
   bool send_body_file();
   void read_head();
@@ -304,7 +307,7 @@ void ProxySession::connect_to(int peer) {
       fd_ = taken.fd;
       conn_requests_ = taken.requests;
       loop_.modify(fd_, handler_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP);
-      on_connected();
+      on_connected(false);  // the pool's check saw nothing pending; later input has its own event
       return;
     }
   }
@@ -326,7 +329,7 @@ void ProxySession::connect_to(int peer) {
   loop_.add(fd, handler_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP);
   int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&server.addr), server.addr_len);
   if (rc == 0) {
-    on_connected();
+    on_connected(false);  // registered before connecting: any input has its own event
     return;
   }
   if (errno != EINPROGRESS) {
@@ -337,11 +340,13 @@ void ProxySession::connect_to(int peer) {
   arm(cfg_.connect_timeout.count());
 }
 
-void ProxySession::on_connected() {
+void ProxySession::on_connected(bool input_pending) {
   phase_ = Phase::exchanging;
   arm(cfg_.send_timeout.count());
   write_request();
-  if (phase_ == Phase::exchanging && fd_ >= 0) read_head();
+  // Nothing answers a request not yet sent: reading now would only say
+  // EAGAIN. The response arrives with an event of its own.
+  if (input_pending && phase_ == Phase::exchanging && fd_ >= 0) read_head();
 }
 
 void ProxySession::on_socket_io(uint32_t events) {
@@ -355,12 +360,15 @@ void ProxySession::on_socket_io(uint32_t events) {
         return;
       }
       if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
-      on_connected();
+      on_connected(events & kInputEvents);
       return;
     }
     case Phase::exchanging:
       if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) write_request();
-      if (phase_ == Phase::exchanging && fd_ >= 0) read_head();
+      // Edge-triggered epoll reports the whole readiness: without an input
+      // bit there is nothing to read (a write-space event, the re-arm of a
+      // pooled connection).
+      if ((events & kInputEvents) && phase_ == Phase::exchanging && fd_ >= 0) read_head();
       return;
     case Phase::streaming:
       if (!paused_) stream_body();
