@@ -40,7 +40,6 @@ using http1::BodyFraming;
 
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kStreamedBodyLimit = 64 * 1024;  // client body bytes held before pausing the client
-constexpr uint32_t kInputEvents = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;  // the socket has input or news
 
 // Why a try failed, as proxy_next_upstream names it.
 enum class Failure : uint8_t { error, timeout, invalid_header };
@@ -92,9 +91,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   // Phases.
   void next_try();
   void connect_to(int peer);
-  // `input_pending`: the event that completed the connect also reported
-  // input (an upstream that spoke or closed first).
-  void on_connected(bool input_pending);
+  void on_connected();
   void write_request();
   bool send_body_file();
   void read_head();
@@ -307,7 +304,7 @@ void ProxySession::connect_to(int peer) {
       fd_ = taken.fd;
       conn_requests_ = taken.requests;
       loop_.modify(fd_, handler_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP);
-      on_connected(false);  // the pool's check saw nothing pending; later input has its own event
+      on_connected();
       return;
     }
   }
@@ -329,7 +326,7 @@ void ProxySession::connect_to(int peer) {
   loop_.add(fd, handler_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP);
   int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&server.addr), server.addr_len);
   if (rc == 0) {
-    on_connected(false);  // registered before connecting: any input has its own event
+    on_connected();
     return;
   }
   if (errno != EINPROGRESS) {
@@ -340,13 +337,11 @@ void ProxySession::connect_to(int peer) {
   arm(cfg_.connect_timeout.count());
 }
 
-void ProxySession::on_connected(bool input_pending) {
+void ProxySession::on_connected() {
   phase_ = Phase::exchanging;
   arm(cfg_.send_timeout.count());
   write_request();
-  // Nothing answers a request not yet sent: reading now would only say
-  // EAGAIN. The response arrives with an event of its own.
-  if (input_pending && phase_ == Phase::exchanging && fd_ >= 0) read_head();
+  if (phase_ == Phase::exchanging && fd_ >= 0) read_head();
 }
 
 void ProxySession::on_socket_io(uint32_t events) {
@@ -360,15 +355,12 @@ void ProxySession::on_socket_io(uint32_t events) {
         return;
       }
       if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
-      on_connected(events & kInputEvents);
+      on_connected();
       return;
     }
     case Phase::exchanging:
       if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) write_request();
-      // Edge-triggered epoll reports the whole readiness: without an input
-      // bit there is nothing to read (a write-space event, the re-arm of a
-      // pooled connection).
-      if ((events & kInputEvents) && phase_ == Phase::exchanging && fd_ >= 0) read_head();
+      if (phase_ == Phase::exchanging && fd_ >= 0) read_head();
       return;
     case Phase::streaming:
       if (!paused_) stream_body();
