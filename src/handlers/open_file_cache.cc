@@ -17,10 +17,6 @@ int64_t now_steady_ms() {
       .count();
 }
 
-}  // namespace
-
-namespace {
-
 // The whole file into `out`, or nothing if it is not `size` bytes long now.
 void read_content(int fd, int64_t size, std::string& out) {
   out.resize(size_t(size));

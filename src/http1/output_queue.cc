@@ -12,6 +12,7 @@ namespace {
 constexpr size_t kMergeLimit = 16 * 1024;   // small appends join the last piece
 constexpr int64_t kReadChunk = 128 * 1024;  // pread size when sendfile is off
 constexpr int kMaxIov = 64;
+constexpr size_t kCompactAfter = 32;  // spent slots kept before the vector is compacted
 }  // namespace
 
 void OutputQueue::push_back(Piece p) {
@@ -27,6 +28,10 @@ void OutputQueue::pop_front() {
   pieces_[first_] = Piece{};  // lets go of the memory and the file now
   if (++first_ == pieces_.size()) {
     pieces_.clear();
+    first_ = 0;
+  } else if (first_ >= kCompactAfter && first_ * 2 >= pieces_.size()) {
+    // A stream whose queue never empties: drop the spent slots (amortised O(1)).
+    pieces_.erase(pieces_.begin(), pieces_.begin() + ptrdiff_t(first_));
     first_ = 0;
   }
 }

@@ -20,6 +20,7 @@ namespace {
 
 constexpr size_t kDrainLowMark = 16 * 1024;  // a streaming handler resumes below this
 constexpr size_t kMinBodyWindow = 64 * 1024;
+constexpr size_t kCompactAfter = 32;  // spent piece slots kept before the vector is compacted
 
 std::string_view view(nghttp2_rcbuf* b) {
   nghttp2_vec v = nghttp2_rcbuf_get_buf(b);
@@ -482,7 +483,13 @@ void Stream::push_piece(Piece p) {
 
 void Stream::pop_piece() {
   pieces_[first_piece_] = Piece();  // lets go of the file or the memory now
-  if (++first_piece_ == pieces_.size()) clear_pieces();
+  if (++first_piece_ == pieces_.size()) {
+    clear_pieces();
+  } else if (first_piece_ >= kCompactAfter && first_piece_ * 2 >= pieces_.size()) {
+    // A stream whose queue never empties: drop the spent slots (amortised O(1)).
+    pieces_.erase(pieces_.begin(), pieces_.begin() + ptrdiff_t(first_piece_));
+    first_piece_ = 0;
+  }
 }
 
 void Stream::clear_pieces() {
