@@ -47,7 +47,7 @@ class Recycled {
       return;
     }
 #endif
-    ::operator delete(p, size);
+    ::operator delete(p);
   }
 
  private:
@@ -55,7 +55,7 @@ class Recycled {
     std::vector<void*> blocks;
     FreeBlocks() { blocks.reserve(kKeep); }
     ~FreeBlocks() {
-      for (void* p : blocks) ::operator delete(p, sizeof(T));
+      for (void* p : blocks) ::operator delete(p);
     }
   };
   static std::vector<void*>& free_blocks() {
