@@ -190,7 +190,10 @@ void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p,
       default:
         break;
     }
-    if (hidden_by_default(h.name) && !listed(p.pass_headers, h.name)) continue;
+    if (hidden_by_default(h.name)) {
+      if (!listed(p.pass_headers, h.name)) continue;
+      if (iequals(h.name, "server") || iequals(h.name, "date")) out.has_upstream_server_or_date = true;
+    }
     if (listed(p.hide_headers, h.name)) continue;
     if (iequals(h.name, "location") || iequals(h.name, "refresh")) {
       std::string v(h.value);

@@ -87,8 +87,8 @@ void Exchange::send_head(ResponseHead head) {
     head.add(h.name, value);
   }
   // Ours go first, unless the upstream's were passed (proxy_pass_header).
-  const bool own_server = head.find("Server") == nullptr;
-  const bool own_date = head.find("Date") == nullptr;
+  const bool own_server = !head.has_upstream_server_or_date || head.find("Server") == nullptr;
+  const bool own_date = !head.has_upstream_server_or_date || head.find("Date") == nullptr;
   head.headers.insert(head.headers.begin(), size_t(own_server) + size_t(own_date), {});
   size_t at = 0;
   if (own_server) head.headers[at++] = {"Server", s.server_tokens ? "torii/" TORII_VERSION : "torii"};

@@ -19,6 +19,10 @@ struct ResponseHead {
   // Owned: values are often computed (dates, lengths, template output).
   std::vector<std::pair<std::string, std::string>> headers;
   int64_t content_length = -1;  // -1: unknown (HTTP/1.1 uses chunked)
+  // The upstream's Server or Date is among `headers` (proxy_pass_header):
+  // it goes out instead of ours. Set by the proxy, so that other responses
+  // need no search for them.
+  bool has_upstream_server_or_date = false;
 
   void add(std::string name, std::string value) {
     headers.emplace_back(std::move(name), std::move(value));

@@ -36,6 +36,7 @@ CONF = r"""
         location /ah/ {
             add_header X-Plain yes;
             add_header X-Always yes always;
+            add_header Server extra;
         }
 
         location /ep/ { error_page 404 /custom404.html; }
@@ -326,6 +327,10 @@ def test_add_header(srv):
     assert ok.status == 200
     assert ok.header("X-Plain") == "yes"
     assert ok.header("X-Always") == "yes"
+    # Added beside the server's own, as nginx does (only proxy_pass_header
+    # replaces it).
+    servers = ok.header_all("Server")
+    assert len(servers) == 2 and servers[1] == "extra" and servers[0] != "extra"
     missing = http(srv.port, "/ah/missing.txt")
     assert missing.status == 404
     assert missing.header("X-Plain") is None
