@@ -490,6 +490,7 @@ TEST(ConfigLoad, Defaults) {
   EXPECT_EQ(cfg->worker_processes, 1);
   const LocationSettings& s = cfg->servers[0]->settings;
   EXPECT_EQ(s.root, "/p/html");
+  EXPECT_EQ(s.client_body_temp_path, "/p/client_body_temp");
   EXPECT_EQ(s.index, std::vector<std::string>{"index.html"});
   EXPECT_EQ(s.default_type, "text/plain");
   EXPECT_EQ(mime_type(s, "/x.gif"), "image/gif");  // nginx's built-in types
@@ -498,6 +499,14 @@ TEST(ConfigLoad, Defaults) {
   EXPECT_EQ(s.access_logs[0].format->name, "combined");
   EXPECT_EQ(cfg->listen_groups.size(), 1u);
   EXPECT_EQ(cfg->listen_groups[0].listen.text, "0.0.0.0:80");
+}
+
+TEST(ConfigLoad, ClientBodyTempPath) {
+  auto cfg = load_ok("http { client_body_temp_path bodies/ 1 2; server { location /up { } } }");
+  ASSERT_TRUE(cfg);
+  const auto& srv = *cfg->servers[0];
+  EXPECT_EQ(srv.settings.client_body_temp_path, "/p/bodies");  // under the prefix; levels accepted
+  EXPECT_EQ(srv.locations.front()->settings.client_body_temp_path, "/p/bodies");  // inherited
 }
 
 TEST(ConfigLoad, WorkerProcessesAuto) {
@@ -625,6 +634,9 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http { server { location ~ /x {\nproxy_pass http://127.0.0.1:1/u; } } }",
        "string:2: \"proxy_pass\" cannot have URI part in location given by regular expression, or inside named "
        "location, or inside \"if\" statement, or inside \"limit_except\" block"},
+      {"http {\nclient_body_temp_path /t 1 3; }", "string:2: invalid value \"3\" in \"client_body_temp_path\" directive"},
+      {"http {\nclient_body_temp_path /t 1 2 2 1; }",
+       "string:2: invalid number of arguments in \"client_body_temp_path\" directive"},
       {"http {\ngzip on; }", "string:2: \"gzip on\" is not yet supported"},
       {"http {\ngzip_types text/css; }", "string:2: \"gzip_types\" is not yet supported"},
       {"http {\ndav_methods PUT; }", "string:2: \"dav_methods PUT\" is not yet supported"},
