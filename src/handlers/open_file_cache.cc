@@ -20,14 +20,7 @@ int64_t now_steady_ms() {
 // The whole file into `out`, or nothing if it is not `size` bytes long now.
 void read_content(int fd, int64_t size, std::string& out) {
   out.resize(size_t(size));
-  size_t got = 0;
-  while (got < out.size()) {
-    const ssize_t n = ::pread(fd, out.data() + got, out.size() - got, off_t(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += size_t(n);
-  }
-  if (got != out.size()) std::string().swap(out);  // changed under us: serve from the descriptor
+  if (!http::read_exact(fd, out.data(), out.size(), 0)) std::string().swap(out);  // changed under us: serve from the descriptor
 }
 
 }  // namespace

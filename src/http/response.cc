@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 
 namespace torii::http {
 
@@ -33,6 +34,20 @@ void ResponseHead::remove(std::string_view name) {
 
 OpenFile::~OpenFile() {
   if (fd >= 0) ::close(fd);
+}
+
+bool read_exact(int fd, char* buf, size_t n, int64_t offset) {
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::pread(fd, buf + got, n - got, off_t(offset + int64_t(got)));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      if (r == 0) errno = EIO;
+      return false;
+    }
+    got += size_t(r);
+  }
+  return true;
 }
 
 std::string_view reason_phrase(int status) {

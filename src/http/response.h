@@ -53,6 +53,10 @@ struct OpenFile {
   ~OpenFile();
 };
 
+// Reads exactly `n` bytes of `fd` at `offset` (pread, retried on EINTR and
+// short reads). False on an error or a file now shorter (errno EIO then).
+bool read_exact(int fd, char* buf, size_t n, int64_t offset);
+
 // A handler that consumes the request body (the proxy) implements this.
 class BodyReader {
  public:

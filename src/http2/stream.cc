@@ -520,17 +520,9 @@ ssize_t Stream::read_length(size_t max, uint32_t* flags) {
 bool Stream::pread_into(std::string& out, const Piece& p, size_t k) {
   const size_t base = out.size();
   out.resize(base + k);
-  size_t got = 0;
-  while (got < k) {
-    ssize_t r = pread(p.file->fd, out.data() + base + got, k - got, p.offset + int64_t(got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      TORII_LOG(crit, "pread() failed (%d: %s) while sending a file over HTTP/2", errno, strerror(errno));
-      return false;
-    }
-    got += size_t(r);
-  }
-  return true;
+  if (http::read_exact(p.file->fd, out.data() + base, k, p.offset)) return true;
+  TORII_LOG(crit, "pread() failed (%d: %s) while sending a file over HTTP/2", errno, strerror(errno));
+  return false;
 }
 
 bool Stream::write_data(std::string& out, size_t len) {
