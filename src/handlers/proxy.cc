@@ -94,6 +94,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   void on_connected();
   void write_request();
   bool send_body_file();
+  void send_failed(int err, const char* what);  // a failed write of the request
   void read_head();
   void on_head(size_t head_len);
   void stream_body();
@@ -392,11 +393,7 @@ void ProxySession::write_request() {
       phase_ = Phase::done;
       return;
     }
-    // The upstream may already have answered (and closed): read that first.
-    int err = errno;
-    read_head();
-    if (phase_ == Phase::exchanging && fd_ >= 0)
-      try_failed(Failure::error, err, "send() failed", "sending request to upstream");
+    send_failed(errno, "send() failed");
     return;
   }
   out_.clear();
@@ -430,13 +427,15 @@ bool ProxySession::send_body_file() {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
-    const int err = n == 0 ? EIO : errno;  // 0: the file shrank, which cannot happen to ours
-    read_head();  // the upstream may already have answered (and closed)
-    if (phase_ == Phase::exchanging && fd_ >= 0)
-      try_failed(Failure::error, err, "sendfile() failed", "sending request to upstream");
+    send_failed(n == 0 ? EIO : errno, "sendfile() failed");  // 0: the file shrank, which cannot happen to ours
     return false;
   }
   return true;
+}
+
+void ProxySession::send_failed(int err, const char* what) {
+  read_head();  // the upstream may already have answered (and closed): that comes first
+  if (phase_ == Phase::exchanging && fd_ >= 0) try_failed(Failure::error, err, what, "sending request to upstream");
 }
 
 // ---- read the response head ----------------------------------------------------
