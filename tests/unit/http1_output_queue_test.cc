@@ -36,6 +36,14 @@ std::string read_all(int fd) {
   return out;
 }
 
+// A socket pair whose writing end sv[0] does not block and, when `sndbuf`
+// is not 0, has that small a send buffer (so writes fill it quickly).
+bool nonblocking_pair(int sv[2], int sndbuf) {
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return false;
+  if (sndbuf > 0) setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+  return fcntl(sv[0], F_SETFL, O_NONBLOCK) == 0;
+}
+
 // What the peer has received so far, without waiting.
 void take_received(int fd, std::string& got) {
   char buf[65536];
@@ -91,10 +99,7 @@ TEST_P(OutputQueueTest, MemoryAndFileRangesLeaveInOrder) {
 // A full socket: flush says "again", keeps the rest, and finishes later.
 TEST_P(OutputQueueTest, PartialWritesResume) {
   int sv[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  int small = 4096;
-  setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  ASSERT_TRUE(nonblocking_pair(sv, 4096));
   std::string content(1 << 20, 'x');
   for (size_t i = 0; i < content.size(); i += 997) content[i] = char('0' + i % 10);
   auto file = temp_file(content);
@@ -114,8 +119,7 @@ INSTANTIATE_TEST_SUITE_P(SendfileOnOff, OutputQueueTest, ::testing::Bool());
 // chunk at a time, each chunk going out before the rest of the file.
 TEST(OutputQueue, BigFileFirstIsReadInChunksInOrder) {
   int sv[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  ASSERT_TRUE(nonblocking_pair(sv, 0));
   std::string content(300 * 1024, 'x');
   for (size_t i = 0; i < content.size(); i += 991) content[i] = char('a' + i % 26);
   auto file = temp_file(content);
@@ -184,10 +188,7 @@ TEST(OutputQueue, CachedFileBytesAreSentWhenNotBySendfile) {
 // reclaimed along the way.
 TEST(OutputQueue, NeverEmptyQueueKeepsOrder) {
   int sv[2];
-  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  int small = 8192;
-  setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  ASSERT_TRUE(nonblocking_pair(sv, 8192));
   net::PlainTransport t(sv[0]);
   OutputQueue q;
   std::string expect, got;
