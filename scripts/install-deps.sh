@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
 # Installs what torii needs to build and to run its tests, from Debian 12's
 # archive. Run as root (or through sudo).
+#
+# It never stops or restarts anything already running. Packages installed
+# here only for tests (nginx) must not start a service of their own, so
+# while apt runs, a policy-rc.d that answers "not now" keeps Debian's
+# maintainer scripts from starting newly installed daemons (a daemon that
+# was already running before is left alone either way).
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
+
+POLICY=/usr/sbin/policy-rc.d
+placed_policy=0
+if [ ! -e "$POLICY" ]; then
+  printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$POLICY" >/dev/null
+  $SUDO chmod 755 "$POLICY"
+  placed_policy=1
+fi
+remove_policy() { if [ "$placed_policy" = 1 ]; then $SUDO rm -f "$POLICY"; fi; }
+trap remove_policy EXIT
+
 $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
   build-essential cmake pkg-config libpcre2-dev libssl-dev libnghttp2-dev zlib1g-dev \
+  libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev \
   libgtest-dev libgmock-dev clang libclang-rt-14-dev \
-  python3 python3-pytest curl apache2-utils wrk nghttp2-client nginx-light openssl
-# The nginx package starts a server on port 80; torii only uses it for
-# tests and benchmarks, started by them.
-if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet nginx 2>/dev/null; then
-  $SUDO systemctl stop nginx || true
-fi
-$SUDO pkill -x nginx 2>/dev/null || true
+  python3 python3-pytest curl apache2-utils wrk nghttp2-client ngtcp2-client nginx-light openssl
