@@ -107,7 +107,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     limits.max_request_line = 64;
     limits.max_header_line = 48;
     limits.max_head = 256;
-    limits.max_headers = 4;
   }
   limits.allow_underscores = (knob & 0x40) != 0;
   const size_t cut = input.empty() ? 0 : (static_cast<size_t>(knob) * 7919u) % (input.size() + 1);

@@ -17,8 +17,9 @@ namespace torii::http1 {
 struct ParserLimits {
   size_t max_request_line = 8 * 1024;  // longer: 414
   size_t max_header_line = 8 * 1024;   // longer header field line: 431
-  size_t max_head = 32 * 1024;         // whole head (number * size): 431
-  size_t max_headers = 100;            // more fields: 431
+  // The whole head (large_client_header_buffers number * size): 431. As in
+  // nginx, the number of fields is bounded only by these bytes.
+  size_t max_head = 32 * 1024;
   bool allow_underscores = false;      // underscores_in_headers
 };
 
@@ -94,7 +95,6 @@ class RequestParser {
   uint32_t name_end_ = 0;
   uint32_t value_start_ = 0;
   uint32_t value_end_ = 0;
-  size_t field_lines_ = 0;  // every field line, dropped ones included
   std::vector<FieldMark> fields_;
 
   // Facts gathered from fields as they complete.
