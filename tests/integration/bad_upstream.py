@@ -14,6 +14,9 @@ thread of the test process and picks its behaviour from the request path:
   /stamped        200 with its own Server and a fixed Date
   anything else   200 "NAME" (the server's name), keep-alive
 
+A HEAD request, whatever its path, gets a 200 head that announces 1000
+bytes and no body, as RFC 9110 9.3.2 has it.
+
 Connections are kept alive (HTTP/1.1) and counted, so tests can tell
 whether the proxy reused them.
 """
@@ -101,6 +104,9 @@ class BadUpstream:
                 with self.lock:
                     self.requests.append(req)
                 path = req.split(b" ", 2)[1].decode("latin-1")
+                if req.startswith(b"HEAD "):
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+                    continue
                 if not self._answer(conn, path, req):
                     return
         except OSError:
