@@ -842,35 +842,6 @@ const DirectiveSpec kDirectives[] = {
 #undef LOC_FLAG
 #undef SRV_FLAG
 
-// Real nginx directives that a later release implements. Saying so beats
-// "unknown directive" for a config copied from nginx.
-constexpr std::string_view kLater[] = {
-    "http3", "quic", "rewrite", "if", "set", "geo",
-    "split_clients", "limit_rate", "limit_rate_after", "stub_status", "resolver",
-    "resolver_timeout", "real_ip_header", "set_real_ip_from", "real_ip_recursive", "sub_filter",
-    "charset", "autoindex", "break", "stream", "mail", "satisfy", "aio", "directio",
-    "output_buffers", "reset_timedout_connection", "lingering_close", "lingering_time",
-    "lingering_timeout", "server_names_hash_bucket_size", "server_names_hash_max_size",
-    "variables_hash_max_size", "variables_hash_bucket_size",
-    "worker_cpu_affinity", "worker_priority", "worker_shutdown_timeout", "accept_mutex",
-    "accept_mutex_delay", "env", "load_module", "absolute_redirect", "port_in_redirect",
-    "server_name_in_redirect", "chunked_transfer_encoding", "postpone_output", "keepalive_time",
-    "send_lowat", "sendfile_max_chunk", "client_body_in_file_only",
-    "recursive_error_pages", "msie_padding", "msie_refresh", "ssi", "add_trailer", "auth_request",
-    "uwsgi_pass", "scgi_pass",
-    "fastcgi_pass", "grpc_pass", "memcached_pass", "open_log_file_cache", "log_subrequest",
-    "disable_symlinks", "if_modified_since", "max_ranges", "read_ahead", "thread_pool",
-    "timer_resolution", "working_directory", "lock_file", "pcre_jit", "ssl_engine",
-};
-
-// "proxy_" stays for the proxy directives not implemented yet (proxy_cache*,
-// proxy_ssl_*, ...): the proxy module's own table is searched first.
-constexpr std::string_view kLaterPrefixes[] = {
-    "ssl_", "proxy_", "http3_", "quic_", "gzip_", "fastcgi_", "uwsgi_", "scgi_", "grpc_",
-    "limit_req", "limit_conn", "auth_", "memcached_", "userid", "secure_link", "image_filter",
-    "xslt_", "perl", "js_", "sub_filter_", "mp4", "flv", "hls", "slice", "empty_gif", "dav_",
-};
-
 }  // namespace
 
 Error node_error(const Node& n, const std::string& message) { return make_error(n.where() + message); }
@@ -884,14 +855,6 @@ const DirectiveSpec* find_directive(std::string_view name) {
       if (d.name == name) return &d;
   }
   return nullptr;
-}
-
-bool is_not_yet_supported(std::string_view name) {
-  for (auto n : kLater)
-    if (n == name) return true;
-  for (auto p : kLaterPrefixes)
-    if (starts_with(name, p)) return true;
-  return false;
 }
 
 bool parse_number(std::string_view s, uint64_t& out) {

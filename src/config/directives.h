@@ -79,8 +79,6 @@ std::span<const DirectiveSpec> proxy_directives();  // directives_proxy.cc
 std::span<const DirectiveSpec> http2_directives();  // directives_http2.cc
 // proxy_pass is not inherited by nested locations (directives_proxy.cc).
 void reset_uninherited_proxy(LocationSettings& s);
-// Real nginx directives that torii will support later: a clear error now.
-bool is_not_yet_supported(std::string_view name);
 
 class Compiler {
  public:

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "config/directives.h"
+#include "config/nginx_directives.h"
 #include "config/map_config.h"
 #include "config/proxy_config.h"
 #include "config/regex.h"
@@ -234,7 +235,7 @@ Status set_upstream(Compiler& c, Scope&, const Node& n) {
                d.name == "resolver" || d.name == "resolver_timeout") {
       return node_error(d, q(d.name) + " is not yet supported");
     } else {
-      return node_error(d, "unknown directive " + q(d.name));
+      return node_error(d, missing_directive_message(d.name));
     }
     if (!st) return st;
   }

@@ -120,6 +120,60 @@ Result<Token> Lexer::read_quoted(char quote) {
   return error(line_, "unexpected end of file, expecting \";\" or \"}\"");
 }
 
+namespace {
+// At "[", "[=", "[==" ...: the level of a Lua long bracket "[==[", or -1.
+int long_bracket_level(std::string_view t, size_t pos) {
+  if (pos >= t.size() || t[pos] != '[') return -1;
+  size_t i = pos + 1;
+  while (i < t.size() && t[i] == '=') ++i;
+  return i < t.size() && t[i] == '[' ? static_cast<int>(i - pos - 1) : -1;
+}
+}  // namespace
+
+Status Lexer::skip_lua_block() {
+  const int start_line = line_;
+  int depth = 1;
+  auto skip_past = [this](std::string_view end) {
+    const size_t at = text_.find(end, pos_);
+    const size_t stop = at == std::string_view::npos ? text_.size() : at + end.size();
+    for (size_t i = pos_; i < stop; ++i)
+      if (text_[i] == '\n') ++line_;
+    pos_ = stop;
+    return at != std::string_view::npos;
+  };
+  while (pos_ < text_.size()) {
+    const char c = text_[pos_];
+    if (c == '\n') ++line_;
+    if (c == '{') {
+      ++depth;
+    } else if (c == '}') {
+      if (--depth == 0) {
+        ++pos_;
+        return Ok{};
+      }
+    } else if (c == '"' || c == '\'') {
+      for (++pos_; pos_ < text_.size() && text_[pos_] != c && text_[pos_] != '\n'; ++pos_)
+        if (text_[pos_] == '\\') ++pos_;
+      if (pos_ < text_.size() && text_[pos_] == '\n') continue;  // unterminated: Lua's error, not ours
+    } else if (const int level = long_bracket_level(text_, pos_); level >= 0) {
+      pos_ += static_cast<size_t>(level) + 2;
+      if (!skip_past("]" + std::string(static_cast<size_t>(level), '=') + "]")) break;
+      continue;
+    } else if (c == '-' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '-') {
+      pos_ += 2;
+      if (const int level = long_bracket_level(text_, pos_); level >= 0) {
+        pos_ += static_cast<size_t>(level) + 2;
+        if (!skip_past("]" + std::string(static_cast<size_t>(level), '=') + "]")) break;
+      } else {
+        while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+      }
+      continue;
+    }
+    ++pos_;
+  }
+  return error(start_line, "unexpected end of file in a Lua block, expecting \"}\"");
+}
+
 Token Lexer::read_bare() {
   Token t;
   t.kind = Token::Kind::word;

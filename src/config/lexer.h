@@ -26,6 +26,11 @@ class Lexer {
   // The next token; errors read "FILE:LINE: message".
   Result<Token> next();
   int line() const { return line_; }
+  // After the '{' of a block whose body is Lua code (`content_by_lua_block`):
+  // skips to its matching '}', past Lua strings, long brackets and comments,
+  // so the directive can be named in an error rather than failing as nginx
+  // syntax.
+  Status skip_lua_block();
 
  private:
   Error error(int line, const std::string& message) const;

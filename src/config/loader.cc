@@ -7,6 +7,7 @@
 
 #include "config/directives.h"
 #include "config/loader.h"
+#include "config/nginx_directives.h"
 #include "config/parser.h"
 #include "config/regex.h"
 #include "config/ssl_config.h"
@@ -165,10 +166,7 @@ Status Compiler::validate(const std::vector<Node>& nodes, Context ctx) const {
       continue;
     }
     const DirectiveSpec* spec = find_directive(n.name);
-    if (!spec) {
-      if (is_not_yet_supported(n.name)) return node_error(n, q(n.name) + " is not yet supported");
-      return node_error(n, "unknown directive " + q(n.name));
-    }
+    if (!spec) return node_error(n, missing_directive_message(n.name));
     if (!(spec->contexts & ctx)) return node_error(n, q(n.name) + " directive is not allowed here");
     if ((spec->arity & kBlock) && !n.block) return node_error(n, "directive " + q(n.name) + " has no opening \"{\"");
     if (!(spec->arity & kBlock) && n.block)

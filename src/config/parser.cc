@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "config/lexer.h"
+#include "config/nginx_directives.h"
 
 namespace torii::config {
 
@@ -88,6 +89,9 @@ class TreeBuilder {
           return Ok{};
         case Token::Kind::open_brace:
           n.block = true;
+          // Lua code is not nginx syntax: skip it whole, so the error
+          // names the directive (no torii module takes such a block).
+          if (has_foreign_code_block(n.name)) return lexer_.skip_lua_block();
           return block(n.children, /*nested=*/true);
         case Token::Kind::close_brace:
           return error(t.line, "unexpected \"}\"");

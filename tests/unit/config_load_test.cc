@@ -625,9 +625,9 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http { server {\nlisten 80 proxy_protocol; } }",
        "string:2: \"proxy_protocol\" is not yet supported in \"listen\" directive"},
       {"http { server {\nhttp2_recv_buffer_size 64k; } }", "string:2: \"http2_recv_buffer_size\" directive is not allowed here"},
-      {"http { server {\nhttp3 on; } }", "string:2: \"http3\" is not yet supported"},
-      {"http { server {\nssl_stapling on; } }", "string:2: \"ssl_stapling\" is not yet supported"},
-      {"http { server { location / {\nproxy_cache one; } } }", "string:2: \"proxy_cache\" is not yet supported"},
+      {"http { server {\nhttp3 on; } }", "string:2: \"http3\" is not yet supported (ngx_http_v3_module)"},
+      {"http { server {\nssl_stapling on; } }", "string:2: \"ssl_stapling\" is not yet supported (ngx_http_ssl_module)"},
+      {"http { server { location / {\nproxy_cache one; } } }", "string:2: \"proxy_cache\" is not yet supported (ngx_http_proxy_module)"},
       {"http {\nupstream app { } }", "string:2: no servers are inside upstream"},
       {"http {\nupstream app { server 127.0.0.1:8080 weight=0; } }",
        "string:2: invalid value \"weight=0\" in \"server\" directive"},
@@ -638,7 +638,7 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http {\nclient_body_temp_path /t 1 2 2 1; }",
        "string:2: invalid number of arguments in \"client_body_temp_path\" directive"},
       {"http {\ngzip on; }", "string:2: \"gzip on\" is not yet supported"},
-      {"http {\ngzip_types text/css; }", "string:2: \"gzip_types\" is not yet supported"},
+      {"http {\ngzip_types text/css; }", "string:2: \"gzip_types\" is not yet supported (ngx_http_gzip_module)"},
       {"http {\ndav_methods PUT; }", "string:2: \"dav_methods PUT\" is not yet supported"},
       {"http { server {\nlisten unix:/tmp/s; } }",
        "string:2: unix domain sockets are not supported in \"listen\" directive"},
@@ -679,6 +679,38 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http {\nroot $uri; }", "string:2: \"variables in \"root\"\" is not yet supported"},
   };
   for (const auto& c : cases) EXPECT_EQ(load_error(c.text), c.want) << c.text;
+}
+
+TEST(ConfigLoad, MissingDirectivesAreNamed) {
+  // A real nginx directive names its module; a typo is unknown, not
+  // "not yet supported"; a third-party module's directive names the module.
+  EXPECT_EQ(load_error("http { server {\nssl_certficate /x; } }"), "string:2: unknown directive \"ssl_certficate\"");
+  EXPECT_EQ(load_error("http { server { location / {\nproxy_pas http://a; } } }"),
+            "string:2: unknown directive \"proxy_pas\"");
+  EXPECT_EQ(load_error("http {\nlimit_req_zone $binary_remote_addr zone=a:1m rate=1r/s; }"),
+            "string:2: \"limit_req_zone\" is not yet supported (ngx_http_limit_req_module)");
+  EXPECT_EQ(load_error("http {\nmore_set_headers 'Server: x'; }"),
+            "string:2: \"more_set_headers\" is a directive of headers-more-nginx-module, which torii does not include");
+  EXPECT_EQ(load_error("http {\nbrotli on; }"),
+            "string:2: \"brotli\" is a directive of ngx_brotli, which torii does not include");
+}
+
+TEST(ConfigLoad, LuaBlocksAreSkippedAndNamed) {
+  // Lua code is not nginx syntax: braces in strings, comments and long
+  // brackets do not end the block, and the error names the directive.
+  const char* conf =
+      "http { server { location / {\n"
+      "content_by_lua_block {\n"
+      "  local t = { a = \"}\" } -- a } in a comment\n"
+      "  local s = [[ } ]] --[==[ } ]==]\n"
+      "  ngx.say('}', t.a)\n"
+      "}\n"
+      "} } }";
+  EXPECT_EQ(load_error(conf),
+            "string:2: \"content_by_lua_block\" is a directive of lua-nginx-module (OpenResty), which torii does "
+            "not include");
+  EXPECT_EQ(load_error("http {\ninit_by_lua_block { local x = { }\n"),
+            "string:2: unexpected end of file in a Lua block, expecting \"}\"");
 }
 
 TEST(ConfigLoad, FirstErrorInFileOrder) {
