@@ -95,6 +95,7 @@ Worker::Worker(int index, std::shared_ptr<const config::Config> config)
       housekeeping_([](void* self) { static_cast<Worker*>(self)->on_housekeeping(); }, this) {
   services_.open_files = open_files_.get();
   upstreams_ = std::make_unique<upstream::Upstreams>(loop_);
+  upstreams_->use_config(*config_);
   services_.loop = &loop_;
   services_.upstreams = upstreams_.get();
 }
@@ -163,6 +164,7 @@ void Worker::reopen_logs() {
 // rest. Connections pick the new config up at their next request.
 void Worker::apply_config(std::shared_ptr<const config::Config> config) {
   config_ = config;
+  upstreams_->use_config(*config);  // the old config's idle upstream connections move on or close
   std::unordered_map<std::string, std::unique_ptr<Acceptor>> next;
   for (const auto& group : config->listen_groups) {
     auto it = acceptors_.find(group.listen.text);
