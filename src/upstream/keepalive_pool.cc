@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "core/fd_budget.h"
+
 namespace torii::upstream {
 
 class KeepalivePool::Idle final : public core::IoHandler {
@@ -57,6 +59,13 @@ KeepalivePool::~KeepalivePool() {
     i->close_fd();
     loop_.defer([keep = i] {});
   }
+  idle_.clear();
+  account();
+}
+
+void KeepalivePool::account() {
+  core::FdBudget::process().add(int64_t(idle_.size()) - int64_t(counted_));
+  counted_ = idle_.size();
 }
 
 KeepalivePool::Taken KeepalivePool::take(int peer) {
@@ -75,10 +84,12 @@ KeepalivePool::Taken KeepalivePool::take(int peer) {
     loop_.defer([keep = entry] {});  // an event already reported for it is ignored
     if (connection_alive(fd)) {
       t.fd = fd;
+      account();
       return t;
     }
     ::close(fd);  // stale: try the next one
   }
+  account();
   return {};
 }
 
@@ -95,6 +106,7 @@ void KeepalivePool::put(int fd, int peer, uint64_t requests) {
   }
   loop_.arm(entry->timer_, std::max<int64_t>(cfg_.keepalive_timeout.count(), 1));
   idle_.push_front(std::move(entry));
+  account();
 }
 
 void KeepalivePool::retire(Forward forward) {
@@ -118,6 +130,7 @@ void KeepalivePool::retire(Forward forward) {
       ::close(fd);
     }
   }
+  account();
 }
 
 void KeepalivePool::evict(Idle* entry) {
@@ -129,6 +142,7 @@ void KeepalivePool::evict(Idle* entry) {
   keep->pool_ = nullptr;
   keep->close_fd();
   loop_.defer([keep] {});
+  account();
 }
 
 }  // namespace torii::upstream

@@ -50,12 +50,15 @@ class KeepalivePool {
  private:
   class Idle;
   void evict(Idle* entry);  // closes it; destroyed at the end of the turn
+  // Brings the process's descriptor budget up to date with idle_.size().
+  void account();
 
   core::EventLoop& loop_;
   const config::UpstreamGroupConfig& cfg_;
   std::list<std::shared_ptr<Idle>> idle_;  // most recently used first
   bool retired_ = false;
   Forward forward_;
+  size_t counted_ = 0;  // idle connections the descriptor budget knows of
 };
 
 // True if an idle connection is still open with nothing unread on it.
