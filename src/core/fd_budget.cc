@@ -18,11 +18,17 @@ void FdBudget::start(int64_t limit, int64_t fixed) {
   limit_.store(limit, std::memory_order_relaxed);
 }
 
-int64_t FdBudget::reserve() const { return 16 + limit() / 32; }
+int64_t FdBudget::reserve() const {
+  // A small limit keeps at least three quarters of what is left for connections.
+  const int64_t spare = std::max<int64_t>(0, limit() - fixed_.load(std::memory_order_relaxed));
+  return std::min<int64_t>(16 + limit() / 32, spare / 4);
+}
 
 bool FdBudget::room_for_connection() const {
   const int64_t limit = this->limit();
   if (limit <= 0) return true;
+  // With nothing counted there is nothing to wait for: never refuse the first.
+  if (counted_.load(std::memory_order_relaxed) <= 0) return true;
   return in_use() + kPerConnection + reserve() <= limit;
 }
 

@@ -4,7 +4,8 @@
 // left to open the file or connect upstream: 500s and 502s). Each client
 // connection is counted as two descriptors, its socket and the one file or
 // upstream socket its request may open; idle upstream connections count
-// one each; a reserve stays free for what is not counted (request body
+// one each; a reserve (16 + limit/32, less for a tiny limit) stays free
+// for what is not counted (request body
 // temp files, several HTTP/2 streams, logs reopened, reloads). Connections
 // beyond the budget wait in the listen queue, as with nginx's
 // worker_connections, and are accepted as others close.

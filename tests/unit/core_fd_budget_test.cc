@@ -30,6 +30,20 @@ TEST(FdBudget, StopsBeforeTheLastDescriptorsAndResumesAsTheyComeBack) {
   EXPECT_FALSE(b.room_for_connection());
 }
 
+TEST(FdBudget, ATinyLimitStillServes) {
+  FdBudget b;
+  b.start(32, 24);
+  EXPECT_EQ(b.reserve(), 2);
+  EXPECT_TRUE(b.room_for_connection());
+  b.add(FdBudget::kPerConnection);
+  EXPECT_TRUE(b.room_for_connection());
+  b.add(FdBudget::kPerConnection * 2);
+  EXPECT_FALSE(b.room_for_connection());
+  b.start(20, 24);  // less than what is open at start: one connection at a time
+  b.add(-FdBudget::kPerConnection * 3);
+  EXPECT_TRUE(b.room_for_connection());
+}
+
 TEST(FdBudget, CountsThisProcess) {
   const int64_t before = FdBudget::count_open();
   int fd = dup(0);
