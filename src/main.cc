@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "core/fd_budget.h"
 #include "core/worker.h"
 #include "log/error_log.h"
 #include "net/listener.h"
@@ -267,6 +268,10 @@ int main(int argc, char** argv) {
     }
   }
   if (!write_pid(cfg->pid_path)) return 1;
+  // What is open now (listening sockets, logs, event loops) stays; the
+  // rest of the limit is for connections, their files and upstreams.
+  torii::core::FdBudget::process().start(torii::core::FdBudget::current_limit(),
+                                         torii::core::FdBudget::count_open());
   for (auto& w : workers) w->start();
   TORII_LOG(notice, "torii/%s started, %d worker(s)", TORII_VERSION, cfg->worker_processes);
 

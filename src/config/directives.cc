@@ -448,6 +448,8 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
       l.http2 = true;  // nginx's older spelling of `http2 on`
     } else if (a == "ssl") {
       l.ssl = true;
+    } else if (a == "so_keepalive=off") {
+      // nginx's default: the system's keep-alive setting, as torii uses
     } else if (a == "quic" || a == "proxy_protocol" || a == "bind" ||
                a == "deferred" || starts_with(a, "fastopen=") || starts_with(a, "so_keepalive=") ||
                starts_with(a, "rcvbuf=") || starts_with(a, "sndbuf=")) {
@@ -850,7 +852,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
   for (const auto& d : kDirectives)
     if (d.name == name) return &d;
   // The modules' own tables, each in its directives_<module>.cc.
-  for (auto table : {ssl_directives(), proxy_directives(), http2_directives()}) {
+  for (auto table : {ssl_directives(), proxy_directives(), http2_directives(), default_only_directives()}) {
     for (const auto& d : table)
       if (d.name == name) return &d;
   }

@@ -20,6 +20,12 @@ namespace torii::config {
 
 namespace {
 
+// A one-argument directive whose value is this time.
+bool is_time(const Node& n, int64_t want_ms) {
+  int64_t ms = 0;
+  return n.args.size() == 1 && parse_time_ms(n.args[0], ms) && ms == want_ms;
+}
+
 std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 Error invalid_value(const Node& n, std::string_view value) {
@@ -231,6 +237,8 @@ Status set_upstream(Compiler& c, Scope&, const Node& n) {
       // Shared-memory zones share state between worker processes; torii's
       // workers keep per-worker state, so the zone is accepted and unused.
       st = arity(d, 1, 2);
+    } else if (d.name == "keepalive_time" && is_time(d, 3600'000)) {
+      // nginx's default (1h): torii does not retire busy connections by age yet.
     } else if (d.name == "keepalive_time" || d.name == "ntlm" || d.name == "sticky" || d.name == "queue" ||
                d.name == "resolver" || d.name == "resolver_timeout") {
       return node_error(d, q(d.name) + " is not yet supported");

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/fd_budget.h"
 #include "handlers/open_file_cache.h"
 #include "http1/connection.h"
 #include "http2/connection.h"
@@ -26,6 +27,20 @@ std::atomic<uint64_t> g_connection_ids{0};
 constexpr int64_t kHousekeepingMs = 1000;
 constexpr int kAcceptBatch = 64;       // multi_accept on: connections per turn
 constexpr int64_t kAcceptPauseMs = 500;  // no descriptor left: stop accepting this long
+// Out of budget: look again this soon (descriptors may be freed by another
+// worker's connections; this worker's own closes resume it at once).
+constexpr int64_t kBudgetRetryMs = 50;
+constexpr int64_t kBudgetLogEveryMs = 10'000;
+
+// One warning per interval for the whole process, not one per pause.
+void warn_out_of_budget(int64_t now_ms) {
+  static std::atomic<int64_t> last{-kBudgetLogEveryMs};
+  int64_t prev = last.load(std::memory_order_relaxed);
+  if (now_ms - prev < kBudgetLogEveryMs || !last.compare_exchange_strong(prev, now_ms)) return;
+  const auto& b = FdBudget::process();
+  TORII_LOG(warn, "%lld of %lld descriptors in use or reserved: new connections wait in the listen queue",
+            static_cast<long long>(b.in_use()), static_cast<long long>(b.limit()));
+}
 }  // namespace
 
 uint64_t next_connection_id() { return g_connection_ids.fetch_add(1, std::memory_order_relaxed) + 1; }
@@ -56,6 +71,10 @@ class Worker::Acceptor final : public IoHandler {
   void on_io(uint32_t) override {
     const int batch = binding_->config->multi_accept ? kAcceptBatch : 1;
     for (int i = 0; i < batch && fd_ >= 0 && !worker_.draining(); ++i) {
+      if (!FdBudget::process().room_for_connection()) {
+        wait_for_descriptors();
+        return;
+      }
       sockaddr_storage peer{};
       socklen_t len = sizeof peer;
       int fd = accept4(fd_, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -76,15 +95,34 @@ class Worker::Acceptor final : public IoHandler {
     worker_.loop().modify(fd_, this, 0, EventLoop::Trigger::level);
     worker_.loop().arm(resume_, kAcceptPauseMs);
   }
-  static void on_resume(void* self) {
-    auto* a = static_cast<Acceptor*>(self);
-    if (a->fd_ >= 0) a->worker_.loop().modify(a->fd_, a, EPOLLIN, EventLoop::Trigger::level);
+  static void on_resume(void* self) { static_cast<Acceptor*>(self)->resume(); }
+
+ public:
+  // The budget is spent: the connections queue in the kernel (the client
+  // sees a slow connect, not an error) until descriptors are given back.
+  void wait_for_descriptors() {
+    warn_out_of_budget(worker_.loop().now_ms());
+    worker_.loop().modify(fd_, this, 0, EventLoop::Trigger::level);
+    waiting_ = true;
+    worker_.loop().arm(resume_, kBudgetRetryMs);
+  }
+  // A connection of this worker closed: look at the queue again now.
+  void resume_if_waiting() {
+    if (waiting_) resume();
+  }
+
+ private:
+  void resume() {
+    waiting_ = false;
+    worker_.loop().cancel(resume_);
+    if (fd_ >= 0) worker_.loop().modify(fd_, this, EPOLLIN, EventLoop::Trigger::level);
   }
 
   Worker& worker_;
   int fd_;
   std::shared_ptr<ListenBinding> binding_;
   Timer resume_;
+  bool waiting_ = false;  // paused for the descriptor budget
 };
 
 Worker::Worker(int index, std::shared_ptr<const config::Config> config)
@@ -95,6 +133,7 @@ Worker::Worker(int index, std::shared_ptr<const config::Config> config)
       housekeeping_([](void* self) { static_cast<Worker*>(self)->on_housekeeping(); }, this) {
   services_.open_files = open_files_.get();
   upstreams_ = std::make_unique<upstream::Upstreams>(loop_);
+  upstreams_->use_config(*config_);
   services_.loop = &loop_;
   services_.upstreams = upstreams_.get();
 }
@@ -163,6 +202,7 @@ void Worker::reopen_logs() {
 // rest. Connections pick the new config up at their next request.
 void Worker::apply_config(std::shared_ptr<const config::Config> config) {
   config_ = config;
+  upstreams_->use_config(*config);  // the old config's idle upstream connections move on or close
   std::unordered_map<std::string, std::unique_ptr<Acceptor>> next;
   for (const auto& group : config->listen_groups) {
     auto it = acceptors_.find(group.listen.text);
@@ -216,12 +256,23 @@ void Worker::accept_connection(int fd, const std::shared_ptr<ListenBinding>& bin
   auto conn = std::make_unique<http1::Connection>(*this, std::move(transport), peer, binding);
   auto* raw = conn.get();
   connections_.emplace(raw, std::move(conn));
-  ++live_connections_;
+  connection_opened();
   raw->start();
 }
 
-void Worker::release(http1::Connection* c) {
+void Worker::connection_opened() {
+  ++live_connections_;
+  FdBudget::process().add(FdBudget::kPerConnection);
+}
+
+void Worker::connection_closed() {
   --live_connections_;
+  FdBudget::process().add(-FdBudget::kPerConnection);
+  for (auto& [name, a] : acceptors_) a->resume_if_waiting();
+}
+
+void Worker::release(http1::Connection* c) {
+  connection_closed();
   loop_.defer([this, c] {
     connections_.erase(c);
     check_drained();
@@ -233,12 +284,12 @@ void Worker::start_http2(std::unique_ptr<net::Transport> transport, const http::
   auto conn = std::make_unique<http2::Connection>(*this, std::move(transport), info, binding, std::move(received));
   auto* raw = conn.get();
   h2_connections_.emplace(raw, std::move(conn));
-  ++live_connections_;
+  connection_opened();
   raw->start();
 }
 
 void Worker::release(http2::Connection* c) {
-  --live_connections_;
+  connection_closed();
   loop_.defer([this, c] {
     h2_connections_.erase(c);
     check_drained();

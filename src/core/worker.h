@@ -79,6 +79,9 @@ class Worker {
  private:
   class Acceptor;
   void apply_config(std::shared_ptr<const config::Config> config);
+  // Live connection counts, the process's descriptor budget with them.
+  void connection_opened();
+  void connection_closed();
   void begin_drain();
   void check_drained();
   void on_housekeeping();

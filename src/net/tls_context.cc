@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -17,6 +18,7 @@
 
 #include "config/ssl_config.h"
 #include "net/session_store.h"
+#include "net/tls_replay_guard.h"
 
 namespace torii::net {
 
@@ -74,7 +76,12 @@ int ticket_callback(SSL* ssl, unsigned char* name, unsigned char* iv, EVP_CIPHER
     return 1;
   }
   if (EVP_DecryptInit_ex(cctx, cipher, nullptr, key->aes, iv) != 1) return -1;
-  return index == 0 ? 1 : 2;  // 2: decrypted with an older key, issue a fresh ticket
+  // 2 asks OpenSSL for a fresh ticket: always in TLS 1.3, where clients
+  // (browsers, curl) use each ticket once and a resumption that brings no
+  // new one leaves the next connection a full handshake; in TLS 1.2 when
+  // an older key decrypted it, so it moves to the current key.
+  if (SSL_version(ssl) >= TLS1_3_VERSION) return 2;
+  return index == 0 ? 1 : 2;
 }
 
 Result<std::shared_ptr<TicketKeys>> load_ticket_keys(const config::SslServerConfig& s) {
@@ -119,6 +126,21 @@ std::shared_ptr<TicketKeys> cache_ticket_keys(const std::string& name) {
     keys->keys.push_back(k);
   }
   return keys;
+}
+
+// Early data once per ticket (see tls_replay_guard.h). Called only when
+// OpenSSL would otherwise accept it, so the session is the resumed one.
+int allow_early_data(SSL* ssl, void*) {
+  const SSL_SESSION* session = SSL_get0_session(ssl);
+  if (!session) return 0;
+  unsigned int len = 0;
+  const unsigned char* id = SSL_SESSION_get_id(session, &len);
+  if (len == 0) return 0;
+  const int64_t expires = int64_t(SSL_SESSION_get_time(session)) + int64_t(SSL_SESSION_get_timeout(session));
+  return TlsReplayGuard::process().first_use({reinterpret_cast<const char*>(id), len}, expires,
+                                             int64_t(std::time(nullptr)))
+             ? 1
+             : 0;
 }
 
 struct CtxDeleter {
@@ -317,7 +339,10 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
     // TLS 1.3 resumes only by tickets: without a cache there is nothing to send.
     if (s.session_cache != SC::builtin && s.session_cache != SC::shared) SSL_CTX_set_num_tickets(raw, 0);
   } else {
-    SSL_CTX_set_num_tickets(raw, 1);  // one resumption per connection is what clients use
+    // Two after a full handshake (a client may open two connections at
+    // once), one more with every resumption (the callback or OpenSSL
+    // renews it): clients that use a ticket once never run dry.
+    SSL_CTX_set_num_tickets(raw, 2);
     std::shared_ptr<TicketKeys> keys;
     if (!s.ticket_key_files.empty()) {
       auto loaded = load_ticket_keys(s);
@@ -337,9 +362,13 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
   }
   if (s.early_data) {
     SSL_CTX_set_max_early_data(raw, 16 * 1024);
-    // Replays are answered with 425 for anything that is not idempotent,
-    // so tickets may be used more than once (several workers, machines).
+    // OpenSSL's own anti-replay makes every ticket single-use and stateful
+    // (kept in this process's cache), which would break resumption with
+    // shared ticket keys across machines. Tickets stay reusable; the early
+    // data of each is accepted once in this process (TlsReplayGuard), and
+    // what is not idempotent is answered 425 in early data anyway.
     SSL_CTX_set_options(raw, SSL_OP_NO_ANTI_REPLAY);
+    SSL_CTX_set_allow_early_data_cb(raw, allow_early_data, nullptr);
   }
   SSL_CTX_set_max_send_fragment(raw, s.buffer_size < 512 ? 512 : s.buffer_size);
 

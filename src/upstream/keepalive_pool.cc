@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "core/fd_budget.h"
+
 namespace torii::upstream {
 
 class KeepalivePool::Idle final : public core::IoHandler {
@@ -57,6 +59,13 @@ KeepalivePool::~KeepalivePool() {
     i->close_fd();
     loop_.defer([keep = i] {});
   }
+  idle_.clear();
+  account();
+}
+
+void KeepalivePool::account() {
+  core::FdBudget::process().add(int64_t(idle_.size()) - int64_t(counted_));
+  counted_ = idle_.size();
 }
 
 KeepalivePool::Taken KeepalivePool::take(int peer) {
@@ -75,14 +84,20 @@ KeepalivePool::Taken KeepalivePool::take(int peer) {
     loop_.defer([keep = entry] {});  // an event already reported for it is ignored
     if (connection_alive(fd)) {
       t.fd = fd;
+      account();
       return t;
     }
     ::close(fd);  // stale: try the next one
   }
+  account();
   return {};
 }
 
 void KeepalivePool::put(int fd, int peer, uint64_t requests) {
+  if (retired_) {
+    if (!forward_ || !forward_(fd, peer, requests)) ::close(fd);  // closing also leaves the epoll set
+    return;
+  }
   if (idle_.size() >= cfg_.keepalive && !idle_.empty()) evict(idle_.back().get());
   auto entry = std::make_shared<Idle>(this, fd, peer, requests);
   if (!loop_.modify(fd, entry.get(), EPOLLIN | EPOLLRDHUP)) {
@@ -91,6 +106,31 @@ void KeepalivePool::put(int fd, int peer, uint64_t requests) {
   }
   loop_.arm(entry->timer_, std::max<int64_t>(cfg_.keepalive_timeout.count(), 1));
   idle_.push_front(std::move(entry));
+  account();
+}
+
+void KeepalivePool::retire(Forward forward) {
+  if (retired_) return;
+  retired_ = true;
+  forward_ = std::move(forward);
+  // Oldest first, so the most recently used arrive last and stay in front
+  // of the next pool.
+  while (!idle_.empty()) {
+    auto entry = idle_.back();
+    idle_.pop_back();
+    loop_.cancel(entry->timer_);
+    entry->pool_ = nullptr;
+    const int peer = entry->peer_;
+    const uint64_t requests = entry->requests_;
+    const int fd = entry->release_fd();
+    loop_.defer([keep = entry] {});  // an event already reported for it is ignored
+    if (connection_alive(fd)) {
+      put(fd, peer, requests);
+    } else {
+      ::close(fd);
+    }
+  }
+  account();
 }
 
 void KeepalivePool::evict(Idle* entry) {
@@ -102,6 +142,7 @@ void KeepalivePool::evict(Idle* entry) {
   keep->pool_ = nullptr;
   keep->close_fd();
   loop_.defer([keep] {});
+  account();
 }
 
 }  // namespace torii::upstream

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 
@@ -29,8 +30,19 @@ class KeepalivePool {
   // An idle, live connection to `peer`, now owned by the caller (still
   // registered with the loop: the caller re-registers it with modify()).
   Taken take(int peer);
-  // Keeps a connection whose last response was read to its end.
+  // Keeps a connection whose last response was read to its end (once
+  // retired: hands it on, or closes it).
   void put(int fd, int peer, uint64_t requests);
+
+  // Where a retired pool's connections go: true if `forward` kept the
+  // connection (now its owner), false to have it closed.
+  using Forward = std::function<bool(int fd, int peer, uint64_t requests)>;
+  // A reload replaced this pool's group: its idle connections leave now,
+  // to `forward` (the same upstream in the new config) or closed, and so
+  // does every connection put back later by a request still running on the
+  // old config. Nothing stays open for the retired config.
+  void retire(Forward forward);
+  bool retired() const { return retired_; }
 
   size_t idle() const { return idle_.size(); }
   bool enabled() const { return cfg_.keepalive > 0; }
@@ -38,10 +50,15 @@ class KeepalivePool {
  private:
   class Idle;
   void evict(Idle* entry);  // closes it; destroyed at the end of the turn
+  // Brings the process's descriptor budget up to date with idle_.size().
+  void account();
 
   core::EventLoop& loop_;
   const config::UpstreamGroupConfig& cfg_;
   std::list<std::shared_ptr<Idle>> idle_;  // most recently used first
+  bool retired_ = false;
+  Forward forward_;
+  size_t counted_ = 0;  // idle connections the descriptor budget knows of
 };
 
 // True if an idle connection is still open with nothing unread on it.

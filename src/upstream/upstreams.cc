@@ -1,20 +1,80 @@
 #include "upstream/upstreams.h"
 
+#include <cstring>
+#include <vector>
+
 namespace torii::upstream {
+
+namespace {
+
+bool same_address(const config::UpstreamServer& a, const config::UpstreamServer& b) {
+  return a.addr_len == b.addr_len && std::memcmp(&a.addr, &b.addr, a.addr_len) == 0;
+}
+
+// For each server of `from`, the index of the server with the same address
+// in `to` (-1: none, or down there).
+std::vector<int> map_peers(const config::UpstreamGroupConfig& from, const config::UpstreamGroupConfig& to) {
+  std::vector<int> map(from.servers.size(), -1);
+  for (size_t i = 0; i < from.servers.size(); ++i) {
+    for (size_t j = 0; j < to.servers.size(); ++j) {
+      if (!to.servers[j].down && same_address(from.servers[i], to.servers[j])) {
+        map[i] = int(j);
+        break;
+      }
+    }
+  }
+  return map;
+}
+
+}  // namespace
+
+void Upstreams::use_config(const config::Config& cfg) {
+  has_live_ = true;
+  live_.clear();
+  live_by_name_.clear();
+  for (const auto& u : cfg.upstreams) {
+    live_.insert(u.get());
+    live_by_name_[u->name] = u;
+  }
+  std::vector<std::shared_ptr<Group>> old;
+  for (const auto& [key, g] : groups_)
+    if (!is_live(key) && !g->pool.retired()) old.push_back(g);
+  for (const auto& g : old) retire(*g);
+}
+
+void Upstreams::retire(Group& old) {
+  KeepalivePool::Forward forward;
+  auto next = live_by_name_.find(old.cfg->name);
+  if (next != live_by_name_.end() && next->second->keepalive > 0) {
+    // The same upstream in the new config: its pool takes the connections.
+    std::weak_ptr<Group> successor = group(next->second);
+    forward = [successor, peers = map_peers(*old.cfg, *next->second)](int fd, int peer, uint64_t requests) {
+      auto s = successor.lock();
+      if (!s || peer < 0 || size_t(peer) >= peers.size() || peers[size_t(peer)] < 0) return false;
+      s->pool.put(fd, peers[size_t(peer)], requests);  // retired too by now: it hands them on again
+      return true;
+    };
+  }
+  old.pool.retire(std::move(forward));
+}
 
 std::shared_ptr<Group> Upstreams::group(const std::shared_ptr<const config::UpstreamGroupConfig>& cfg) {
   auto it = groups_.find(cfg.get());
   if (it != groups_.end()) return it->second;
   auto g = std::make_shared<Group>(loop_, cfg);
   groups_.emplace(cfg.get(), g);
+  // A request that began on a replaced config: it may use the group, but
+  // what it leaves goes on to the current config's pool.
+  if (!is_live(cfg.get())) retire(*g);
   return g;
 }
 
 void Upstreams::prune() {
   for (auto it = groups_.begin(); it != groups_.end();) {
-    // Only this map holds the group and only the group holds its config:
-    // the config was replaced by a reload and its last request is done.
-    if (it->second.use_count() == 1 && it->second->cfg.use_count() == 1) {
+    // Only this map holds the group: no request uses it. A retired group
+    // holds no connection; the config it keeps alive can go.
+    const bool replaced = it->second->pool.retired() || it->second->cfg.use_count() == 1;
+    if (it->second.use_count() == 1 && replaced) {
       it = groups_.erase(it);
     } else {
       ++it;

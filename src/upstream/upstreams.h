@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "config/upstream_config.h"
 #include "core/event_loop.h"
@@ -25,14 +26,27 @@ class Upstreams {
  public:
   explicit Upstreams(core::EventLoop& loop) : loop_(loop) {}
 
+  // The worker's config is now `cfg` (at start and on every reload). The
+  // groups of older configs are retired: their idle connections move to
+  // the group of the same name in `cfg` (those to a server it still has)
+  // or are closed, so reloads never leave upstream connections behind.
+  void use_config(const config::Config& cfg);
+
   std::shared_ptr<Group> group(const std::shared_ptr<const config::UpstreamGroupConfig>& cfg);
-  // Drops the state of groups that no config and no request uses any more.
+  // Drops the state of retired groups that no request uses any more.
   void prune();
   core::EventLoop& loop() { return loop_; }
 
  private:
+  bool is_live(const config::UpstreamGroupConfig* cfg) const { return !has_live_ || live_.count(cfg) != 0; }
+  void retire(Group& old);
+
   core::EventLoop& loop_;
   std::unordered_map<const config::UpstreamGroupConfig*, std::shared_ptr<Group>> groups_;
+  // The groups of the current config, by name (unset before use_config()).
+  bool has_live_ = false;
+  std::unordered_set<const config::UpstreamGroupConfig*> live_;
+  std::unordered_map<std::string, std::shared_ptr<const config::UpstreamGroupConfig>> live_by_name_;
 };
 
 }  // namespace torii::upstream

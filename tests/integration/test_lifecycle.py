@@ -239,15 +239,21 @@ def cpu_seconds(pid):
 
 def test_out_of_descriptors_pauses_accepting_then_recovers(make_server):
     # 64 descriptors: the accept queue holds connections the worker cannot
-    # take. It must say so, not spin on a listener that stays readable, and
+    # (or, for torii, will not) take. It must say so, not spin on a listener that stays readable, and
     # serve again once descriptors are free.
     server = make_server(conf("back", main="worker_processes 1; worker_rlimit_nofile 64;"))
     clients = []
     try:
         for _ in range(90):
             clients.append(socket.create_connection(("127.0.0.1", server.port), timeout=5))
-        wait_until(lambda: "Too many open files" in server.error_log_text(), 10, what="the accept4() failure")
-        assert "[crit]" in server.error_log_text()
+        if harness.IS_NGINX:
+            wait_until(lambda: "Too many open files" in server.error_log_text(), 10, what="the accept4() failure")
+            assert "[crit]" in server.error_log_text()
+        else:
+            # torii stops before the last descriptors (see test_descriptor_limit.py).
+            wait_until(lambda: "wait in the listen queue" in server.error_log_text(), 10,
+                       what="the out-of-descriptors warning")
+            assert "[warn]" in server.error_log_text()
         if not harness.IS_NGINX:
             before = cpu_seconds(server.proc.pid)
             time.sleep(1.0)

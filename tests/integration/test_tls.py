@@ -74,7 +74,7 @@ def write_site(prefix):
     return data, big
 
 
-def tls_conf(certs, extra_server="", extra_http="", listen_extra=""):
+def tls_conf(certs, extra_server="", extra_http="", listen_extra="", main=""):
     # nginx 1.22's default lacks TLSv1.3 (1.23.4 added it, and torii's default has it).
     return base_conf(f"""
     ssl_protocols TLSv1.2 TLSv1.3;
@@ -90,7 +90,7 @@ def tls_conf(certs, extra_server="", extra_http="", listen_extra=""):
         {extra_server}
     }}
     {extra_http}
-""", error_level="info")
+""", main=main, error_level="info")
 
 
 def curl(port, path="/", host="a.test", cacert=None, extra=()):
@@ -312,6 +312,81 @@ def test_ticket_key_file_shared_by_two_servers(make_server, tmp_path, certs):
     assert "\nNew," in second
 
 
+TICKET_CONFIGS = {
+    "tickets": "",
+    "shared-cache": "ssl_session_cache shared:SSL:1m;",
+    "key-file": "ssl_session_ticket_key @PREFIX@/ticket.key;",
+    "shared-cache-no-tickets": "ssl_session_cache shared:SSL:1m; ssl_session_tickets off;",
+    "builtin-cache": "ssl_session_cache builtin;",
+}
+
+
+def ticket_server(make_server, certs, which):
+    srv = make_server(tls_conf(certs, extra_server=TICKET_CONFIGS[which]), start=False)
+    (srv.prefix / "ticket.key").write_bytes(os.urandom(80))
+    srv.start()
+    return srv
+
+
+@pytest.mark.parametrize("which", sorted(TICKET_CONFIGS))
+def test_tls13_tickets_never_run_dry(make_server, tmp_path, certs, which):
+    """TLS 1.3 resumption, each connection using the ticket the previous one
+    got (as browsers use a ticket once): two tickets after the full
+    handshake, a fresh one after every resumption, so the chain never falls
+    back to a full handshake. As nginx with OpenSSL's defaults."""
+    srv = ticket_server(make_server, certs, which)
+    sess_in = []
+    for i in range(5):
+        sess = tmp_path / f"{which}{i}.sess"
+        out = s_client(srv.port, "-tls1_3", "-msg", *sess_in, "-sess_out", str(sess), request=GET_CLOSE)
+        assert "HTTP/1.1 200 OK" in out, out
+        tickets = out.count("NewSessionTicket")
+        if i == 0:
+            assert "\nNew," in out
+            assert tickets == 2, out
+        else:
+            assert "\nReused," in out, f"connection {i}: {out}"
+            assert tickets == 1, f"connection {i}: {out}"
+        assert sess.exists(), f"connection {i} saved no ticket"
+        sess_in = ["-sess_in", str(sess)]
+
+
+@pytest.mark.parametrize("which", ["shared-cache", "key-file"])
+def test_python_resumes_with_a_fresh_ticket_each_time(make_server, certs, which):
+    """Python's ssl module: each connection resumes the session the one
+    before it ended with, and that session is a new one (a fresh ticket)."""
+    import ssl
+    srv = ticket_server(make_server, certs, which)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    ctx.load_verify_locations(str(certs / "root.crt"))
+    session = None
+    seen = set()
+    for i in range(4):
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as raw:
+            with ctx.wrap_socket(raw, server_hostname="a.test", session=session) as tls:
+                tls.sendall(GET_CLOSE.encode())
+                body = b""
+                while chunk := tls.recv(65536):
+                    body += chunk
+                assert body.startswith(b"HTTP/1.1 200 OK"), body
+                assert tls.session_reused == (i > 0), f"connection {i}"
+                session = tls.session
+                assert session.id not in seen, f"connection {i} got no new ticket"
+                seen.add(session.id)
+
+
+def test_curl_resumes_every_connection(make_server, certs):
+    srv = ticket_server(make_server, certs, "shared-cache")
+    url = f"https://a.test:{srv.port}/vars"
+    r = curl(srv.port, "/vars", extra=["--tlsv1.3", "-H", "Connection: close", url, url, url])
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.decode().splitlines()
+    assert len(lines) == 4, lines
+    assert lines[0].endswith("|."), lines
+    assert all(line.endswith("|r") for line in lines[1:]), lines
+
+
 def test_bad_ticket_key_size_fails_test(make_server, tmp_path, certs):
     (tmp_path / "bad.key").write_bytes(b"x" * 20)
     srv = make_server(tls_conf(certs, extra_server=f"ssl_session_ticket_key {tmp_path}/bad.key;"), start=False)
@@ -470,11 +545,40 @@ def test_early_data(make_server, tmp_path, certs, nginx_only_skip):
     get.write_text("GET /e HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
     post = tmp_path / "post.txt"
     post.write_text("POST /e HTTP/1.1\r\nHost: a.test\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-    out = s_client(srv.port, "-tls1_3", "-sess_in", str(sess), "-early_data", str(get), request="")
+    second = tmp_path / "ed2.sess"  # each ticket's early data is accepted once
+    out = s_client(srv.port, "-tls1_3", "-sess_in", str(sess), "-sess_out", str(second), "-early_data", str(get),
+                   request="")
     assert "Early data was accepted" in out, out
     assert "early=1" in out
-    out = s_client(srv.port, "-tls1_3", "-sess_in", str(sess), "-early_data", str(post), request="")
+    out = s_client(srv.port, "-tls1_3", "-sess_in", str(second), "-early_data", str(post), request="")
     assert "HTTP/1.1 425 Too Early" in out
+
+
+def test_early_data_of_a_ticket_is_accepted_once(make_server, tmp_path, certs, nginx_only_skip):
+    """0-RTT replay: the same ticket's early data is accepted once in the
+    process (whichever worker sees it); a replay still resumes but its early
+    data is rejected, so the request waits for the handshake. A fresh ticket
+    has early data of its own. (nginx accepts every replay.)"""
+    srv = make_server(tls_conf(certs, extra_server="""
+        ssl_early_data on;
+        location = /e { return 200 "early=$ssl_early_data\\n"; }""", main="worker_processes 2;"))
+    get = tmp_path / "get.txt"
+    get.write_text("GET /e HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n")
+    first = tmp_path / "first.sess"
+    out = s_client(srv.port, "-tls1_3", "-sess_out", str(first), request=GET_CLOSE)
+    assert "\nNew," in out
+    fresh = tmp_path / "fresh.sess"
+    out = s_client(srv.port, "-tls1_3", "-sess_in", str(first), "-sess_out", str(fresh), "-early_data", str(get),
+                   request="")
+    assert "Early data was accepted" in out and "early=1" in out, out
+    for _ in range(3):
+        # No request after the handshake: s_client sends only the early data.
+        out = s_client(srv.port, "-tls1_3", "-sess_in", str(first), "-early_data", str(get))
+        assert "\nReused," in out, out
+        assert "Early data was rejected" in out, out
+        assert "early=1" not in out
+    out = s_client(srv.port, "-tls1_3", "-sess_in", str(fresh), "-early_data", str(get), request="")
+    assert "Early data was accepted" in out and "early=1" in out, out
 
 
 def test_old_protocols_warn(make_server, certs, nginx_only_skip):

@@ -119,7 +119,7 @@ TEST_F(TlsConfigTest, Errors) {
       {"server { ssl_certificate a.crt; ssl_certificate_key a.key; ssl_conf_command NoSuch x; }",
        "SSL_CONF_cmd(\"NoSuch\", \"x\") failed"},
       {"server { ssl_certificate $ssl_server_name.crt; }", "variables in \"ssl_certificate\" are not yet supported"},
-      {"server { ssl_stapling on; }", "\"ssl_stapling\" is not yet supported"},
+      {"server { ssl_stapling on; }", "\"ssl_stapling on\" is not yet supported"},
   };
   for (const auto& c : cases) {
     auto cfg = dir_.load(c.text);

@@ -87,5 +87,64 @@ TEST(KeepalivePool, KeepsAtMostN) {
   close(t.fd);
 }
 
+// The peer's side of a connection we closed reads end of file.
+bool closed_by_us(const Pair& p) {
+  char c;
+  return recv(p.theirs, &c, 1, MSG_DONTWAIT) == 0;
+}
+
+TEST(KeepalivePool, RetiredPoolClosesIdleAndLaterConnections) {
+  core::EventLoop loop;
+  config::UpstreamGroupConfig cfg;
+  cfg.keepalive = 4;
+  KeepalivePool pool(loop, cfg);
+  Nobody owner;
+  SocketHandler h(&owner);
+  Pair idle, busy;
+  loop.add(idle.ours, &h, EPOLLIN);
+  loop.add(busy.ours, &h, EPOLLIN);
+  pool.put(idle.ours, 0, 1);
+  pool.retire(nullptr);
+  EXPECT_EQ(pool.idle(), 0u);
+  EXPECT_TRUE(closed_by_us(idle));
+  // A request that was still running puts its connection back: closed.
+  pool.put(busy.ours, 0, 1);
+  EXPECT_EQ(pool.idle(), 0u);
+  EXPECT_TRUE(closed_by_us(busy));
+}
+
+TEST(KeepalivePool, RetiredPoolHandsConnectionsToTheNextOne) {
+  core::EventLoop loop;
+  config::UpstreamGroupConfig cfg;
+  cfg.keepalive = 4;
+  KeepalivePool old_pool(loop, cfg);
+  KeepalivePool next_pool(loop, cfg);
+  Nobody owner;
+  SocketHandler h(&owner);
+  Pair a, b, gone;
+  for (auto* p : {&a, &b, &gone}) loop.add(p->ours, &h, EPOLLIN);
+  old_pool.put(a.ours, 0, 5);
+  old_pool.put(gone.ours, 1, 1);
+  auto forward = [&](int fd, int peer, uint64_t requests) {
+    if (peer != 0) return false;  // the new config has no such server
+    next_pool.put(fd, 3, requests);
+    return true;
+  };
+  old_pool.retire(forward);
+  EXPECT_EQ(old_pool.idle(), 0u);
+  EXPECT_EQ(next_pool.idle(), 1u);
+  EXPECT_TRUE(closed_by_us(gone));
+  old_pool.put(b.ours, 0, 2);  // later, from a request on the old config
+  EXPECT_EQ(next_pool.idle(), 2u);
+  auto t = next_pool.take(3);
+  EXPECT_EQ(t.fd, b.ours);
+  EXPECT_EQ(t.requests, 2u);
+  close(t.fd);
+  t = next_pool.take(3);
+  EXPECT_EQ(t.fd, a.ours);
+  EXPECT_EQ(t.requests, 5u);
+  close(t.fd);
+}
+
 }  // namespace
 }  // namespace torii::upstream

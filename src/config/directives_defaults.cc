@@ -1,0 +1,207 @@
+// nginx directives that torii does not implement yet, accepted when they
+// are set to nginx's default value: that value asks for what torii does
+// anyway (`ssl_stapling off`, `ssl_verify_client off`, `gzip_static off`),
+// and configs spell defaults out all the time. Any other value is refused
+// with "... is not yet supported", as before. The table is searched after
+// every module's own, so a directive that gets implemented simply wins.
+#include <array>
+#include <initializer_list>
+
+#include "config/directives.h"
+#include "config/nginx_directives.h"
+
+namespace torii::config {
+
+namespace {
+
+enum class Kind : uint8_t {
+  word,      // compared as written
+  size,      // "2m" == "2048k"
+  time,      // "1h" == "60m" == "3600"
+  any_size,  // a hash table's size: torii keeps no such table, every size means the same
+};
+
+struct DefaultOnly {
+  std::string_view name;
+  uint16_t contexts;
+  Kind kind;
+  // Each accepted value, its arguments separated by single spaces; two
+  // when nginx's default depends on the platform.
+  std::array<std::string_view, 3> values;
+};
+
+constexpr uint16_t kHSL = kHttp | kServer | kLocation;
+constexpr uint16_t kHS = kHttp | kServer;
+
+constexpr DefaultOnly kDefaults[] = {
+    // main and events
+    {"worker_priority", kMain, Kind::word, {"0"}},
+    {"pcre_jit", kMain, Kind::word, {"off"}},
+    {"lock_file", kMain, Kind::word, {"logs/nginx.lock"}},
+    {"accept_mutex", kEvents, Kind::word, {"off"}},
+    {"accept_mutex_delay", kEvents, Kind::time, {"500ms"}},
+    // http core
+    {"server_names_hash_max_size", kHttp, Kind::any_size, {}},
+    {"server_names_hash_bucket_size", kHttp, Kind::any_size, {}},
+    {"variables_hash_max_size", kHttp, Kind::any_size, {}},
+    {"variables_hash_bucket_size", kHttp, Kind::any_size, {}},
+    {"limit_rate", kHSL, Kind::size, {"0"}},
+    {"limit_rate_after", kHSL, Kind::size, {"0"}},
+    {"resolver_timeout", kHSL, Kind::time, {"30s"}},
+    {"satisfy", kHSL, Kind::word, {"all"}},
+    {"aio", kHSL, Kind::word, {"off"}},
+    {"directio", kHSL, Kind::word, {"off"}},
+    {"output_buffers", kHSL, Kind::size, {"2 32k"}},
+    {"reset_timedout_connection", kHSL, Kind::word, {"off"}},
+    {"lingering_close", kHSL, Kind::word, {"on"}},
+    {"lingering_time", kHSL, Kind::time, {"30s"}},
+    {"lingering_timeout", kHSL, Kind::time, {"5s"}},
+    {"absolute_redirect", kHSL, Kind::word, {"on"}},
+    {"port_in_redirect", kHSL, Kind::word, {"on"}},
+    {"server_name_in_redirect", kHSL, Kind::word, {"off"}},
+    {"chunked_transfer_encoding", kHSL, Kind::word, {"on"}},
+    {"postpone_output", kHSL, Kind::size, {"1460"}},
+    {"keepalive_time", kHSL, Kind::time, {"1h"}},
+    {"send_lowat", kHSL, Kind::size, {"0"}},
+    {"sendfile_max_chunk", kHSL, Kind::size, {"2m"}},
+    {"client_body_in_file_only", kHSL, Kind::word, {"off"}},
+    {"recursive_error_pages", kHSL, Kind::word, {"off"}},
+    {"msie_padding", kHSL, Kind::word, {"on"}},
+    {"msie_refresh", kHSL, Kind::word, {"off"}},
+    {"open_log_file_cache", kHSL, Kind::word, {"off"}},
+    {"log_subrequest", kHSL, Kind::word, {"off"}},
+    {"disable_symlinks", kHSL, Kind::word, {"off"}},
+    {"if_modified_since", kHSL, Kind::word, {"exact"}},
+    {"read_ahead", kHSL, Kind::size, {"0"}},
+    // modules
+    {"real_ip_header", kHSL, Kind::word, {"X-Real-IP"}},
+    {"real_ip_recursive", kHSL, Kind::word, {"off"}},
+    {"charset", kHSL, Kind::word, {"off"}},
+    {"autoindex", kHSL, Kind::word, {"off"}},
+    {"ssi", kHSL, Kind::word, {"off"}},
+    {"auth_basic", kHSL, Kind::word, {"off"}},
+    {"auth_request", kHSL, Kind::word, {"off"}},
+    {"gzip_static", kHSL, Kind::word, {"off"}},
+    {"gzip_comp_level", kHSL, Kind::word, {"1"}},
+    {"gzip_min_length", kHSL, Kind::size, {"20"}},
+    {"gzip_proxied", kHSL, Kind::word, {"off"}},
+    {"gzip_http_version", kHSL, Kind::word, {"1.1"}},
+    {"gzip_types", kHSL, Kind::word, {"text/html"}},
+    {"gzip_buffers", kHSL, Kind::size, {"32 4k", "16 8k"}},
+    {"limit_req_status", kHSL, Kind::word, {"503"}},
+    {"limit_req_log_level", kHSL, Kind::word, {"error"}},
+    {"limit_req_dry_run", kHSL, Kind::word, {"off"}},
+    {"limit_conn_status", kHSL, Kind::word, {"503"}},
+    {"limit_conn_log_level", kHSL, Kind::word, {"error"}},
+    {"limit_conn_dry_run", kHSL, Kind::word, {"off"}},
+    {"userid", kHSL, Kind::word, {"off"}},
+    {"sub_filter_once", kHSL, Kind::word, {"on"}},
+    {"sub_filter_last_modified", kHSL, Kind::word, {"off"}},
+    {"sub_filter_types", kHSL, Kind::word, {"text/html"}},
+    {"slice", kHSL, Kind::size, {"0"}},
+    {"dav_access", kHSL, Kind::word, {"user:rw"}},
+    // ssl
+    {"ssl_stapling", kHS, Kind::word, {"off"}},
+    {"ssl_stapling_verify", kHS, Kind::word, {"off"}},
+    {"ssl_verify_client", kHS, Kind::word, {"off"}},
+    {"ssl_verify_depth", kHS, Kind::word, {"1"}},
+    {"ssl_ocsp", kHS, Kind::word, {"off"}},
+    {"ssl_ocsp_cache", kHS, Kind::word, {"off"}},
+    {"ssl_reject_handshake", kHS, Kind::word, {"off"}},
+    // proxy
+    {"proxy_cache", kHSL, Kind::word, {"off"}},
+    {"proxy_cache_methods", kHSL, Kind::word, {"GET HEAD"}},
+    {"proxy_cache_min_uses", kHSL, Kind::word, {"1"}},
+    {"proxy_cache_lock", kHSL, Kind::word, {"off"}},
+    {"proxy_cache_lock_timeout", kHSL, Kind::time, {"5s"}},
+    {"proxy_cache_lock_age", kHSL, Kind::time, {"5s"}},
+    {"proxy_cache_revalidate", kHSL, Kind::word, {"off"}},
+    {"proxy_cache_background_update", kHSL, Kind::word, {"off"}},
+    {"proxy_cache_convert_head", kHSL, Kind::word, {"on"}},
+    {"proxy_cache_use_stale", kHSL, Kind::word, {"off"}},
+    {"proxy_store", kHSL, Kind::word, {"off"}},
+    {"proxy_store_access", kHSL, Kind::word, {"user:rw"}},
+    {"proxy_limit_rate", kHSL, Kind::size, {"0"}},
+    {"proxy_cookie_domain", kHSL, Kind::word, {"off"}},
+    {"proxy_cookie_path", kHSL, Kind::word, {"off"}},
+    {"proxy_cookie_flags", kHSL, Kind::word, {"off"}},
+    {"proxy_socket_keepalive", kHSL, Kind::word, {"off"}},
+    {"proxy_force_ranges", kHSL, Kind::word, {"off"}},
+    {"proxy_headers_hash_max_size", kHSL, Kind::any_size, {}},
+    {"proxy_headers_hash_bucket_size", kHSL, Kind::any_size, {}},
+    {"proxy_ssl_verify", kHSL, Kind::word, {"off"}},
+    {"proxy_ssl_verify_depth", kHSL, Kind::word, {"1"}},
+    {"proxy_ssl_server_name", kHSL, Kind::word, {"off"}},
+    {"proxy_ssl_session_reuse", kHSL, Kind::word, {"on"}},
+};
+
+std::string joined(const Node& n) {
+  std::string out;
+  for (const auto& a : n.args) {
+    if (!out.empty()) out += ' ';
+    out += a;
+  }
+  return out;
+}
+
+bool same_arg(Kind kind, std::string_view given, std::string_view wanted) {
+  if (given == wanted) return true;
+  int64_t a = 0, b = 0;
+  switch (kind) {
+    case Kind::size:
+      return parse_size(given, a) && parse_size(wanted, b) && a == b;
+    case Kind::time:
+      return parse_time_ms(given, a) && parse_time_ms(wanted, b) && a == b;
+    default:
+      return false;
+  }
+}
+
+// `value` holds the arguments separated by single spaces.
+bool is_value(const DefaultOnly& d, const Node& n, std::string_view value) {
+  size_t i = 0;
+  while (!value.empty()) {
+    const size_t space = value.find(' ');
+    const std::string_view arg = value.substr(0, space);
+    if (i >= n.args.size() || !same_arg(d.kind, n.args[i], arg)) return false;
+    ++i;
+    value = space == std::string_view::npos ? std::string_view{} : value.substr(space + 1);
+  }
+  return i == n.args.size();
+}
+
+const DefaultOnly* find_default(std::string_view name) {
+  for (const auto& d : kDefaults)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+Status accept_default(Compiler&, Scope&, const Node& n) {
+  const DefaultOnly* d = find_default(n.name);
+  if (!d) return node_error(n, "unknown directive \"" + n.name + "\"");
+  if (d->kind == Kind::any_size) {
+    int64_t v = 0;
+    if (n.args.size() == 1 && parse_size(n.args[0], v)) return Ok{};
+    return node_error(n, "invalid value \"" + joined(n) + "\" in \"" + n.name + "\" directive");
+  }
+  for (std::string_view value : d->values)
+    if (!value.empty() && is_value(*d, n, value)) return Ok{};  // nginx's default: what torii does
+  std::string message = "\"" + n.name + " " + joined(n) + "\" is not yet supported";
+  if (const auto module = nginx_module_of(n.name); !module.empty()) message += " (" + std::string(module) + ")";
+  return node_error(n, message);
+}
+
+constexpr std::array<DirectiveSpec, std::size(kDefaults)> make_specs() {
+  std::array<DirectiveSpec, std::size(kDefaults)> specs{};
+  for (size_t i = 0; i < std::size(kDefaults); ++i)
+    specs[i] = {kDefaults[i].name, kDefaults[i].contexts, kArgs1More, true, false, kMain, &accept_default};
+  return specs;
+}
+
+constexpr auto kSpecs = make_specs();
+
+}  // namespace
+
+std::span<const DirectiveSpec> default_only_directives() { return kSpecs; }
+
+}  // namespace torii::config
