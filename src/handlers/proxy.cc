@@ -530,7 +530,9 @@ void ProxySession::on_head(size_t head_len) {
   ex_.send_head(std::move(head));
   phase_ = Phase::streaming;
   arm(cfg_.read_timeout.count());
-  if (framing_ == BodyFraming::none) {
+  // No body, or an empty one (RFC 9112 6.3: a Content-Length of 0 is a
+  // complete body): the response ends with its head.
+  if (framing_ == BodyFraming::none || (framing_ == BodyFraming::length && resp_.content_length == 0)) {
     finish_response(in_.empty());
     return;
   }
