@@ -23,6 +23,7 @@
 #include "handlers/proxy_headers.h"
 #include "handlers/request_body_buffer.h"
 #include "http/exchange.h"
+#include "http/log_context.h"
 #include "http/pipeline.h"
 #include "http/variables.h"
 #include "http1/parser.h"
@@ -46,6 +47,10 @@ enum class Failure : uint8_t { error, timeout, invalid_header };
 
 bool idempotent(http::Method m) {
   return m != http::Method::post && m != http::Method::lock && m != http::Method::patch;
+}
+
+bool carries_content(http::Method m) {
+  return m == http::Method::post || m == http::Method::put || m == http::Method::patch;
 }
 
 char* scratch() {
@@ -175,7 +180,11 @@ void ProxySession::start() {
   streaming_body_ = has_body && !cfg_.request_buffering && (req.content_length >= 0 || cfg_.http_version >= 11);
   if (!has_body) {
     body_done_ = true;
-    RequestHeadInfo info = build_request_head(ex_, cfg_, uri_, RequestBody::none, 0, head_);
+    // An empty body still has a length: the client gave one, or the method
+    // carries content (RFC 9110 8.6; servers answer a POST without one 411).
+    const bool empty_body = cfg_.pass_request_body && (req.content_length == 0 || carries_content(req.method));
+    RequestHeadInfo info = build_request_head(ex_, cfg_, uri_, empty_body ? RequestBody::length : RequestBody::none,
+                                              0, head_);
     upgrade_sent_ = info.upgrade;
     next_try();  // a body not passed on is read and dropped by the codec
     return;
@@ -782,24 +791,25 @@ void ProxySession::record_try(int status) {
   ex_.upstream_response_time += buf;
 }
 
+// nginx's form: the scheme, the server tried (a unix socket's path ends
+// with ':' before the URI) and the URI sent.
 std::string ProxySession::upstream_url() const {
   std::string url = "http://";
-  url += peer_ >= 0 ? group_->cfg->servers[size_t(peer_)].name : group_->cfg->name;
+  if (peer_ >= 0) {
+    const auto& server = group_->cfg->servers[size_t(peer_)];
+    url += server.name;
+    if (server.addr.ss_family == AF_UNIX) url += ':';
+  } else {
+    url += group_->cfg->name;
+  }
   url += uri_;
   return url;
 }
 
 void ProxySession::log_upstream(config::LogLevel level, int err, const char* what, const char* phase) {
   if (!log::enabled(level)) return;
-  const auto& req = ex_.req;
-  std::string server = ex_.server && !ex_.server->names.empty() ? ex_.server->names.front().name : "";
   std::string error = err ? " (" + std::to_string(err) + ": " + strerror(err) + ")" : "";
-  const char* proto = req.version == 10 ? "HTTP/1.0" : req.version == 20 ? "HTTP/2.0" : "HTTP/1.1";
-  log::write(level,
-             "%s%s while %s, client: %s, server: %s, request: \"%.*s %.*s %s\", upstream: \"%s\", host: \"%s\"",
-             what, error.c_str(), phase, ex_.conn().remote_addr.c_str(), server.c_str(),
-             int(req.method_name.size()), req.method_name.data(), int(req.target.size()), req.target.data(), proto,
-             upstream_url().c_str(), req.host.c_str());
+  log::write(level, "%s%s while %s%s", what, error.c_str(), phase, http::log_context(ex_, upstream_url()).c_str());
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ import time
 import pytest
 
 import harness
-from test_proxy import error_log_has, nginx_backend, proxy_conf, upstreams  # noqa: F401 (fixtures)
+from test_proxy import error_log_has, nginx_backend, proxy_conf, refused_port, upstreams  # noqa: F401 (fixtures)
 
 
 def h2_get(port, path, *args, timeout=10):
@@ -81,3 +81,66 @@ def test_empty_body_from_nginx_backend(make_server, nginx_backend):
         assert c.read_response().status == 201
     code, body, _ = h2_get(srv.ports[1], "/empty", timeout=5)
     assert (code, body) == (200, b"")
+
+
+# ---------------------------------------------------------------------------
+# The request head that goes upstream.
+
+
+def test_fields_named_in_connection_are_not_forwarded(make_server, upstreams):
+    up = upstreams()
+    srv = make_server(proxy_conf(f"""
+    server {{
+        listen 127.0.0.1:@PORT@;
+        location / {{ proxy_pass http://127.0.0.1:{up.port}; }}
+    }}"""))
+    resp = harness.http(srv.port, "/echo", headers=[("Connection", "keep-alive, X-Hop-Only"),
+                                                     ("Connection", "x-other-hop"),
+                                                     ("X-Hop-Only", "secret"), ("X-Other-Hop", "secret2"),
+                                                     ("X-End-To-End", "kept")])
+    sent = resp.body.decode("latin-1").lower()
+    assert resp.status == 200 and "\r\nx-end-to-end: kept\r\n" in sent
+    if not harness.IS_NGINX:  # nginx forwards them (it gets RFC 9110 7.6.1 wrong)
+        assert "x-hop-only" not in sent and "x-other-hop" not in sent, sent
+
+
+def test_empty_request_body_goes_with_content_length_zero(make_server, upstreams):
+    up = upstreams()
+    srv = make_server(two_port_conf(f"""
+        location / {{ proxy_pass http://127.0.0.1:{up.port}; }}
+        location /s/ {{ proxy_pass http://127.0.0.1:{up.port}/; proxy_http_version 1.1;
+                       proxy_request_buffering off; }}"""), nports=2)
+
+    def upstream_head(method, path="/echo", headers=(), body=None):
+        resp = harness.http(srv.ports[0], path, method=method, headers=list(headers), body=body)
+        assert resp.status == 200, resp
+        return resp.body.decode("latin-1").split("\r\n\r\n")[0].lower().split("\r\n")
+
+    for method in ("POST", "PUT"):
+        assert "content-length: 0" in upstream_head(method, body=b"")
+        assert "content-length: 0" in upstream_head(method, "/s/echo", body=b"")
+        # An empty chunked body has a length too once it is read whole.
+        assert "content-length: 0" in upstream_head(method, headers=[("Transfer-Encoding", "chunked")],
+                                                    body=b"0\r\n\r\n")
+    assert not any(l.startswith("content-length") for l in upstream_head("GET"))
+    # HTTP/2: a POST whose HEADERS end the stream has an empty body.
+    code, body, _ = h2_get(srv.ports[1], "/echo", "-X", "POST", "-d", "")
+    assert code == 200 and b"\r\ncontent-length: 0\r\n" in body.lower(), body
+    if not harness.IS_NGINX:
+        # Without any framing field, POST still carries content (RFC 9110 8.6).
+        assert "content-length: 0" in upstream_head("POST")
+
+
+def test_upstream_error_lines_name_server_and_host_with_ports(make_server, refused_port, tmp_path):
+    sock = tmp_path / "nobody.sock"
+    srv = make_server(proxy_conf(f"""
+    upstream app {{ server 127.0.0.1:{refused_port}; }}
+    server {{
+        listen 127.0.0.1:@PORT@;
+        location /grp/ {{ proxy_pass http://app; }}
+        location /unix/ {{ proxy_pass http://unix:{sock}; }}
+    }}"""))
+    assert harness.http(srv.port, "/grp/x", host=f"example.test:{srv.port}").status == 502
+    error_log_has(srv, f'upstream: "http://127.0.0.1:{refused_port}/grp/x", host: "example.test:{srv.port}"')
+    assert harness.http(srv.port, "/unix/y").status == 502
+    error_log_has(srv, f'upstream: "http://unix:{sock}:/unix/y"')
