@@ -82,6 +82,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   // http::BodyReader: the client's request body.
   bool on_body_data(std::string_view data) override;
   void on_body_end() override;
+  bool body_too_large();
 
  private:
   enum class Phase : uint8_t {
@@ -138,6 +139,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   bool streaming_body_ = false;  // proxy_request_buffering off: body passes as it comes
   bool chunked_body_ = false;    // streamed with chunked framing
   bool body_done_ = false;       // the client's body has ended
+  int64_t body_received_ = 0;    // decoded body bytes from the client so far
   bool body_replayable_ = true;  // a retry can send the whole body again
   bool upgrade_sent_ = false;
   std::string out_;        // bytes for the upstream connection not yet written
@@ -210,7 +212,10 @@ bool ProxySession::on_body_data(std::string_view data) {
     if (fd_ >= 0) write_request();
     return out_.size() - out_off_ < kStreamedBodyLimit;
   }
-  if (phase_ == Phase::streaming || phase_ == Phase::done) return true;  // answered already: dropped
+  if (phase_ == Phase::done) return true;  // answered already: dropped
+  body_received_ += int64_t(data.size());
+  if (body_too_large()) return false;  // no more of it is read
+  if (phase_ == Phase::streaming) return true;  // the upstream answered: the rest is dropped
   if (!streaming_body_) {
     if (!body_->append(data)) {
       TORII_LOG(crit, "%s in \"%s\" failed (%d: %s), client: %s", body_->what(), body_->temp_dir().c_str(), errno,
@@ -232,6 +237,28 @@ bool ProxySession::on_body_data(std::string_view data) {
   }
   if (fd_ >= 0 && phase_ == Phase::exchanging) write_request();
   return out_.size() - out_off_ < kStreamedBodyLimit;
+}
+
+// client_max_body_size for a body whose length was not given (chunked,
+// HTTP/2 without content-length): checked as the decoded size passes the
+// limit. Before any response, 413 (and the upstream, if contacted, is let
+// go); after one started, the client's response is cut.
+bool ProxySession::body_too_large() {
+  const int64_t limit = ex_.settings().client_max_body_size;
+  if (limit <= 0 || body_received_ <= limit) return false;
+  TORII_LOG(error, "client intended to send too large chunked body: %lld+ bytes%s",
+            static_cast<long long>(body_received_), http::log_context(ex_).c_str());
+  body_.reset();
+  ex_.close_connection = true;
+  if (!ex_.head_sent()) {
+    respond(413);
+    return true;
+  }
+  loop_.cancel(timer_);
+  close_upstream();
+  phase_ = Phase::done;
+  ex_.abort();
+  return true;
 }
 
 void ProxySession::on_body_end() {

@@ -591,6 +591,13 @@ void Connection::send_file(std::shared_ptr<const http::OpenFile> file, int64_t o
 void Connection::finish() {
   if (state_ == State::closed) return;
   if (chunked_response_) out_.append(kLastChunk);
+  if (!keep_alive_ && body_pending_) {
+    // Answered (413, an error, an upstream that did not wait) and closing:
+    // the rest of the body is nobody's; the lingering close drains it.
+    body_pending_ = false;
+    body_reader_ = nullptr;
+    body_paused_ = false;
+  }
   schedule_drive();
 }
 
