@@ -77,6 +77,8 @@ class ProxySession final : public http::Exchange::HandlerState,
 
   void start();
 
+  // http::Exchange::HandlerState
+  void on_client_gone() override;
   // upstream::SocketOwner
   void on_socket_io(uint32_t events) override;
   // http::BodyReader: the client's request body.
@@ -172,6 +174,7 @@ class ProxySession final : public http::Exchange::HandlerState,
 // ---- start -----------------------------------------------------------------------
 
 void ProxySession::start() {
+  ex_.ignore_client_abort = cfg_.ignore_client_abort;
   first_try_ms_ = loop_.now_ms();
   tried_.assign(group_->cfg->servers.size(), 0);
   queue_limit_ = cfg_.buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
@@ -790,6 +793,28 @@ void ProxySession::respond(int status) {
   });
 }
 
+// The client closed first (or its connection failed): the upstream
+// connection is closed at once, as nginx does, and the try is logged with
+// the status the upstream gave, or "-" when it had not answered yet.
+void ProxySession::on_client_gone() {
+  if (phase_ == Phase::done) return;
+  loop_.cancel(timer_);
+  if (peer_ >= 0) {
+    const char* doing = phase_ == Phase::connecting  ? "connecting to upstream"
+                        : phase_ == Phase::exchanging ? (request_sent_ ? "reading response header from upstream"
+                                                                       : "sending request to upstream")
+                                                      : "reading upstream";
+    if (log::enabled(config::LogLevel::info)) {
+      log::write(config::LogLevel::info,
+                 "client prematurely closed connection, so upstream connection is closed too while %s%s", doing,
+                 http::log_context(ex_, upstream_url()).c_str());
+    }
+    record_try(phase_ == Phase::streaming || phase_ == Phase::tunnel ? resp_.status : 0);
+  }
+  close_upstream();
+  phase_ = Phase::done;
+}
+
 void ProxySession::close_upstream() {
   if (fd_ >= 0) {
     ::close(fd_);  // also leaves the epoll set
@@ -810,7 +835,7 @@ void ProxySession::record_try(int status) {
   sep(ex_.upstream_addr);
   ex_.upstream_addr += group_->cfg->servers[size_t(peer_)].name;
   sep(ex_.upstream_status);
-  ex_.upstream_status += std::to_string(status);
+  ex_.upstream_status += status > 0 ? std::to_string(status) : "-";  // "-": no response came
   sep(ex_.upstream_response_time);
   int64_t ms = std::max<int64_t>(loop_.now_ms() - try_start_ms_, 0);
   char buf[32];
