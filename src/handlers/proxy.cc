@@ -23,6 +23,7 @@
 #include "handlers/proxy_headers.h"
 #include "handlers/request_body_buffer.h"
 #include "http/exchange.h"
+#include "http/log_context.h"
 #include "http/pipeline.h"
 #include "http/variables.h"
 #include "http1/parser.h"
@@ -46,6 +47,10 @@ enum class Failure : uint8_t { error, timeout, invalid_header };
 
 bool idempotent(http::Method m) {
   return m != http::Method::post && m != http::Method::lock && m != http::Method::patch;
+}
+
+bool carries_content(http::Method m) {
+  return m == http::Method::post || m == http::Method::put || m == http::Method::patch;
 }
 
 char* scratch() {
@@ -72,11 +77,14 @@ class ProxySession final : public http::Exchange::HandlerState,
 
   void start();
 
+  // http::Exchange::HandlerState
+  void on_client_gone() override;
   // upstream::SocketOwner
   void on_socket_io(uint32_t events) override;
   // http::BodyReader: the client's request body.
   bool on_body_data(std::string_view data) override;
   void on_body_end() override;
+  bool body_too_large();
 
  private:
   enum class Phase : uint8_t {
@@ -133,6 +141,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   bool streaming_body_ = false;  // proxy_request_buffering off: body passes as it comes
   bool chunked_body_ = false;    // streamed with chunked framing
   bool body_done_ = false;       // the client's body has ended
+  int64_t body_received_ = 0;    // decoded body bytes from the client so far
   bool body_replayable_ = true;  // a retry can send the whole body again
   bool upgrade_sent_ = false;
   std::string out_;        // bytes for the upstream connection not yet written
@@ -165,6 +174,7 @@ class ProxySession final : public http::Exchange::HandlerState,
 // ---- start -----------------------------------------------------------------------
 
 void ProxySession::start() {
+  ex_.ignore_client_abort = cfg_.ignore_client_abort;
   first_try_ms_ = loop_.now_ms();
   tried_.assign(group_->cfg->servers.size(), 0);
   queue_limit_ = cfg_.buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
@@ -175,7 +185,11 @@ void ProxySession::start() {
   streaming_body_ = has_body && !cfg_.request_buffering && (req.content_length >= 0 || cfg_.http_version >= 11);
   if (!has_body) {
     body_done_ = true;
-    RequestHeadInfo info = build_request_head(ex_, cfg_, uri_, RequestBody::none, 0, head_);
+    // An empty body still has a length: the client gave one, or the method
+    // carries content (RFC 9110 8.6; servers answer a POST without one 411).
+    const bool empty_body = cfg_.pass_request_body && (req.content_length == 0 || carries_content(req.method));
+    RequestHeadInfo info = build_request_head(ex_, cfg_, uri_, empty_body ? RequestBody::length : RequestBody::none,
+                                              0, head_);
     upgrade_sent_ = info.upgrade;
     next_try();  // a body not passed on is read and dropped by the codec
     return;
@@ -201,7 +215,10 @@ bool ProxySession::on_body_data(std::string_view data) {
     if (fd_ >= 0) write_request();
     return out_.size() - out_off_ < kStreamedBodyLimit;
   }
-  if (phase_ == Phase::streaming || phase_ == Phase::done) return true;  // answered already: dropped
+  if (phase_ == Phase::done) return true;  // answered already: dropped
+  body_received_ += int64_t(data.size());
+  if (body_too_large()) return false;  // no more of it is read
+  if (phase_ == Phase::streaming) return true;  // the upstream answered: the rest is dropped
   if (!streaming_body_) {
     if (!body_->append(data)) {
       TORII_LOG(crit, "%s in \"%s\" failed (%d: %s), client: %s", body_->what(), body_->temp_dir().c_str(), errno,
@@ -223,6 +240,28 @@ bool ProxySession::on_body_data(std::string_view data) {
   }
   if (fd_ >= 0 && phase_ == Phase::exchanging) write_request();
   return out_.size() - out_off_ < kStreamedBodyLimit;
+}
+
+// client_max_body_size for a body whose length was not given (chunked,
+// HTTP/2 without content-length): checked as the decoded size passes the
+// limit. Before any response, 413 (and the upstream, if contacted, is let
+// go); after one started, the client's response is cut.
+bool ProxySession::body_too_large() {
+  const int64_t limit = ex_.settings().client_max_body_size;
+  if (limit <= 0 || body_received_ <= limit) return false;
+  TORII_LOG(error, "client intended to send too large chunked body: %lld+ bytes%s",
+            static_cast<long long>(body_received_), http::log_context(ex_).c_str());
+  body_.reset();
+  ex_.close_connection = true;
+  if (!ex_.head_sent()) {
+    respond(413);
+    return true;
+  }
+  loop_.cancel(timer_);
+  close_upstream();
+  phase_ = Phase::done;
+  ex_.abort();
+  return true;
 }
 
 void ProxySession::on_body_end() {
@@ -530,7 +569,9 @@ void ProxySession::on_head(size_t head_len) {
   ex_.send_head(std::move(head));
   phase_ = Phase::streaming;
   arm(cfg_.read_timeout.count());
-  if (framing_ == BodyFraming::none) {
+  // No body, or an empty one (RFC 9112 6.3: a Content-Length of 0 is a
+  // complete body): the response ends with its head.
+  if (framing_ == BodyFraming::none || (framing_ == BodyFraming::length && resp_.content_length == 0)) {
     finish_response(in_.empty());
     return;
   }
@@ -752,6 +793,28 @@ void ProxySession::respond(int status) {
   });
 }
 
+// The client closed first (or its connection failed): the upstream
+// connection is closed at once, as nginx does, and the try is logged with
+// the status the upstream gave, or "-" when it had not answered yet.
+void ProxySession::on_client_gone() {
+  if (phase_ == Phase::done) return;
+  loop_.cancel(timer_);
+  if (peer_ >= 0) {
+    const char* doing = phase_ == Phase::connecting  ? "connecting to upstream"
+                        : phase_ == Phase::exchanging ? (request_sent_ ? "reading response header from upstream"
+                                                                       : "sending request to upstream")
+                                                      : "reading upstream";
+    if (log::enabled(config::LogLevel::info)) {
+      log::write(config::LogLevel::info,
+                 "client prematurely closed connection, so upstream connection is closed too while %s%s", doing,
+                 http::log_context(ex_, upstream_url()).c_str());
+    }
+    record_try(phase_ == Phase::streaming || phase_ == Phase::tunnel ? resp_.status : 0);
+  }
+  close_upstream();
+  phase_ = Phase::done;
+}
+
 void ProxySession::close_upstream() {
   if (fd_ >= 0) {
     ::close(fd_);  // also leaves the epoll set
@@ -772,7 +835,7 @@ void ProxySession::record_try(int status) {
   sep(ex_.upstream_addr);
   ex_.upstream_addr += group_->cfg->servers[size_t(peer_)].name;
   sep(ex_.upstream_status);
-  ex_.upstream_status += std::to_string(status);
+  ex_.upstream_status += status > 0 ? std::to_string(status) : "-";  // "-": no response came
   sep(ex_.upstream_response_time);
   int64_t ms = std::max<int64_t>(loop_.now_ms() - try_start_ms_, 0);
   char buf[32];
@@ -780,24 +843,25 @@ void ProxySession::record_try(int status) {
   ex_.upstream_response_time += buf;
 }
 
+// nginx's form: the scheme, the server tried (a unix socket's path ends
+// with ':' before the URI) and the URI sent.
 std::string ProxySession::upstream_url() const {
   std::string url = "http://";
-  url += peer_ >= 0 ? group_->cfg->servers[size_t(peer_)].name : group_->cfg->name;
+  if (peer_ >= 0) {
+    const auto& server = group_->cfg->servers[size_t(peer_)];
+    url += server.name;
+    if (server.addr.ss_family == AF_UNIX) url += ':';
+  } else {
+    url += group_->cfg->name;
+  }
   url += uri_;
   return url;
 }
 
 void ProxySession::log_upstream(config::LogLevel level, int err, const char* what, const char* phase) {
   if (!log::enabled(level)) return;
-  const auto& req = ex_.req;
-  std::string server = ex_.server && !ex_.server->names.empty() ? ex_.server->names.front().name : "";
   std::string error = err ? " (" + std::to_string(err) + ": " + strerror(err) + ")" : "";
-  const char* proto = req.version == 10 ? "HTTP/1.0" : req.version == 20 ? "HTTP/2.0" : "HTTP/1.1";
-  log::write(level,
-             "%s%s while %s, client: %s, server: %s, request: \"%.*s %.*s %s\", upstream: \"%s\", host: \"%s\"",
-             what, error.c_str(), phase, ex_.conn().remote_addr.c_str(), server.c_str(),
-             int(req.method_name.size()), req.method_name.data(), int(req.target.size()), req.target.data(), proto,
-             upstream_url().c_str(), req.host.c_str());
+  log::write(level, "%s%s while %s%s", what, error.c_str(), phase, http::log_context(ex_, upstream_url()).c_str());
 }
 
 }  // namespace

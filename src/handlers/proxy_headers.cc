@@ -86,6 +86,29 @@ bool listed(const std::vector<std::string>& names, std::string_view name) {
   return false;
 }
 
+// The field names the request's Connection fields list (RFC 9110 7.6.1:
+// those fields are meant for this hop only and are not passed on).
+void connection_options(const http::RequestHead& req, std::vector<std::string_view>& out) {
+  for (const auto& h : req.headers) {
+    if (h.token != http::HeaderToken::connection) continue;
+    std::string_view list = h.value;
+    while (!list.empty()) {
+      const size_t comma = list.find(',');
+      std::string_view option = list.substr(0, comma);
+      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+      while (!option.empty() && (option.front() == ' ' || option.front() == '\t')) option.remove_prefix(1);
+      while (!option.empty() && (option.back() == ' ' || option.back() == '\t')) option.remove_suffix(1);
+      if (!option.empty()) out.push_back(option);
+    }
+  }
+}
+
+bool listed(const std::vector<std::string_view>& names, std::string_view name) {
+  for (auto n : names)
+    if (iequals(n, name)) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string upstream_uri(const http::Exchange& ex, const config::ProxyConfig& p) {
@@ -135,8 +158,10 @@ RequestHeadInfo build_request_head(const http::Exchange& ex, const config::Proxy
   if (!host_set) append_field(out, "Host", p.proxy_host);
   if (!conn_set) out.append("Connection: close\r\n");
   if (p.pass_request_headers) {
+    std::vector<std::string_view> hop_only;
+    connection_options(req, hop_only);
     for (const auto& h : req.headers) {
-      if (dropped_request_field(h) || is_set_here(p, h.name)) continue;
+      if (dropped_request_field(h) || is_set_here(p, h.name) || listed(hop_only, h.name)) continue;
       append_field(out, h.name, h.value);
     }
   }

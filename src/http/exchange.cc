@@ -100,13 +100,11 @@ void Exchange::send_head(ResponseHead head) {
 
 void Exchange::send_body(std::string_view data) {
   if (header_only || finished_ || data.empty()) return;
-  body_bytes_sent += int64_t(data.size());
   sink_.send_body(data);
 }
 
 void Exchange::send_file(std::shared_ptr<const OpenFile> file, int64_t offset, int64_t length) {
   if (header_only || finished_ || length <= 0) return;
-  body_bytes_sent += length;
   sink_.send_file(std::move(file), offset, length);
 }
 
@@ -114,6 +112,11 @@ void Exchange::finish() {
   if (finished_) return;
   finished_ = true;
   sink_.finish();
+}
+
+void Exchange::client_gone() {
+  if (!head_sent_ && status == 0) status = 499;  // nginx's "client closed request"
+  if (handler_state) handler_state->on_client_gone();
 }
 
 void Exchange::abort() {

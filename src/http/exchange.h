@@ -97,14 +97,28 @@ class Exchange {
   // turn, never inside its own callbacks: the client going away ends it.
   struct HandlerState {
     virtual ~HandlerState() = default;
+    // The client went away before the response was complete: let go of
+    // what serves it (the upstream connection) and note the try for the log.
+    virtual void on_client_gone() {}
   };
   std::unique_ptr<HandlerState> handler_state;
 
+  // The codec calls this when the client closed (or failed) before the
+  // response was complete, just before the request is logged: nginx's 499
+  // when nothing of a response was sent.
+  void client_gone();
+  // The handler goes on when the client closes its side while it waits
+  // (proxy_ignore_client_abort on): the codec then stops reading instead of
+  // ending the exchange, and the response is still written if it can be.
+  bool ignore_client_abort = false;
+
   // For the access log and $variables.
+  // When the request's first byte came ($request_time runs from here to the
+  // log line, which is written once the last byte left or the client left).
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   int64_t start_unix_ms = 0;  // wall clock at start, for $msec / $time_local
   int status = 0;
-  int64_t body_bytes_sent = 0;   // body bytes handed to the sink
+  int64_t body_bytes_sent = 0;   // body bytes that left for the client, counted by the codec
   int64_t header_bytes = 0;      // serialised head size, set by the codec
   int64_t request_length = 0;    // request line + headers + body, set by the codec
   ResponseHead response;         // the head as sent (after filters), for $sent_http_NAME

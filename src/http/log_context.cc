@@ -15,7 +15,7 @@ std::string_view protocol(int version) {
 }
 }  // namespace
 
-std::string log_context(const Exchange& ex) {
+std::string log_context(const Exchange& ex, std::string_view upstream) {
   std::string out;
   out.reserve(128);
   out.append(", client: ").append(ex.conn().remote_addr);
@@ -26,6 +26,7 @@ std::string log_context(const Exchange& ex) {
     out.append(", request: \"").append(ex.req.method_name).append(" ").append(ex.req.target);
     out.append(" ").append(protocol(ex.req.version)).append("\"");
   }
+  if (!upstream.empty()) out.append(", upstream: \"").append(upstream).append("\"");
   if (const Header* h = ex.req.find(HeaderToken::host)) out.append(", host: \"").append(h->value).append("\"");
   return out;
 }

@@ -80,6 +80,7 @@ bool is_redirect(int code) { return code == 301 || code == 302 || code == 303 ||
 
 void run_return(Exchange& ex, const config::Return& ret) {
   if (ret.code == 444) {
+    ex.status = 444;  // logged as such: the connection closes with no response
     ex.close_connection = true;
     return;
   }
@@ -201,6 +202,7 @@ void send_error(Exchange& ex, int status) {
     return;
   }
   if (status == 444) {
+    ex.status = 444;
     ex.close_connection = true;
     return;
   }

@@ -6,7 +6,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <limits>
 
@@ -25,6 +27,7 @@ constexpr size_t kPipelineOutputLimit = 64 * 1024;  // queued bytes before we st
 constexpr size_t kDrainLowMark = 16 * 1024;  // a streaming handler resumes below this
 constexpr int64_t kLingeringTimeoutMs = 5'000;
 constexpr int64_t kLingeringTimeMs = 30'000;
+constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
 bool is_wildcard(const sockaddr_storage& a) {
   if (a.ss_family == AF_INET) return reinterpret_cast<const sockaddr_in&>(a).sin_addr.s_addr == INADDR_ANY;
@@ -250,19 +253,26 @@ void Connection::drive() {
           if (readable_) respond_error(431, "client sent too large request");  // buffer full, parser undecided
           continue;
         }
-        if (was_empty) arm_timer(default_server().client_header_timeout.count());
+        if (was_empty) {
+          arm_timer(default_server().client_header_timeout.count());
+          exchange_->start = std::chrono::steady_clock::now();  // $request_time starts with the request
+        }
         continue;
       }
       case State::reading_body: {
         if (!consume_buffered_body()) return;
         if (!body_pending_) {
           if (exchange_->finished()) {
+            // The line is logged when the last byte has left: until then
+            // the flush at the top waits for the socket (send_timeout).
+            if (!out_.empty()) return;
             finish_request();
             continue;
           }
           // Waiting for an asynchronous handler (the proxy), which keeps
           // its own timeouts: no client timer runs while nothing is queued.
           if (out_.empty()) worker_.loop().cancel(timer_);
+          if (readable_ && !client_eof_) watch_client();
           return;
         }
         if (body_paused_ && out_.empty()) worker_.loop().cancel(timer_);  // the handler holds the body back
@@ -369,6 +379,8 @@ void Connection::start_next_request() {
 void Connection::on_head(size_t head_len) {
   head_len_ = head_len;
   ++info_.requests;
+  log_pending_ = true;
+  sent_mark_ = out_.bytes_written() + out_.memory_bytes();
   http::Exchange& ex = *exchange_;
   ex.start_unix_ms = core::unix_ms();
   ex.request_length = int64_t(head_len);
@@ -459,7 +471,7 @@ void Connection::read_body(http::BodyReader* reader) {
   }
   body_reader_ = reader;
   if (exchange_->req.expect_continue && !continue_sent_) {
-    out_.append("HTTP/1.1 100 Continue\r\n\r\n");
+    out_.append(kContinue);
     continue_sent_ = true;
   }
   schedule_drive();
@@ -501,6 +513,8 @@ void Connection::respond_error(int status, const char* reason) {
   head_len_ = in_.size();
   body_in_.clear();
   ++info_.requests;
+  log_pending_ = true;
+  sent_mark_ = out_.bytes_written() + out_.memory_bytes();
   state_ = State::reading_body;
   body_pending_ = false;
   http::send_error(ex, status);
@@ -542,7 +556,7 @@ void Connection::send_head(const http::ResponseHead& head) {
   }
   if (ex.req.expect_continue && body_pending_ && keep_alive_ && !continue_sent_) {
     // The client waits for 100 before sending a body we will read and drop.
-    out_.append("HTTP/1.1 100 Continue\r\n\r\n");
+    out_.append(kContinue);
     continue_sent_ = true;
   }
   if (head.status == 101 && !body_pending_) {
@@ -591,6 +605,13 @@ void Connection::send_file(std::shared_ptr<const http::OpenFile> file, int64_t o
 void Connection::finish() {
   if (state_ == State::closed) return;
   if (chunked_response_) out_.append(kLastChunk);
+  if (!keep_alive_ && body_pending_) {
+    // Answered (413, an error, an upstream that did not wait) and closing:
+    // the rest of the body is nobody's; the lingering close drains it.
+    body_pending_ = false;
+    body_reader_ = nullptr;
+    body_paused_ = false;
+  }
   schedule_drive();
 }
 
@@ -603,8 +624,52 @@ void Connection::abort() {
   schedule_drive();
 }
 
+// The handler is still at work (the proxy waits for its upstream) and the
+// socket has news. Bytes are pipelined requests, kept for later. The end of
+// the stream means the client went away: the exchange ends (499 in the log,
+// the upstream let go) unless the handler ignores that
+// (proxy_ignore_client_abort on); then reading stops and the response is
+// still written if the client takes it. False if the connection closed.
+bool Connection::watch_client() {
+  char scratch[kReadChunk];
+  while (readable_ && body_in_.size() < in_limit_) {
+    auto r = transport_->read(scratch, std::min(sizeof scratch, in_limit_ - body_in_.size()));
+    if (r.status == net::IoStatus::ok) {
+      body_in_.append(scratch, r.bytes);
+      if (r.drained) readable_ = false;
+      continue;
+    }
+    if (r.status == net::IoStatus::again) {
+      if (transport_->wants_write()) wait_writable();
+      readable_ = false;
+      break;
+    }
+    if (r.status == net::IoStatus::eof && exchange_->ignore_client_abort) {
+      client_eof_ = true;
+      keep_alive_ = false;
+      readable_ = false;
+      break;
+    }
+    close_now();
+    return false;
+  }
+  return true;
+}
+
+void Connection::log_exchange() {
+  if (!log_pending_ || !exchange_) return;
+  log_pending_ = false;
+  http::Exchange& ex = *exchange_;
+  // What left for the client, not what was queued: a client that goes
+  // away mid-response is logged with the bytes it was sent.
+  int64_t sent = int64_t(out_.bytes_written() - sent_mark_);
+  if (continue_sent_) sent -= int64_t(kContinue.size());
+  ex.body_bytes_sent = std::max<int64_t>(0, sent - ex.header_bytes);
+  worker_.access_log().log(ex);
+}
+
 void Connection::finish_request() {
-  worker_.access_log().log(*exchange_);
+  log_exchange();
   drain_cb_ = nullptr;
   body_reader_ = nullptr;
   tunnel_ = false;
@@ -631,6 +696,12 @@ void Connection::close_now() {
   if (state_ == State::closed) return;
   state_ = State::closed;
   worker_.loop().cancel(timer_);
+  if (log_pending_ && exchange_) {
+    // The connection ends before the response did (the client left, a
+    // timeout, an error): the request is still logged, as it stands.
+    if (!exchange_->finished() || !out_.empty()) exchange_->client_gone();
+    log_exchange();
+  }
   transport_.reset();  // closes the socket, which also leaves the epoll set
   worker_.release(this);
 }

@@ -69,6 +69,11 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   void respond_error(int status, const char* reason);
   void start_exchange();
   void finish_request();
+  // Writes the access log line once: after the last byte of the response
+  // left, or when the connection ends before that.
+  void log_exchange();
+  // The handler is still at work and the client sent something (see .cc).
+  bool watch_client();
   void start_next_request();
   bool flush_output();
   // A write would block: wait for EPOLLOUT, registering it the first time.
@@ -115,6 +120,9 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   http::BodyReader* body_reader_ = nullptr;  // the handler reading the body, if any
   bool body_paused_ = false;
   bool continue_sent_ = false;
+  bool log_pending_ = false;   // a request head was read and its line is not written yet
+  bool client_eof_ = false;    // the client closed its side while the handler went on
+  uint64_t sent_mark_ = 0;     // out_.bytes_written() when this request's response began
   bool tunnel_ = false;  // after a 101: client bytes go to the body reader as they come
   std::function<void()> drain_cb_;
   bool in_drive_ = false;

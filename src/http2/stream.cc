@@ -346,7 +346,9 @@ void Stream::on_close(uint32_t error_code) {
   queued_memory_ = 0;
   if (!exchange_) return;
   http::Exchange& ex = *exchange_;
-  if (!ex.head_sent()) ex.status = 499;  // nginx's "client closed request"
+  // Reset or cut off before the response ended: 499 if nothing was sent,
+  // and the handler lets go of its upstream (noting the try for the log).
+  if (!eof_sent_) ex.client_gone();
   session_.host().log_request(ex);
   (void)error_code;
 }
@@ -527,6 +529,7 @@ bool Stream::pread_into(std::string& out, const Piece& p, size_t k) {
 
 bool Stream::write_data(std::string& out, size_t len) {
   queued_total_ -= int64_t(len);
+  if (exchange_) exchange_->body_bytes_sent += int64_t(len);  // framed for the client: $body_bytes_sent
   while (len > 0 && has_pieces()) {
     Piece& p = front_piece();
     if (!p.file) {

@@ -9,6 +9,9 @@ thread of the test process and picks its behaviour from the request path:
   /badstatus...   an invalid status line
   /badheader...   a header line without a colon
   /status/NNN     answers NNN with a short body
+  /empty/NNN      answers NNN with Content-Length: 0 (an empty body), keep-alive
+  /hold/S         a long poll: answers 200 after S seconds unless the proxy
+                  closes first; either way noted in `holds` ("closed"/"answered")
   /big/N          N bytes, chunked, in 64 KB chunks
   /ws...          101 Switching Protocols, then echoes bytes until EOF
   /stamped        200 with its own Server and a fixed Date
@@ -35,6 +38,7 @@ class BadUpstream:
         self.port = self.sock.getsockname()[1]
         self.connections = 0
         self.requests = []  # raw request heads (and bodies), in order
+        self.holds = []  # how each /hold ended: "closed" (by the proxy) or "answered"
         self.lock = threading.Lock()
         self.stopped = False
         self.thread = threading.Thread(target=self._accept, daemon=True)
@@ -144,6 +148,26 @@ class BadUpstream:
             body = f"status {code} from {self.name}\n".encode()
             conn.sendall(b"HTTP/1.1 %d X\r\nContent-Length: %d\r\n\r\n" % (code, len(body)) + body)
             return True
+        if path.startswith("/empty/"):
+            code = int(path.split("/")[2][:3])
+            conn.sendall(b"HTTP/1.1 %d X\r\nContent-Length: 0\r\n\r\n" % code)
+            return True
+        if path.startswith("/hold/"):
+            conn.settimeout(float(path.split("/")[2]))
+            try:
+                closed = conn.recv(1) == b""
+            except socket.timeout:
+                closed = False
+            except OSError:
+                closed = True
+            if closed:
+                with self.lock:
+                    self.holds.append("closed")
+                return False
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nlate")
+            with self.lock:
+                self.holds.append("answered")
+            return False
         if path.startswith("/big/"):
             n = int(path.split("/")[2])
             conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
