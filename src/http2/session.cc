@@ -231,12 +231,12 @@ bool Session::unmask_max_streams(char* p, size_t n) {
 bool Session::refuse_excess_stream(int32_t id) {
   if (streams_.size() < max_streams_) return false;
   // RFC 9113 5.1.2: the excess stream is refused; the connection and its
-  // other streams go on. A client that keeps going over the limit makes
-  // us refuse stream after stream, as a rapid reset would: counted the
-  // same way.
+  // other streams go on.
   TORII_LOG(info, "client exceeded http2_max_concurrent_streams, client: %s", info_.remote_addr.c_str());
   nghttp2_submit_rst_stream(ng_, NGHTTP2_FLAG_NONE, id, NGHTTP2_REFUSED_STREAM);
-  count_reset();
+  // Our refusal is not the client's reset. Before the client has our
+  // SETTINGS it may open any number (5.1.2); after, it knows better.
+  if (settings_acked_ && !flood_.count(FloodGuard::Kind::refused, host_.now_ms())) abuse(flood_.reason());
   return true;
 }
 
@@ -375,6 +375,12 @@ int Session::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* u
       return 0;
     }
     case NGHTTP2_SETTINGS:
+      // We send one SETTINGS: its ACK means the client applied our limits.
+      if (frame->hd.flags & NGHTTP2_FLAG_ACK) {
+        self->settings_acked_ = true;
+        return 0;
+      }
+      [[fallthrough]];
     case NGHTTP2_PING:
       if (frame->hd.flags & NGHTTP2_FLAG_ACK) return 0;
       [[fallthrough]];

@@ -179,6 +179,7 @@ class Session {
   bool going_away_ = false;
   bool resets_waiting_ = false;  // a stream resets once its 408 is out (expire_bodies)
   bool max_streams_unmasked_ = false;  // our SETTINGS went out with the real identifier
+  bool settings_acked_ = false;  // the client has applied our SETTINGS (and knows our limits)
   const char* abuse_reason_ = nullptr;
 };
 

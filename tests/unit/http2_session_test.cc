@@ -433,5 +433,130 @@ TEST(Http2Session, ClientThatKeepsExceedingTheLimitIsCut) {
   EXPECT_EQ(h.goaway_code, int(NGHTTP2_ENHANCE_YOUR_CALM));
 }
 
+// ---- frames no nghttp2 client would send -------------------------------------
+
+std::string raw_frame(uint8_t type, uint8_t flags, int32_t id, std::string_view payload = {}) {
+  std::string f;
+  const size_t n = payload.size();
+  f += char(n >> 16);
+  f += char(n >> 8);
+  f += char(n);
+  f += char(type);
+  f += char(flags);
+  f += char(uint32_t(id) >> 24);
+  f += char(uint32_t(id) >> 16);
+  f += char(uint32_t(id) >> 8);
+  f += char(id);
+  f.append(payload);
+  return f;
+}
+
+// A literal field without indexing, with a literal name (short strings only).
+std::string literal_field(std::string_view name, std::string_view value) {
+  std::string out(1, '\0');
+  out += char(name.size());
+  out.append(name);
+  out += char(value.size());
+  out.append(value);
+  return out;
+}
+
+std::string raw_request(int32_t id, std::string_view path, bool end_stream) {
+  const std::string block = literal_field(":method", end_stream ? "GET" : "POST") + literal_field(":scheme", "http") +
+                            literal_field(":path", path) + literal_field(":authority", "localhost");
+  return raw_frame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS | (end_stream ? NGHTTP2_FLAG_END_STREAM : 0), id, block);
+}
+
+struct SeenFrame {
+  uint8_t type = 0;
+  uint8_t flags = 0;
+  int32_t id = 0;
+  std::string payload;
+  uint32_t code() const {  // RST_STREAM's error code, or GOAWAY's
+    const size_t at = type == NGHTTP2_GOAWAY ? 4 : 0;
+    uint32_t v = 0;
+    for (size_t i = at; i < at + 4 && i < payload.size(); ++i) v = (v << 8) | uint8_t(payload[i]);
+    return v;
+  }
+};
+
+// The session fed raw bytes; what it answers, frame by frame.
+class RawClient {
+ public:
+  explicit RawClient(const std::string& server_extra = "") : h(server_extra) {
+    send(std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + raw_frame(NGHTTP2_SETTINGS, 0, 0));
+  }
+  void ack_settings() { send(raw_frame(NGHTTP2_SETTINGS, NGHTTP2_FLAG_ACK, 0)); }
+
+  void send(const std::string& bytes) {
+    if (!h.session().receive(bytes.data(), bytes.size())) server_closed = true;
+    for (int i = 0; i < 100; ++i) {
+      h.session().service();
+      std::string out;
+      h.session().produce(out, 1 << 20);
+      h.session().collect_closed();
+      if (out.empty()) break;
+      for (size_t at = 0; at + 9 <= out.size();) {
+        SeenFrame f;
+        const size_t len = size_t(uint8_t(out[at])) << 16 | size_t(uint8_t(out[at + 1])) << 8 | uint8_t(out[at + 2]);
+        f.type = uint8_t(out[at + 3]);
+        f.flags = uint8_t(out[at + 4]);
+        f.id = int32_t(uint32_t(uint8_t(out[at + 5]) & 0x7f) << 24 | uint32_t(uint8_t(out[at + 6])) << 16 |
+                       uint32_t(uint8_t(out[at + 7])) << 8 | uint8_t(out[at + 8]));
+        f.payload = out.substr(at + 9, len);
+        seen.push_back(f);
+        at += 9 + len;
+      }
+    }
+  }
+  // The last RST_STREAM code for `id` (-1: none); the GOAWAY code (-1: none).
+  int64_t reset(int32_t id) const {
+    int64_t code = -1;
+    for (const auto& f : seen)
+      if (f.type == NGHTTP2_RST_STREAM && f.id == id) code = f.code();
+    return code;
+  }
+  size_t resets(uint32_t code) const {
+    size_t n = 0;
+    for (const auto& f : seen) n += f.type == NGHTTP2_RST_STREAM && f.code() == code;
+    return n;
+  }
+  int64_t goaway() const {
+    for (const auto& f : seen)
+      if (f.type == NGHTTP2_GOAWAY) return f.code();
+    return -1;
+  }
+  size_t ended(int32_t id) const {  // response frames of `id` that carried END_STREAM
+    size_t n = 0;
+    for (const auto& f : seen)
+      n += f.id == id && (f.type == NGHTTP2_HEADERS || f.type == NGHTTP2_DATA) && (f.flags & NGHTTP2_FLAG_END_STREAM);
+    return n;
+  }
+
+  Harness h;
+  std::vector<SeenFrame> seen;
+  bool server_closed = false;
+};
+
+TEST(Http2Session, BurstBeforeSettingsIsRefusedNotCut) {
+  // 400 streams with the preface, before the client has our SETTINGS
+  // (RFC 9113 5.1.2): the 128 we take are answered, the rest refused,
+  // and the refusals are not the client's resets.
+  RawClient c;
+  c.h.host.handler = [&](http::Exchange& ex) { respond(ex, "x"); };
+  std::string burst;
+  for (int i = 0; i < 400; ++i) burst += raw_request(1 + 2 * i, "/ret", true);
+  c.send(burst);
+  EXPECT_EQ(c.goaway(), -1);
+  EXPECT_FALSE(c.server_closed);
+  EXPECT_EQ(c.resets(NGHTTP2_REFUSED_STREAM), 400u - 128u);
+  size_t answered = 0;
+  for (int i = 0; i < 400; ++i) answered += c.ended(1 + 2 * i);
+  EXPECT_EQ(answered, 128u);
+  c.ack_settings();
+  c.send(raw_request(801, "/ret", true));
+  EXPECT_EQ(c.ended(801), 1u);
+}
+
 }  // namespace
 }  // namespace torii::http2
