@@ -12,7 +12,9 @@
 #include "config/loader.h"
 #include "core/worker.h"
 #include "http/exchange.h"
+#include "http2/frame_scanner.h"
 #include "http2/session.h"
+#include "http2/stream_ledger.h"
 
 namespace torii::http2 {
 namespace {
@@ -433,6 +435,7 @@ TEST(Http2Session, ClientThatKeepsExceedingTheLimitIsCut) {
   EXPECT_EQ(h.goaway_code, int(NGHTTP2_ENHANCE_YOUR_CALM));
 }
 
+
 // ---- frames no nghttp2 client would send -------------------------------------
 
 std::string raw_frame(uint8_t type, uint8_t flags, int32_t id, std::string_view payload = {}) {
@@ -450,6 +453,8 @@ std::string raw_frame(uint8_t type, uint8_t flags, int32_t id, std::string_view 
   f.append(payload);
   return f;
 }
+
+std::string be32(uint32_t v) { return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)}; }
 
 // A literal field without indexing, with a literal name (short strings only).
 std::string literal_field(std::string_view name, std::string_view value) {
@@ -538,6 +543,86 @@ class RawClient {
   bool server_closed = false;
 };
 
+// Answers /ret at once; /hold never.
+void ret_or_hold(http::Exchange& ex) {
+  if (ex.req.path == "/ret") respond(ex, "x");
+}
+
+TEST(Http2Session, DataAfterTheClientsResetIsStreamClosed) {
+  RawClient c;
+  c.h.host.handler = ret_or_hold;
+  c.ack_settings();
+  c.send(raw_request(1, "/hold", false) + raw_frame(NGHTTP2_RST_STREAM, 0, 1, be32(NGHTTP2_CANCEL)));
+  c.send(raw_frame(NGHTTP2_DATA, 0, 1, "late"));
+  EXPECT_EQ(c.reset(1), int64_t(NGHTTP2_STREAM_CLOSED));  // RFC 9113 5.1: a stream error
+  EXPECT_EQ(c.goaway(), -1);
+  EXPECT_FALSE(c.server_closed);
+  // The same when the reset and the DATA arrive in one read.
+  c.send(raw_request(3, "/hold", false) + raw_frame(NGHTTP2_RST_STREAM, 0, 3, be32(NGHTTP2_CANCEL)) +
+         raw_frame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS | NGHTTP2_FLAG_END_STREAM, 3, literal_field("x-t", "1")));
+  EXPECT_EQ(c.reset(3), int64_t(NGHTTP2_STREAM_CLOSED));
+  EXPECT_EQ(c.goaway(), -1);
+}
+
+TEST(Http2Session, FramesAfterBothEndsAreAConnectionError) {
+  for (uint8_t type : {uint8_t(NGHTTP2_DATA), uint8_t(NGHTTP2_HEADERS)}) {
+    RawClient c;
+    c.h.host.handler = ret_or_hold;
+    c.ack_settings();
+    c.send(raw_request(1, "/ret", true));
+    ASSERT_EQ(c.ended(1), 1u);
+    const std::string payload = type == NGHTTP2_DATA ? "late" : literal_field("x-t", "1");
+    c.send(raw_frame(type, NGHTTP2_FLAG_END_HEADERS, 1, payload));
+    EXPECT_EQ(c.goaway(), int64_t(NGHTTP2_STREAM_CLOSED)) << int(type);
+    EXPECT_TRUE(c.server_closed);
+  }
+}
+
+TEST(Http2Session, HalfClosedRemoteStreamTakesNoData) {
+  RawClient c;
+  c.h.host.handler = ret_or_hold;
+  c.ack_settings();
+  int ran = 0;
+  c.h.host.handler = [&](http::Exchange&) { ++ran; };
+  c.send(raw_request(1, "/hold", true) + raw_frame(NGHTTP2_DATA, NGHTTP2_FLAG_END_STREAM, 1, "x"));
+  EXPECT_EQ(c.goaway(), int64_t(NGHTTP2_STREAM_CLOSED));
+  EXPECT_EQ(ran, 0);  // the connection is over: the request is not started
+  EXPECT_TRUE(c.server_closed);
+}
+
+TEST(Http2Session, LowerStreamIdIsAProtocolError) {
+  RawClient c;
+  c.h.host.handler = ret_or_hold;
+  c.ack_settings();
+  c.send(raw_request(5, "/ret", true));
+  EXPECT_EQ(c.ended(5), 1u);
+  c.send(raw_request(3, "/ret", true));  // skipped by 5: RFC 9113 5.1.1
+  EXPECT_EQ(c.goaway(), int64_t(NGHTTP2_PROTOCOL_ERROR));
+  EXPECT_EQ(c.ended(3), 0u);
+}
+
+TEST(Http2Session, FramesInFlightAfterOurRefusalAreIgnored) {
+  RawClient c("http2_max_concurrent_streams 1;");
+  c.h.host.handler = ret_or_hold;
+  c.ack_settings();
+  c.send(raw_request(1, "/hold", false) + raw_request(3, "/hold", false) + raw_frame(NGHTTP2_DATA, 0, 3, "in flight"));
+  EXPECT_EQ(c.reset(3), int64_t(NGHTTP2_REFUSED_STREAM));
+  c.send(raw_frame(NGHTTP2_DATA, NGHTTP2_FLAG_END_STREAM, 3, "still in flight"));
+  EXPECT_EQ(c.resets(NGHTTP2_STREAM_CLOSED), 0u);  // RFC 9113 5.1: ignored after our RST_STREAM
+  EXPECT_EQ(c.goaway(), -1);
+  EXPECT_FALSE(c.server_closed);
+}
+
+TEST(Http2Session, PriorityOnStreamZeroOrOnItself) {
+  const std::string on_itself = be32(1) + std::string(1, '\x10');
+  for (int32_t id : {0, 1}) {
+    RawClient c;
+    c.ack_settings();
+    c.send(raw_frame(NGHTTP2_PRIORITY, 0, id, id == 0 ? be32(1) + "\x10" : on_itself));
+    EXPECT_EQ(c.goaway(), int64_t(NGHTTP2_PROTOCOL_ERROR)) << id;  // RFC 9113 6.3, 5.3.1
+  }
+}
+
 TEST(Http2Session, BurstBeforeSettingsIsRefusedNotCut) {
   // 400 streams with the preface, before the client has our SETTINGS
   // (RFC 9113 5.1.2): the 128 we take are answered, the rest refused,
@@ -556,6 +641,54 @@ TEST(Http2Session, BurstBeforeSettingsIsRefusedNotCut) {
   c.ack_settings();
   c.send(raw_request(801, "/ret", true));
   EXPECT_EQ(c.ended(801), 1u);
+}
+
+TEST(Http2Session, FrameScannerFindsHeadersAcrossPieces) {
+  const std::string wire = std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + raw_frame(NGHTTP2_SETTINGS, 0, 0) +
+                           raw_request(1, "/a", false) + raw_frame(NGHTTP2_DATA, 1, 1, "body") +
+                           raw_frame(NGHTTP2_PRIORITY, 0, 0x7fffffff, be32(0) + "x");
+  for (size_t piece = 1; piece <= wire.size(); ++piece) {
+    FrameScanner scanner;
+    std::vector<std::pair<uint8_t, int32_t>> found;
+    for (size_t at = 0; at < wire.size(); at += piece) {
+      const size_t n = std::min(piece, wire.size() - at);
+      for (size_t pos = 0; pos < n;) {
+        size_t used = 0;
+        FrameHeader h;
+        const bool got = scanner.next(wire.data() + at + pos, n - pos, used, h);
+        pos += used;
+        if (got) found.emplace_back(h.type, h.stream_id);
+      }
+    }
+    const std::vector<std::pair<uint8_t, int32_t>> want = {
+        {NGHTTP2_SETTINGS, 0}, {NGHTTP2_HEADERS, 1}, {NGHTTP2_DATA, 1}, {NGHTTP2_PRIORITY, 0x7fffffff}};
+    ASSERT_EQ(found, want) << "pieces of " << piece;
+  }
+}
+
+TEST(Http2Session, StreamLedgerRemembersHowStreamsClosed) {
+  StreamLedger l;
+  using S = StreamLedger::State;
+  l.opened(1);
+  l.opened(7);  // 3 and 5 skipped
+  EXPECT_EQ(l.state(3), S::skipped);
+  EXPECT_EQ(l.state(7), S::open);
+  EXPECT_EQ(l.state(9), S::unknown);  // not seen yet
+  l.client_ended(1);
+  l.closed(1);
+  EXPECT_EQ(l.state(1), S::closed_after_end);
+  l.client_reset(7);
+  l.closed(7);
+  EXPECT_EQ(l.state(7), S::reset_by_client);
+  l.opened(9);
+  l.closed(9);
+  EXPECT_EQ(l.state(9), S::reset_by_us);
+  // A jump far ahead: the window holds only the last 256 identifiers.
+  l.opened(100001);
+  EXPECT_EQ(l.state(1), S::unknown);
+  EXPECT_EQ(l.state(99999), S::skipped);
+  EXPECT_EQ(l.state(100001 - 2 * 255), S::skipped);
+  EXPECT_EQ(l.state(100001 - 2 * 256), S::unknown);
 }
 
 }  // namespace
