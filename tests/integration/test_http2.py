@@ -18,8 +18,8 @@ import pytest
 
 import harness
 from h2raw import (ACK, CANCEL, CONTINUATION, DATA, END_HEADERS, END_STREAM, ENHANCE_YOUR_CALM, GOAWAY,
-                   H2, HEADERS, NO_ERROR, PING, REFUSED_STREAM, RST_STREAM, SETTINGS, WINDOW_UPDATE, frame,
-                   goaway_code, literal, request_block, status_of)
+                   H2, HEADERS, NO_ERROR, PING, PROTOCOL_ERROR, REFUSED_STREAM, RST_STREAM, SETTINGS,
+                   WINDOW_UPDATE, frame, goaway_code, literal, request_block, status_of)
 from harness import base_conf, wait_until
 
 BIG_SIZE = 1024 * 1024
@@ -81,6 +81,21 @@ def test_curl_prior_knowledge_and_http1_on_the_same_port(site):
         c.send("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
         r = c.read_response()
         assert r.status == 200 and r.body == b"hello h2\n"
+
+
+def test_broken_preface_on_a_shared_port_gets_goaway(site):
+    # RFC 9113 3.4: bytes that start as the preface does and then are not
+    # it are a connection error PROTOCOL_ERROR, not an HTTP/1.1 request.
+    server = site()
+    c = H2(server.port, preface=False)
+    c.send(b"PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n" + frame(SETTINGS, 0, 0))
+    frames = c.frames_until_close()
+    assert not c.buf.startswith(b"HTTP/1."), c.buf[:100]
+    assert goaway_code(frames) == PROTOCOL_ERROR, frames
+    c.close()
+    # Other requests with the PRI method are still HTTP/1.1 (and refused as such).
+    resp, _ = harness.http_raw(server.port, b"PRI * HTTP/1.1\r\nHost: localhost\r\n\r\n", wait_close=0)
+    assert resp is not None and 400 <= resp.status < 500
 
 
 def test_listen_http2_parameter(site):
