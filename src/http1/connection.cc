@@ -229,7 +229,7 @@ void Connection::drive() {
         const auto preface = h2c_ && info_.requests == 0 && head_start_ == 0 && !in_.empty()
                                  ? match_h2_preface(in_)
                                  : PrefaceMatch::no;
-        if (preface == PrefaceMatch::full) {
+        if (preface == PrefaceMatch::http2) {
           hand_over_to_http2();
           return;
         }
@@ -320,9 +320,12 @@ void Connection::drive() {
 
 Connection::PrefaceMatch Connection::match_h2_preface(std::string_view in) {
   static constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+  static constexpr size_t kRequestLine = 14;  // "PRI * HTTP/2.0": no HTTP/1 request looks like it
   const size_t n = std::min(in.size(), kPreface.size());
-  if (in.substr(0, n) != kPreface.substr(0, n)) return PrefaceMatch::no;
-  return n == kPreface.size() ? PrefaceMatch::full : PrefaceMatch::partial;
+  size_t same = 0;
+  while (same < n && in[same] == kPreface[same]) ++same;
+  if (same < n) return same >= kRequestLine ? PrefaceMatch::http2 : PrefaceMatch::no;
+  return n == kPreface.size() ? PrefaceMatch::http2 : PrefaceMatch::partial;
 }
 
 // The transport, the connection facts and the bytes read so far move to an

@@ -56,7 +56,11 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   };
 
   void drive();
-  enum class PrefaceMatch : uint8_t { no, partial, full };
+  // HTTP/2 (`http2`): the client preface, or bytes that start with its
+  // request line "PRI * HTTP/2.0" and then go wrong: a client speaking
+  // HTTP/2 with a bad preface, which the HTTP/2 side answers with
+  // GOAWAY(PROTOCOL_ERROR) (RFC 9113 3.4) rather than a 400 page.
+  enum class PrefaceMatch : uint8_t { no, partial, http2 };
   static PrefaceMatch match_h2_preface(std::string_view in);
   void hand_over_to_http2();
   // Reads into `buf` until EAGAIN or `limit` bytes; false if the peer closed.

@@ -11,7 +11,7 @@ constexpr int64_t kWindowMs = 1000;
 bool FloodGuard::count(Kind kind, int64_t now_ms) {
   if (now_ms - window_start_ >= kWindowMs) {
     window_start_ = now_ms;
-    counts_[0] = counts_[1] = counts_[2] = 0;
+    for (uint32_t& c : counts_) c = 0;
   }
   const auto i = static_cast<size_t>(kind);
   const uint32_t n = ++counts_[i];
@@ -24,11 +24,15 @@ bool FloodGuard::count(Kind kind, int64_t now_ms) {
       break;
     case Kind::control:
       limit = limits_.control_per_second;
-      why = "too many SETTINGS, PING or PRIORITY frames";
+      why = "too many SETTINGS, PING, PRIORITY frames or frames for closed streams";
       break;
     case Kind::empty_data:
       limit = limits_.empty_data_per_second;
       why = "too many empty DATA frames";
+      break;
+    case Kind::refused:
+      limit = limits_.refused_per_second;
+      why = "too many streams past http2_max_concurrent_streams";
       break;
   }
   if (n <= limit) return true;

@@ -88,7 +88,20 @@ bool Session::start() {
   if (nghttp2_option_new(&o.opt) != 0) return false;
   // Body bytes are acknowledged when a handler takes them, not on arrival.
   nghttp2_option_set_no_auto_window_update(o.opt, 1);
+  // A closed stream's memory goes back at once: nghttp2 keeps no closed
+  // streams for a priority tree. (With NO_RFC7540_PRIORITIES announced
+  // it would not anyway.) What RFC 9113 5.1 needs to know about closed
+  // streams, one byte each, is in ledger_.
   nghttp2_option_set_no_closed_streams(o.opt, 1);
+  // Most clients (curl, browsers, Go) do not announce RFC 9218, and send
+  // RFC 7540 priorities: for them nghttp2 checks PRIORITY frames (a
+  // stream depending on itself is a PROTOCOL_ERROR, RFC 9113 5.3.1) and
+  // honours their weights. Idle streams made by PRIORITY are bounded by
+  // nghttp2; clients that announce RFC 9218 get its urgencies only.
+  nghttp2_option_set_server_fallback_rfc7540_priorities(o.opt, 1);
+  // Left on (not set): nghttp2's RFC 9113 8.2.1 check that a field value
+  // neither starts nor ends with whitespace (a malformed request).
+  // The abuse limits below are nghttp2's defaults, stated.
   nghttp2_option_set_max_settings(o.opt, kMaxSettingsEntries);
   nghttp2_option_set_max_outbound_ack(o.opt, kMaxOutboundAcks);
   nghttp2_option_set_stream_reset_rate_limit(o.opt, kResetBurst, kResetRate);
@@ -115,6 +128,30 @@ Stream* Session::find(int32_t id) {
 
 bool Session::receive(const char* data, size_t len) {
   if (abuse_reason_) return false;
+  size_t fed = 0, pos = 0;
+  while (pos < len) {
+    size_t used = 0;
+    FrameHeader h;
+    if (!scanner_.next(data + pos, len - pos, used, h)) break;
+    pos += used;
+    if (!note_frame(h)) {
+      if (abuse_reason_) return false;
+      continue;
+    }
+    // nghttp2 first takes everything before the header's last byte, so
+    // the frames ahead of this one have all had their effect.
+    if (!feed(data + fed, pos - 1 - fed)) return false;
+    fed = pos - 1;
+    if (!check_frame(h)) return false;
+  }
+  if (!feed(data + fed, len - fed)) return false;
+  run_ready();
+  service();
+  return true;
+}
+
+bool Session::feed(const char* data, size_t len) {
+  if (len == 0) return true;
   in_callback_ = true;
   ssize_t n = nghttp2_session_mem_recv(ng_, reinterpret_cast<const uint8_t*>(data), len);
   in_callback_ = false;
@@ -131,9 +168,83 @@ bool Session::receive(const char* data, size_t len) {
     return false;
   }
   if (abuse_reason_) return false;
-  run_ready();
-  service();
+  // nghttp2 found a connection error of its own (it queued the GOAWAY),
+  // or the client's GOAWAY left nothing to wait for.
+  return nghttp2_session_want_read(ng_) != 0;
+}
+
+bool Session::note_frame(const FrameHeader& h) {
+  const bool client_stream = h.stream_id > 0 && (h.stream_id & 1);
+  switch (h.type) {
+    case NGHTTP2_HEADERS:
+      if (client_stream && h.stream_id > ledger_.last()) {
+        ledger_.opened(h.stream_id);
+        return false;
+      }
+      return client_stream;
+    case NGHTTP2_DATA:
+      return client_stream && h.stream_id <= ledger_.last();
+    case NGHTTP2_PRIORITY:
+      // Counted here: nghttp2 skips them unseen for RFC 9218 clients.
+      if (!flood_.count(FloodGuard::Kind::control, host_.now_ms())) {
+        abuse(flood_.reason());
+        return false;
+      }
+      return h.stream_id == 0;
+    default:
+      return false;
+  }
+}
+
+bool Session::check_frame(const FrameHeader& h) {
+  const int32_t id = h.stream_id;
+  const char* what = h.type == NGHTTP2_DATA ? "DATA" : h.type == NGHTTP2_HEADERS ? "HEADERS" : "PRIORITY";
+  if (h.type == NGHTTP2_PRIORITY) return connection_error(NGHTTP2_PROTOCOL_ERROR, what, id);
+  if (nghttp2_stream* s = nghttp2_session_find_stream(ng_, id)) {
+    const auto st = nghttp2_stream_get_state(s);
+    // DATA after the client's END_STREAM, on a stream still open our way:
+    // nghttp2 would end the connection too, but unseen, and the requests
+    // of this read would still start.
+    if (st == NGHTTP2_STREAM_STATE_HALF_CLOSED_REMOTE && h.type == NGHTTP2_DATA)
+      return connection_error(NGHTTP2_STREAM_CLOSED, what, id);
+    if (st != NGHTTP2_STREAM_STATE_IDLE && st != NGHTTP2_STREAM_STATE_CLOSED) return true;  // nghttp2's rules
+  }
+  switch (ledger_.state(id)) {
+    case StreamLedger::State::closed_after_end:
+      // RFC 9113 5.1: anything after the client's END_STREAM.
+      return connection_error(NGHTTP2_STREAM_CLOSED, what, id);
+    case StreamLedger::State::reset_by_client:
+      stream_error(NGHTTP2_STREAM_CLOSED, what, id);
+      return !abuse_reason_;
+    case StreamLedger::State::skipped:
+      // 5.1.1: a new stream must have a higher identifier than the last;
+      // DATA for a stream that never opened is for a closed one (6.1).
+      if (h.type == NGHTTP2_HEADERS) return connection_error(NGHTTP2_PROTOCOL_ERROR, what, id);
+      stream_error(NGHTTP2_STREAM_CLOSED, what, id);
+      return !abuse_reason_;
+    case StreamLedger::State::reset_by_us:  // in flight when we reset it: ignored (5.1)
+    case StreamLedger::State::open:         // nghttp2 ignored its HEADERS (after our GOAWAY)
+    case StreamLedger::State::client_ended:
+    case StreamLedger::State::unknown:      // too old to tell: ignored
+      return true;
+  }
   return true;
+}
+
+bool Session::connection_error(uint32_t code, const char* what, int32_t id) {
+  TORII_LOG(info, "client sent %s frame for %s stream %d, the last was %d, client: %s", what,
+            code == NGHTTP2_STREAM_CLOSED ? "closed" : "invalid", int(id), int(ledger_.last()),
+            info_.remote_addr.c_str());
+  going_away_ = true;
+  nghttp2_session_terminate_session(ng_, code);
+  return false;
+}
+
+void Session::stream_error(uint32_t code, const char* what, int32_t id) {
+  TORII_LOG(info, "client sent %s frame for closed stream %d, client: %s", what, int(id), info_.remote_addr.c_str());
+  nghttp2_submit_rst_stream(ng_, NGHTTP2_FLAG_NONE, id, code);
+  // Each costs us a frame: bounded like the other control frames.
+  if (!flood_.count(FloodGuard::Kind::control, host_.now_ms())) abuse(flood_.reason());
 }
 
 void Session::run_ready() {
@@ -231,12 +342,12 @@ bool Session::unmask_max_streams(char* p, size_t n) {
 bool Session::refuse_excess_stream(int32_t id) {
   if (streams_.size() < max_streams_) return false;
   // RFC 9113 5.1.2: the excess stream is refused; the connection and its
-  // other streams go on. A client that keeps going over the limit makes
-  // us refuse stream after stream, as a rapid reset would: counted the
-  // same way.
+  // other streams go on.
   TORII_LOG(info, "client exceeded http2_max_concurrent_streams, client: %s", info_.remote_addr.c_str());
   nghttp2_submit_rst_stream(ng_, NGHTTP2_FLAG_NONE, id, NGHTTP2_REFUSED_STREAM);
-  count_reset();
+  // Our refusal is not the client's reset. Before the client has our
+  // SETTINGS it may open any number (5.1.2); after, it knows better.
+  if (settings_acked_ && !flood_.count(FloodGuard::Kind::refused, host_.now_ms())) abuse(flood_.reason());
   return true;
 }
 
@@ -349,9 +460,10 @@ int Session::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* u
   const int64_t now = self->host_.now_ms();
   switch (frame->hd.type) {
     case NGHTTP2_HEADERS: {
+      const bool end = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
+      if (end) self->ledger_.client_ended(frame->hd.stream_id);
       Stream* s = self->find(frame->hd.stream_id);
       if (!s) return 0;
-      const bool end = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
       if (frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
         s->headers_done(end);
         self->ready_.push(s->id());
@@ -368,17 +480,26 @@ int Session::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* u
         return 0;
       }
       if (!end) return 0;
+      self->ledger_.client_ended(frame->hd.stream_id);
       if (Stream* s = self->find(frame->hd.stream_id)) {
         s->on_remote_end();
         self->deliver_.push(s->id());
       }
       return 0;
     }
+    case NGHTTP2_RST_STREAM:
+      self->ledger_.client_reset(frame->hd.stream_id);
+      return 0;
     case NGHTTP2_SETTINGS:
+      // We send one SETTINGS: its ACK means the client applied our limits.
+      if (frame->hd.flags & NGHTTP2_FLAG_ACK) {
+        self->settings_acked_ = true;
+        return 0;
+      }
+      [[fallthrough]];
     case NGHTTP2_PING:
       if (frame->hd.flags & NGHTTP2_FLAG_ACK) return 0;
-      [[fallthrough]];
-    case NGHTTP2_PRIORITY:
+      // PRIORITY frames are counted as they arrive (note_frame).
       if (!self->flood_.count(FloodGuard::Kind::control, now)) self->abuse(self->flood_.reason());
       return 0;
     default:
@@ -402,6 +523,7 @@ int Session::on_data_chunk(nghttp2_session*, uint8_t, int32_t stream_id, const u
 
 int Session::on_stream_close(nghttp2_session*, int32_t stream_id, uint32_t error_code, void* user) {
   auto* self = static_cast<Session*>(user);
+  self->ledger_.closed(stream_id);
   auto it = std::find_if(self->streams_.begin(), self->streams_.end(),
                          [stream_id](const std::unique_ptr<Stream>& s) { return s->id() == stream_id; });
   if (it == self->streams_.end()) return 0;
@@ -419,10 +541,13 @@ int Session::on_stream_close(nghttp2_session*, int32_t stream_id, uint32_t error
 int Session::on_frame_not_send(nghttp2_session*, const nghttp2_frame* frame, int lib_error, void* user) {
   auto* self = static_cast<Session*>(user);
   if (frame->hd.type != NGHTTP2_HEADERS) return 0;
-  // A response head that could not go out (the stream is gone or the head
-  // was refused): nothing else will, so end the stream.
+  // A stream nghttp2 already closed (its own RST_STREAM went first, e.g.
+  // for a flow-control error): nothing to end.
+  if (lib_error == NGHTTP2_ERR_STREAM_CLOSED || lib_error == NGHTTP2_ERR_STREAM_CLOSING ||
+      !nghttp2_session_find_stream(self->ng_, frame->hd.stream_id))
+    return 0;
+  // A response head that was refused: nothing else will go out, so end the stream.
   nghttp2_submit_rst_stream(self->ng_, NGHTTP2_FLAG_NONE, frame->hd.stream_id, NGHTTP2_INTERNAL_ERROR);
-  (void)lib_error;
   return 0;
 }
 

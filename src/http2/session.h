@@ -16,6 +16,8 @@
 #include "config/config.h"
 #include "http/exchange.h"
 #include "http2/flood_guard.h"
+#include "http2/frame_scanner.h"
+#include "http2/stream_ledger.h"
 
 namespace torii::core {
 struct ListenBinding;
@@ -142,6 +144,19 @@ class Session {
                        nghttp2_data_source* source, void* user);
 
   Stream* find(int32_t id);
+  // Hands bytes to nghttp2. False when the connection is over.
+  bool feed(const char* data, size_t len);
+  // Looks at a frame header as the scanner finds it, before nghttp2 has
+  // taken the frames ahead of it: notes new streams, counts PRIORITY
+  // frames. True if the frame must be checked (check_frame) once they
+  // have been taken.
+  bool note_frame(const FrameHeader& h);
+  // What nghttp2, which forgets closed streams, would not enforce: frames
+  // for closed streams (RFC 9113 5.1) and identifiers lower than the last
+  // (5.1.1), PRIORITY on stream 0 (6.3). False on a connection error.
+  bool check_frame(const FrameHeader& h);
+  bool connection_error(uint32_t code, const char* what, int32_t id);
+  void stream_error(uint32_t code, const char* what, int32_t id);
   void abuse(const char* reason);
   void run_ready();
   void submit_pending();
@@ -156,6 +171,8 @@ class Session {
   std::shared_ptr<core::ListenBinding> binding_;
   nghttp2_session* ng_ = nullptr;
   FloodGuard flood_;
+  FrameScanner scanner_;
+  StreamLedger ledger_;
 
   // Connection-level settings, from the address's default server at start.
   uint32_t max_streams_ = 128;
@@ -179,6 +196,7 @@ class Session {
   bool going_away_ = false;
   bool resets_waiting_ = false;  // a stream resets once its 408 is out (expire_bodies)
   bool max_streams_unmasked_ = false;  // our SETTINGS went out with the real identifier
+  bool settings_acked_ = false;  // the client has applied our SETTINGS (and knows our limits)
   const char* abuse_reason_ = nullptr;
 };
 

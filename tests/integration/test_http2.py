@@ -17,12 +17,10 @@ import time
 import pytest
 
 import harness
+from h2raw import (ACK, CANCEL, CONTINUATION, DATA, END_HEADERS, END_STREAM, ENHANCE_YOUR_CALM, GOAWAY,
+                   H2, HEADERS, NO_ERROR, PING, PROTOCOL_ERROR, REFUSED_STREAM, RST_STREAM, SETTINGS,
+                   WINDOW_UPDATE, frame, goaway_code, literal, request_block, status_of)
 from harness import base_conf, wait_until
-
-PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-DATA, HEADERS, PRIORITY, RST_STREAM, SETTINGS, PUSH_PROMISE, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = range(10)
-END_STREAM, ACK, END_HEADERS = 0x1, 0x1, 0x4
-NO_ERROR, PROTOCOL_ERROR, REFUSED_STREAM, CANCEL, ENHANCE_YOUR_CALM = 0x0, 0x1, 0x7, 0x8, 0xB
 
 BIG_SIZE = 1024 * 1024
 
@@ -71,129 +69,6 @@ def curl(port, path, *args):
 
 
 # ---------------------------------------------------------------------------
-# A raw HTTP/2 client: just enough framing and HPACK (literal fields, no
-# Huffman) to send what an attacker would.
-
-
-def frame(ftype, flags, stream, payload=b""):
-    return struct.pack(">I", len(payload))[1:] + bytes([ftype, flags]) + struct.pack(">I", stream) + payload
-
-
-def hpack_int(value, prefix_bits, first=0):
-    limit = (1 << prefix_bits) - 1
-    if value < limit:
-        return bytes([first | value])
-    out = [first | limit]
-    value -= limit
-    while value >= 128:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def literal(name, value, indexing=False):
-    """A literal field with a literal name (without or with indexing)."""
-    name, value = name.encode(), value.encode()
-    head = b"\x40" if indexing else b"\x00"
-    return head + hpack_int(len(name), 7) + name + hpack_int(len(value), 7) + value
-
-
-def request_block(path="/", method="GET", authority="localhost", extra=()):
-    block = literal(":method", method) + literal(":scheme", "http") + literal(":path", path)
-    block += literal(":authority", authority)
-    for name, value in extra:
-        block += literal(name, value)
-    return block
-
-
-class H2:
-    def __init__(self, port, settings=b"", timeout=10):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-        self.buf = b""
-        self.sock.sendall(PREFACE + frame(SETTINGS, 0, 0, settings))
-
-    def send(self, data):
-        self.sock.sendall(data)
-
-    def request(self, stream, path="/", end_stream=True, **kw):
-        flags = END_HEADERS | (END_STREAM if end_stream else 0)
-        self.send(frame(HEADERS, flags, stream, request_block(path, **kw)))
-
-    def read_frame(self):
-        """(type, flags, stream, payload), or None at EOF/reset."""
-        while True:
-            if len(self.buf) >= 9:
-                length = int.from_bytes(self.buf[:3], "big")
-                if len(self.buf) >= 9 + length:
-                    ftype, flags = self.buf[3], self.buf[4]
-                    stream = int.from_bytes(self.buf[5:9], "big") & 0x7FFFFFFF
-                    payload = self.buf[9:9 + length]
-                    self.buf = self.buf[9 + length:]
-                    return ftype, flags, stream, payload
-            try:
-                chunk = self.sock.recv(65536)
-            except (ConnectionResetError, socket.timeout):
-                return None
-            if not chunk:
-                return None
-            self.buf += chunk
-
-    def handshake(self):
-        """Finishes the connection preface both ways: ACKs the server's
-        SETTINGS and waits until the server has both ACKed ours and taken
-        our ACK (a PING sent after it comes back). The server's SETTINGS as
-        {identifier: value}."""
-        settings, acked = None, False
-        while settings is None or not acked:
-            f = self.read_frame()
-            assert f is not None, "connection closed during the handshake"
-            if f[0] == SETTINGS and f[1] & ACK:
-                acked = True
-            elif f[0] == SETTINGS:
-                payload = f[3]
-                settings = dict(struct.unpack(">HI", payload[i:i + 6]) for i in range(0, len(payload), 6))
-        self.send(frame(SETTINGS, ACK, 0) + frame(PING, 0, 0, b"handshk!"))
-        while True:
-            f = self.read_frame()
-            assert f is not None, "connection closed during the handshake"
-            if f[0] == PING and f[1] & ACK:
-                return settings
-
-    def frames_until_close(self, limit=100000):
-        frames = []
-        while len(frames) < limit:
-            f = self.read_frame()
-            if f is None:
-                break
-            frames.append(f)
-        return frames
-
-    def close(self):
-        self.sock.close()
-
-
-def goaway_code(frames):
-    for ftype, _, _, payload in frames:
-        if ftype == GOAWAY:
-            return int.from_bytes(payload[4:8], "big")
-    return None
-
-
-def status_of(headers_payload):
-    """The :status of a response HEADERS block as torii encodes it: nghttp2
-    uses the static table index (0x88 = 200 ...) or a literal."""
-    first = headers_payload[0]
-    static = {0x88: 200, 0x89: 204, 0x8A: 206, 0x8B: 304, 0x8C: 400, 0x8D: 404, 0x8E: 500}
-    if first in static:
-        return static[first]
-    # Literal with the indexed name :status (index 8, any literal form).
-    pos = 1
-    length = headers_payload[pos] & 0x7F
-    return int(headers_payload[pos + 1:pos + 1 + length])
-
-
-# ---------------------------------------------------------------------------
 # Real clients
 
 
@@ -206,6 +81,21 @@ def test_curl_prior_knowledge_and_http1_on_the_same_port(site):
         c.send("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
         r = c.read_response()
         assert r.status == 200 and r.body == b"hello h2\n"
+
+
+def test_broken_preface_on_a_shared_port_gets_goaway(site):
+    # RFC 9113 3.4: bytes that start as the preface does and then are not
+    # it are a connection error PROTOCOL_ERROR, not an HTTP/1.1 request.
+    server = site()
+    c = H2(server.port, preface=False)
+    c.send(b"PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n" + frame(SETTINGS, 0, 0))
+    frames = c.frames_until_close()
+    assert not c.buf.startswith(b"HTTP/1."), c.buf[:100]
+    assert goaway_code(frames) == PROTOCOL_ERROR, frames
+    c.close()
+    # Other requests with the PRI method are still HTTP/1.1 (and refused as such).
+    resp, _ = harness.http_raw(server.port, b"PRI * HTTP/1.1\r\nHost: localhost\r\n\r\n", wait_close=0)
+    assert resp is not None and 400 <= resp.status < 500
 
 
 def test_listen_http2_parameter(site):

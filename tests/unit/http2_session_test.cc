@@ -12,7 +12,9 @@
 #include "config/loader.h"
 #include "core/worker.h"
 #include "http/exchange.h"
+#include "http2/frame_scanner.h"
 #include "http2/session.h"
+#include "http2/stream_ledger.h"
 
 namespace torii::http2 {
 namespace {
@@ -431,6 +433,262 @@ TEST(Http2Session, ClientThatKeepsExceedingTheLimitIsCut) {
   EXPECT_LE(ran, 2);  // none, when the abuse arrives in the same read
   EXPECT_TRUE(h.server_closed);
   EXPECT_EQ(h.goaway_code, int(NGHTTP2_ENHANCE_YOUR_CALM));
+}
+
+
+// ---- frames no nghttp2 client would send -------------------------------------
+
+std::string raw_frame(uint8_t type, uint8_t flags, int32_t id, std::string_view payload = {}) {
+  std::string f;
+  const size_t n = payload.size();
+  f += char(n >> 16);
+  f += char(n >> 8);
+  f += char(n);
+  f += char(type);
+  f += char(flags);
+  f += char(uint32_t(id) >> 24);
+  f += char(uint32_t(id) >> 16);
+  f += char(uint32_t(id) >> 8);
+  f += char(id);
+  f.append(payload);
+  return f;
+}
+
+std::string be32(uint32_t v) { return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)}; }
+
+// A literal field without indexing, with a literal name (short strings only).
+std::string literal_field(std::string_view name, std::string_view value) {
+  std::string out(1, '\0');
+  out += char(name.size());
+  out.append(name);
+  out += char(value.size());
+  out.append(value);
+  return out;
+}
+
+std::string raw_request(int32_t id, std::string_view path, bool end_stream) {
+  const std::string block = literal_field(":method", end_stream ? "GET" : "POST") + literal_field(":scheme", "http") +
+                            literal_field(":path", path) + literal_field(":authority", "localhost");
+  return raw_frame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS | (end_stream ? NGHTTP2_FLAG_END_STREAM : 0), id, block);
+}
+
+struct SeenFrame {
+  uint8_t type = 0;
+  uint8_t flags = 0;
+  int32_t id = 0;
+  std::string payload;
+  uint32_t code() const {  // RST_STREAM's error code, or GOAWAY's
+    const size_t at = type == NGHTTP2_GOAWAY ? 4 : 0;
+    uint32_t v = 0;
+    for (size_t i = at; i < at + 4 && i < payload.size(); ++i) v = (v << 8) | uint8_t(payload[i]);
+    return v;
+  }
+};
+
+// The session fed raw bytes; what it answers, frame by frame.
+class RawClient {
+ public:
+  explicit RawClient(const std::string& server_extra = "") : h(server_extra) {
+    send(std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + raw_frame(NGHTTP2_SETTINGS, 0, 0));
+  }
+  void ack_settings() { send(raw_frame(NGHTTP2_SETTINGS, NGHTTP2_FLAG_ACK, 0)); }
+
+  void send(const std::string& bytes) {
+    if (!h.session().receive(bytes.data(), bytes.size())) server_closed = true;
+    for (int i = 0; i < 100; ++i) {
+      h.session().service();
+      std::string out;
+      h.session().produce(out, 1 << 20);
+      h.session().collect_closed();
+      if (out.empty()) break;
+      for (size_t at = 0; at + 9 <= out.size();) {
+        SeenFrame f;
+        const size_t len = size_t(uint8_t(out[at])) << 16 | size_t(uint8_t(out[at + 1])) << 8 | uint8_t(out[at + 2]);
+        f.type = uint8_t(out[at + 3]);
+        f.flags = uint8_t(out[at + 4]);
+        f.id = int32_t(uint32_t(uint8_t(out[at + 5]) & 0x7f) << 24 | uint32_t(uint8_t(out[at + 6])) << 16 |
+                       uint32_t(uint8_t(out[at + 7])) << 8 | uint8_t(out[at + 8]));
+        f.payload = out.substr(at + 9, len);
+        seen.push_back(f);
+        at += 9 + len;
+      }
+    }
+  }
+  // The last RST_STREAM code for `id` (-1: none); the GOAWAY code (-1: none).
+  int64_t reset(int32_t id) const {
+    int64_t code = -1;
+    for (const auto& f : seen)
+      if (f.type == NGHTTP2_RST_STREAM && f.id == id) code = f.code();
+    return code;
+  }
+  size_t resets(uint32_t code) const {
+    size_t n = 0;
+    for (const auto& f : seen) n += f.type == NGHTTP2_RST_STREAM && f.code() == code;
+    return n;
+  }
+  int64_t goaway() const {
+    for (const auto& f : seen)
+      if (f.type == NGHTTP2_GOAWAY) return f.code();
+    return -1;
+  }
+  size_t ended(int32_t id) const {  // response frames of `id` that carried END_STREAM
+    size_t n = 0;
+    for (const auto& f : seen)
+      n += f.id == id && (f.type == NGHTTP2_HEADERS || f.type == NGHTTP2_DATA) && (f.flags & NGHTTP2_FLAG_END_STREAM);
+    return n;
+  }
+
+  Harness h;
+  std::vector<SeenFrame> seen;
+  bool server_closed = false;
+};
+
+// Answers /ret at once; /hold never.
+void ret_or_hold(http::Exchange& ex) {
+  if (ex.req.path == "/ret") respond(ex, "x");
+}
+
+TEST(Http2Session, DataAfterTheClientsResetIsStreamClosed) {
+  RawClient c;
+  c.h.host.handler = ret_or_hold;
+  c.ack_settings();
+  c.send(raw_request(1, "/hold", false) + raw_frame(NGHTTP2_RST_STREAM, 0, 1, be32(NGHTTP2_CANCEL)));
+  c.send(raw_frame(NGHTTP2_DATA, 0, 1, "late"));
+  EXPECT_EQ(c.reset(1), int64_t(NGHTTP2_STREAM_CLOSED));  // RFC 9113 5.1: a stream error
+  EXPECT_EQ(c.goaway(), -1);
+  EXPECT_FALSE(c.server_closed);
+  // The same when the reset and the DATA arrive in one read.
+  c.send(raw_request(3, "/hold", false) + raw_frame(NGHTTP2_RST_STREAM, 0, 3, be32(NGHTTP2_CANCEL)) +
+         raw_frame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS | NGHTTP2_FLAG_END_STREAM, 3, literal_field("x-t", "1")));
+  EXPECT_EQ(c.reset(3), int64_t(NGHTTP2_STREAM_CLOSED));
+  EXPECT_EQ(c.goaway(), -1);
+}
+
+TEST(Http2Session, FramesAfterBothEndsAreAConnectionError) {
+  for (uint8_t type : {uint8_t(NGHTTP2_DATA), uint8_t(NGHTTP2_HEADERS)}) {
+    RawClient c;
+    c.h.host.handler = ret_or_hold;
+    c.ack_settings();
+    c.send(raw_request(1, "/ret", true));
+    ASSERT_EQ(c.ended(1), 1u);
+    const std::string payload = type == NGHTTP2_DATA ? "late" : literal_field("x-t", "1");
+    c.send(raw_frame(type, NGHTTP2_FLAG_END_HEADERS, 1, payload));
+    EXPECT_EQ(c.goaway(), int64_t(NGHTTP2_STREAM_CLOSED)) << int(type);
+    EXPECT_TRUE(c.server_closed);
+  }
+}
+
+TEST(Http2Session, HalfClosedRemoteStreamTakesNoData) {
+  RawClient c;
+  c.h.host.handler = ret_or_hold;
+  c.ack_settings();
+  int ran = 0;
+  c.h.host.handler = [&](http::Exchange&) { ++ran; };
+  c.send(raw_request(1, "/hold", true) + raw_frame(NGHTTP2_DATA, NGHTTP2_FLAG_END_STREAM, 1, "x"));
+  EXPECT_EQ(c.goaway(), int64_t(NGHTTP2_STREAM_CLOSED));
+  EXPECT_EQ(ran, 0);  // the connection is over: the request is not started
+  EXPECT_TRUE(c.server_closed);
+}
+
+TEST(Http2Session, LowerStreamIdIsAProtocolError) {
+  RawClient c;
+  c.h.host.handler = ret_or_hold;
+  c.ack_settings();
+  c.send(raw_request(5, "/ret", true));
+  EXPECT_EQ(c.ended(5), 1u);
+  c.send(raw_request(3, "/ret", true));  // skipped by 5: RFC 9113 5.1.1
+  EXPECT_EQ(c.goaway(), int64_t(NGHTTP2_PROTOCOL_ERROR));
+  EXPECT_EQ(c.ended(3), 0u);
+}
+
+TEST(Http2Session, FramesInFlightAfterOurRefusalAreIgnored) {
+  RawClient c("http2_max_concurrent_streams 1;");
+  c.h.host.handler = ret_or_hold;
+  c.ack_settings();
+  c.send(raw_request(1, "/hold", false) + raw_request(3, "/hold", false) + raw_frame(NGHTTP2_DATA, 0, 3, "in flight"));
+  EXPECT_EQ(c.reset(3), int64_t(NGHTTP2_REFUSED_STREAM));
+  c.send(raw_frame(NGHTTP2_DATA, NGHTTP2_FLAG_END_STREAM, 3, "still in flight"));
+  EXPECT_EQ(c.resets(NGHTTP2_STREAM_CLOSED), 0u);  // RFC 9113 5.1: ignored after our RST_STREAM
+  EXPECT_EQ(c.goaway(), -1);
+  EXPECT_FALSE(c.server_closed);
+}
+
+TEST(Http2Session, PriorityOnStreamZeroOrOnItself) {
+  const std::string on_itself = be32(1) + std::string(1, '\x10');
+  for (int32_t id : {0, 1}) {
+    RawClient c;
+    c.ack_settings();
+    c.send(raw_frame(NGHTTP2_PRIORITY, 0, id, id == 0 ? be32(1) + "\x10" : on_itself));
+    EXPECT_EQ(c.goaway(), int64_t(NGHTTP2_PROTOCOL_ERROR)) << id;  // RFC 9113 6.3, 5.3.1
+  }
+}
+
+TEST(Http2Session, BurstBeforeSettingsIsRefusedNotCut) {
+  // 400 streams with the preface, before the client has our SETTINGS
+  // (RFC 9113 5.1.2): the 128 we take are answered, the rest refused,
+  // and the refusals are not the client's resets.
+  RawClient c;
+  c.h.host.handler = [&](http::Exchange& ex) { respond(ex, "x"); };
+  std::string burst;
+  for (int i = 0; i < 400; ++i) burst += raw_request(1 + 2 * i, "/ret", true);
+  c.send(burst);
+  EXPECT_EQ(c.goaway(), -1);
+  EXPECT_FALSE(c.server_closed);
+  EXPECT_EQ(c.resets(NGHTTP2_REFUSED_STREAM), 400u - 128u);
+  size_t answered = 0;
+  for (int i = 0; i < 400; ++i) answered += c.ended(1 + 2 * i);
+  EXPECT_EQ(answered, 128u);
+  c.ack_settings();
+  c.send(raw_request(801, "/ret", true));
+  EXPECT_EQ(c.ended(801), 1u);
+}
+
+TEST(Http2Session, FrameScannerFindsHeadersAcrossPieces) {
+  const std::string wire = std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + raw_frame(NGHTTP2_SETTINGS, 0, 0) +
+                           raw_request(1, "/a", false) + raw_frame(NGHTTP2_DATA, 1, 1, "body") +
+                           raw_frame(NGHTTP2_PRIORITY, 0, 0x7fffffff, be32(0) + "x");
+  for (size_t piece = 1; piece <= wire.size(); ++piece) {
+    FrameScanner scanner;
+    std::vector<std::pair<uint8_t, int32_t>> found;
+    for (size_t at = 0; at < wire.size(); at += piece) {
+      const size_t n = std::min(piece, wire.size() - at);
+      for (size_t pos = 0; pos < n;) {
+        size_t used = 0;
+        FrameHeader h;
+        const bool got = scanner.next(wire.data() + at + pos, n - pos, used, h);
+        pos += used;
+        if (got) found.emplace_back(h.type, h.stream_id);
+      }
+    }
+    const std::vector<std::pair<uint8_t, int32_t>> want = {
+        {NGHTTP2_SETTINGS, 0}, {NGHTTP2_HEADERS, 1}, {NGHTTP2_DATA, 1}, {NGHTTP2_PRIORITY, 0x7fffffff}};
+    ASSERT_EQ(found, want) << "pieces of " << piece;
+  }
+}
+
+TEST(Http2Session, StreamLedgerRemembersHowStreamsClosed) {
+  StreamLedger l;
+  using S = StreamLedger::State;
+  l.opened(1);
+  l.opened(7);  // 3 and 5 skipped
+  EXPECT_EQ(l.state(3), S::skipped);
+  EXPECT_EQ(l.state(7), S::open);
+  EXPECT_EQ(l.state(9), S::unknown);  // not seen yet
+  l.client_ended(1);
+  l.closed(1);
+  EXPECT_EQ(l.state(1), S::closed_after_end);
+  l.client_reset(7);
+  l.closed(7);
+  EXPECT_EQ(l.state(7), S::reset_by_client);
+  l.opened(9);
+  l.closed(9);
+  EXPECT_EQ(l.state(9), S::reset_by_us);
+  // A jump far ahead: the window holds only the last 256 identifiers.
+  l.opened(100001);
+  EXPECT_EQ(l.state(1), S::unknown);
+  EXPECT_EQ(l.state(99999), S::skipped);
+  EXPECT_EQ(l.state(100001 - 2 * 255), S::skipped);
+  EXPECT_EQ(l.state(100001 - 2 * 256), S::unknown);
 }
 
 }  // namespace
