@@ -100,8 +100,8 @@ struct Run {
 
 bool match(Run& r, const config::Regex& re, std::string_view subject) {
   Exchange& ex = r.ex;
-  // A pattern without groups leaves the captures of an earlier match alone.
   bool ok = re.capture_count() > 0 ? re.match(subject, &ex.captures) : re.match(subject, nullptr);
+  if (ok && re.capture_count() == 0) ex.captures.spans.clear();  // as nginx: a match without groups empties $1..$9
   if (r.log) {
     TORII_LOG(notice, "\"%s\" %s \"%.*s\"%s", re.pattern().c_str(), ok ? "matches" : "does not match",
               static_cast<int>(subject.size()), subject.data(), http::log_context(ex).c_str());
