@@ -135,7 +135,10 @@ void route(Exchange& ex) {
       send_error(ex, 413);
       return;
     }
-    switch (rewrite::run_location(ex)) {
+    // A method limit_except does not list runs under the limit_except
+    // block's settings in nginx, which have no rewrite directives.
+    bool limited = ex.settings().limit_except && !method_listed(*ex.settings().limit_except, ex.req.method);
+    switch (limited ? rewrite::Outcome::proceed : rewrite::run_location(ex)) {
       case rewrite::Outcome::responded:
         return;
       case rewrite::Outcome::uri_changed:

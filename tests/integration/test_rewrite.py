@@ -76,6 +76,7 @@ CONF = r"""
         location /setargs/ { set $args "a=1"; return 200 "$args $arg_a\n"; }
         location /noflag/ { rewrite ^/noflag/(.*)$ /new/$1; return 200 "returned $uri\n"; }
         location /ep/ { error_page 404 /legacy/ep; }
+        location /limited/ { limit_except GET { deny all; } return 200 "get\n"; }
         location /uninit/ { return 200 "[$never]\n"; }
         location /setnever/ { set $never 1; return 200 "$never\n"; }
 
@@ -192,6 +193,14 @@ def test_rewrite(srv, name, path, headers, status, location, body):
         assert r.header("Location") is None, r
     if body is not None:
         assert r.text() == body, r
+
+
+def test_limit_except_skips_the_rewrite_directives(srv):
+    # A method limit_except does not list runs under its block, which has
+    # no rewrite directives: access control answers, not the return.
+    assert http(srv.port, "/limited/").text() == "get\n"
+    r = http(srv.port, "/limited/", method="POST", body=b"x")
+    assert r.status == 403, r
 
 
 def test_set_variable_in_add_header(srv):
