@@ -118,6 +118,10 @@ class Exchange {
   std::string upstream_status;
   std::string upstream_response_time;
   bool is_internal = false;      // reached by internal redirect (error_page...)
+  // A rewrite changed the URI inside this location and stayed (`break`):
+  // proxy_pass then sends the whole URI, not its own URI part (nginx's
+  // !valid_location). Cleared when the location's rewrite phase starts.
+  bool location_uri_rewritten = false;
   bool header_only = false;      // HEAD, or a status without body: send_body is dropped
   bool in_error_page = false;    // error_page already redirected once (no recursion)
   std::string redirect_args;     // storage for req.query after an internal redirect

@@ -84,6 +84,12 @@ CONF = r"""
             rewrite ^/api/(.*)$ /$1 break;
             proxy_pass http://127.0.0.1:@PORT1@;
         }
+        location /api2/ {
+            rewrite ^/api2/(.*)$ /x/$1 break;
+            proxy_pass http://127.0.0.1:@PORT1@/base/;
+        }
+        location /to-api2/ { rewrite ^/to-api2/(.*)$ /api2/$1 last; }
+        location /uripart/ { proxy_pass http://127.0.0.1:@PORT1@/base/; }
         location /ifproxy/ {
             proxy_pass http://127.0.0.1:@PORT1@;
             if ($arg_t) { add_header X-If 1; }
@@ -176,6 +182,10 @@ CASES = [
     ("uninitialized", "/uninit/", {}, 200, None, "[]\n"),
     ("set", "/setnever/", {}, 200, None, "1\n"),
     ("rewrite-break-proxy", "/api/v1/items?x=1", {}, 200, None, "backend /v1/items?x=1\n"),
+    # proxy_pass with a URI part after `rewrite ... break`: the whole new URI goes.
+    ("rewrite-break-proxy-uri", "/api2/a%20b?q=1", {}, 200, None, "backend /x/a%20b?q=1\n"),
+    ("last-then-break-proxy-uri", "/to-api2/y", {}, 200, None, "backend /x/y\n"),
+    ("proxy-uri-part", "/uripart/a%20b", {}, 200, None, "backend /base/a%20b\n"),
     ("if-keeps-proxy", "/ifproxy/p?t=1", {}, 200, None, "backend /ifproxy/p?t=1\n"),
     ("proxy-in-if", "/ifpass/p?up=1", {}, 200, None, "backend /ifpass/p?up=1\n"),
     ("proxy-in-if-false", "/ifpass/p", {}, 404, None, None),

@@ -197,6 +197,7 @@ Next run_rewrite(Run& r, const RewriteStep& s) {
   ex.is_internal = true;
   ex.request_filename.clear();  // it named the file of the old URI
   r.uri_changed = !s.break_cycle;
+  if (s.break_cycle) ex.location_uri_rewritten = true;
   return s.stop ? Next::stop : Next::go_on;
 }
 
@@ -229,6 +230,7 @@ Outcome run(Exchange& ex, const Program& program) {
       http::send_return(ex, s->ret);
       return Outcome::responded;
     } else {  // break
+      if (r.uri_changed) ex.location_uri_rewritten = true;  // the new URI stays here
       r.uri_changed = false;
       break;
     }
@@ -247,7 +249,11 @@ Outcome run_server(Exchange& ex) {
 
 Outcome run_location(Exchange& ex) {
   // No location matched: the server's steps already ran (nginx skips them here).
-  if (!ex.location || !ex.location->settings.rewrite) return Outcome::proceed;
+  if (!ex.location || !ex.location->settings.rewrite) {
+    ex.location_uri_rewritten = false;
+    return Outcome::proceed;
+  }
+  ex.location_uri_rewritten = false;
   const Program& program = *ex.location->settings.rewrite;
   return run(ex, program);
 }
