@@ -22,6 +22,10 @@
 #include "core/result.h"
 #include "http/method.h"
 
+namespace torii::rewrite {
+struct Program;  // modules/rewrite/program.h: compiled rewrite-module directives
+}
+
 namespace torii::config {
 
 using Ms = std::chrono::milliseconds;
@@ -117,7 +121,11 @@ struct LocationSettings {
   std::string alias;          // non-empty: alias instead of root
   std::vector<std::string> index{"index.html"};
   std::vector<Template> try_files;  // empty: off; last may be "=CODE"
-  std::optional<Return> ret;        // not inherited (nginx rewrite phase)
+  // The location's rewrite-module directives (return, rewrite, set, if,
+  // break) in the order written; null when it has none. Not inherited.
+  std::shared_ptr<const rewrite::Program> rewrite;
+  bool rewrite_log = false;                 // notice-level lines for each rewrite
+  bool uninitialized_variable_warn = true;  // warn when an unset `set` variable is read
   std::vector<ErrorPage> error_pages;
   std::vector<AddHeader> add_headers;  // inherited only when none at this level
   Expires expires;
@@ -157,6 +165,9 @@ struct Location {
   int line = 0;
   LocationSettings settings;
   std::vector<std::shared_ptr<const Location>> children;  // nested, in file order
+  // An `if` block inside a location: the settings a request runs under once
+  // the condition held (match, pattern and regex are its location's).
+  bool is_if = false;
 };
 
 struct ServerName {
@@ -191,7 +202,8 @@ struct Server {
   int line = 0;
   // Used when no location matches, and as the parent of top-level locations.
   LocationSettings settings;
-  std::optional<Return> ret;  // server-level return: runs before location matching
+  // Server-level rewrite-module directives: run before location matching.
+  std::shared_ptr<const rewrite::Program> rewrite;
   std::vector<std::shared_ptr<const Location>> locations;  // top level, in file order
   Ms client_header_timeout{60'000};
   size_t client_header_buffer_size = 1024;
@@ -230,6 +242,7 @@ struct Config {
   std::vector<ListenGroup> listen_groups;
   std::vector<std::shared_ptr<const UpstreamGroupConfig>> upstreams;
   std::vector<std::shared_ptr<const MapConfig>> maps;  // $name of map i: VarId::map_ with arg i
+  std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
 
   // Every file read, in order, with its text: for `torii -T`.
   std::vector<std::pair<std::string, std::string>> sources;

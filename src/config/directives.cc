@@ -565,38 +565,6 @@ Status set_try_files(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
-bool is_url(std::string_view s) {
-  return starts_with(s, "http://") || starts_with(s, "https://") || starts_with(s, "$scheme");
-}
-
-Status set_return(Compiler&, Scope& s, const Node& n) {
-  Return r;
-  uint64_t code = 0;
-  if (n.args.size() == 1 && is_url(n.args[0])) {
-    r.code = 302;
-    auto t = template_arg(n, n.args[0]);
-    if (!t) return Error{t.error()};
-    r.text = std::move(*t);
-    r.has_text = true;
-  } else {
-    if (!parse_number(n.args[0], code) || code > 999)
-      return node_error(n, "invalid return code " + q(n.args[0]));
-    r.code = static_cast<int>(code);
-    if (n.args.size() == 2) {
-      auto t = template_arg(n, n.args[1]);
-      if (!t) return Error{t.error()};
-      r.text = std::move(*t);
-      r.has_text = true;
-    }
-  }
-  if (s.ctx == kServer) {
-    s.server->ret = std::move(r);
-  } else {
-    s.settings->ret = std::move(r);
-  }
-  return Ok{};
-}
-
 Status set_error_page(Compiler&, Scope& s, const Node& n) {
   ErrorPage ep;
   size_t last = n.args.size() - 1;
@@ -794,7 +762,7 @@ const DirectiveSpec kDirectives[] = {
     {"default_type", kHSL, kArgs1, true, false, kNone, &set_default_type},
     {"types_hash_max_size", kHSL, kArgs1, true, false, kNone, &accept_size},
     {"types_hash_bucket_size", kHSL, kArgs1, true, false, kNone, &accept_size},
-    {"sendfile", kHSL, kFlag, true, false, kNone, LOC_FLAG(sendfile)},
+    {"sendfile", kHSL | kLocationIf, kFlag, true, false, kNone, LOC_FLAG(sendfile)},
     {"tcp_nopush", kHSL, kFlag, true, false, kNone, LOC_FLAG(tcp_nopush)},
     {"tcp_nodelay", kHSL, kFlag, true, false, kNone, LOC_FLAG(tcp_nodelay)},
     {"keepalive_timeout", kHSL, kArgs1 | kArgs2, true, false, kNone, &set_keepalive_timeout},
@@ -804,7 +772,7 @@ const DirectiveSpec kDirectives[] = {
     {"open_file_cache_min_uses", kHSL, kArgs1, true, false, kNone, &set_ofc_min_uses},
     {"open_file_cache_errors", kHSL, kFlag, true, false, kNone, &set_ofc_errors},
     {"server_tokens", kHSL, kArgs1, true, false, kNone, &set_server_tokens},
-    {"access_log", kHSL, kArgs1More, false, false, kNone, &set_access_log},
+    {"access_log", kHSL | kLocationIf, kArgs1More, false, false, kNone, &set_access_log},
     {"log_format", kHttp, kArgs2More, false, false, kNone, &set_log_format},
     {"gzip", kHSL, kFlag, true, false, kNone, &only_off},
     {"gzip_vary", kHSL, kFlag, true, false, kNone, &only_off},
@@ -827,14 +795,13 @@ const DirectiveSpec kDirectives[] = {
     {"listen", kServer, kArgs1More, false, false, kNone, &set_listen},
     {"server_name", kServer, kArgs1More, false, false, kNone, &set_server_name},
     {"location", kServer | kLocation, kArgs1 | kArgs2 | kBlock, false, true, kLocation, &set_location},
-    {"root", kHSL, kArgs1, true, false, kNone, &set_root},
+    {"root", kHSL | kLocationIf, kArgs1, true, false, kNone, &set_root},
     {"alias", kLocation, kArgs1, true, false, kNone, &set_alias},
     {"index", kHSL, kArgs1More, false, false, kNone, &set_index},
     {"try_files", kServer | kLocation, kArgs2More, true, false, kNone, &set_try_files},
-    {"return", kServer | kLocation, kArgs1 | kArgs2, false, false, kNone, &set_return},
-    {"error_page", kHSL, kArgs2More, false, false, kNone, &set_error_page},
-    {"add_header", kHSL, kArgs2 | kArgs3, false, false, kNone, &set_add_header},
-    {"expires", kHSL, kArgs1 | kArgs2, true, false, kNone, &set_expires},
+    {"error_page", kHSL | kLocationIf, kArgs2More, false, false, kNone, &set_error_page},
+    {"add_header", kHSL | kLocationIf, kArgs2 | kArgs3, false, false, kNone, &set_add_header},
+    {"expires", kHSL | kLocationIf, kArgs1 | kArgs2, true, false, kNone, &set_expires},
     {"limit_except", kLocation, kArgs1More | kBlock, true, false, kLimitExcept, &set_limit_except},
     {"allow", kHSL | kLimitExcept, kArgs1, false, false, kNone, &set_access_rule},
     {"deny", kHSL | kLimitExcept, kArgs1, false, false, kNone, &set_access_rule},
@@ -852,7 +819,8 @@ const DirectiveSpec* find_directive(std::string_view name) {
   for (const auto& d : kDirectives)
     if (d.name == name) return &d;
   // The modules' own tables, each in its directives_<module>.cc.
-  for (auto table : {ssl_directives(), proxy_directives(), http2_directives(), default_only_directives()}) {
+  for (auto table : {ssl_directives(), proxy_directives(), http2_directives(), rewrite_directives(),
+                     default_only_directives()}) {
     for (const auto& d : table)
       if (d.name == name) return &d;
   }

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +29,8 @@ enum Context : uint16_t {
   kLimitExcept = 1 << 5,
   kTypes = 1 << 6,
   kUpstream = 1 << 7,
+  kServerIf = 1 << 8,    // an `if` block at server level: rewrite-module directives only
+  kLocationIf = 1 << 9,  // an `if` block in a location (nginx's "LIF" directives)
 };
 
 enum Arity : uint16_t {
@@ -59,6 +63,12 @@ struct Scope {
   bool index_here = false;
   bool access_log_here = false;
   uint32_t proxy_here = 0;  // proxy_* array directives set in this block (directives_proxy.cc)
+  // The rewrite program this block's return/rewrite/set/if/break append to
+  // (directives_rewrite.cc); an `if` body shares its block's.
+  std::shared_ptr<rewrite::Program> program;
+  // Work that needs this block's settings complete (an `if` block's own
+  // settings start from them): run after the plain directives, before children.
+  std::vector<std::function<Status()>> after_plain;
 };
 
 struct DirectiveSpec {
@@ -77,9 +87,14 @@ const DirectiveSpec* find_directive(std::string_view name);
 std::span<const DirectiveSpec> ssl_directives();    // directives_ssl.cc
 std::span<const DirectiveSpec> proxy_directives();  // directives_proxy.cc
 std::span<const DirectiveSpec> http2_directives();  // directives_http2.cc
+std::span<const DirectiveSpec> rewrite_directives();  // directives_rewrite.cc
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.
 std::span<const DirectiveSpec> default_only_directives();
+// Defines, before anything compiles, the variables the rewrite module makes
+// (`set $x`, named captures), so a template may use one written earlier in
+// the file than its `set`, as in nginx (directives_rewrite.cc).
+Status define_rewrite_variables(const std::vector<Node>& nodes);
 // proxy_pass is not inherited by nested locations (directives_proxy.cc).
 void reset_uninherited_proxy(LocationSettings& s);
 

@@ -339,7 +339,7 @@ Status set_proxy_pass(Compiler& c, Scope& s, const Node& n) {
   const Location* loc = s.location;
   using M = Location::Match;
   bool regex_like = !loc || loc->match == M::regex || loc->match == M::regex_icase || loc->match == M::named;
-  if (has_uri && (regex_like || s.limit_except))
+  if (has_uri && (regex_like || s.limit_except || s.ctx == kLocationIf))
     return node_error(n, "\"proxy_pass\" cannot have URI part in location given by regular expression, or inside "
                          "named location, or inside \"if\" statement, or inside \"limit_except\" block");
 
@@ -547,7 +547,7 @@ const DirectiveSpec kProxyDirectives[] = {
     // map's lines are keys, checked by set_map; kUpstream asks the generic
     // validation to leave a block's children to its setter.
     {"map", kHttp, kArgs2 | kBlock, false, false, kUpstream, &set_map},
-    {"proxy_pass", kLocation, kArgs1, true, false, kMain, &set_proxy_pass},
+    {"proxy_pass", kLocation | kLocationIf, kArgs1, true, false, kMain, &set_proxy_pass},
     {"proxy_http_version", kHSL, kArgs1, true, false, kMain, &set_http_version},
     {"proxy_set_header", kHSL, kArgs2, false, false, kMain, &set_set_header},
     {"proxy_hide_header", kHSL, kArgs1, false, false, kMain, &set_name_list<&ProxyConfig::hide_headers, kHideHere>},

@@ -106,10 +106,12 @@ Result<Token> Lexer::read_quoted(char quote) {
     if (c == quote) {
       t.text = unescape(text_.substr(start, pos_ - start));
       ++pos_;
-      // Like nginx, a closing quote must be followed by a separator.
+      // Like nginx, a closing quote must be followed by a separator, or by
+      // the ')' that closes an `if` condition: `if ($a = "b")`, read as a
+      // word of its own.
       if (pos_ < text_.size()) {
         char n = text_[pos_];
-        if (!is_space(n) && n != ';' && n != '{' && n != '}') {
+        if (!is_space(n) && n != ';' && n != '{' && n != '}' && n != ')') {
           return error(line_, std::string("unexpected \"") + n + "\"");
         }
       }

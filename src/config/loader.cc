@@ -53,7 +53,7 @@ Listen default_listen() {
 // Settings that nginx never carries into a child block (rewrite-phase
 // return, try_files and limit_except belong to the block that wrote them).
 void reset_uninherited(LocationSettings& s) {
-  s.ret.reset();
+  s.rewrite.reset();
   s.try_files.clear();
   s.limit_except.reset();
   reset_uninherited_proxy(s);
@@ -149,12 +149,15 @@ Status Compiler::run(const std::vector<Node>& main) {
 
   auto st = validate(main, kMain);
   if (!st) return st;
+  st = define_rewrite_variables(main);
+  if (!st) return st;
   Scope scope;
   scope.ctx = kMain;
   st = block(main, scope);
   if (!st) return st;
   st = build_listen_groups();
   if (!st) return st;
+  cfg_.variables = user_variable_names();
   return build_ssl_contexts(servers_, cfg_);  // certificates are read now: -t names a bad one
 }
 
@@ -167,7 +170,12 @@ Status Compiler::validate(const std::vector<Node>& nodes, Context ctx) const {
     }
     const DirectiveSpec* spec = find_directive(n.name);
     if (!spec) return node_error(n, missing_directive_message(n.name));
-    if (!(spec->contexts & ctx)) return node_error(n, q(n.name) + " directive is not allowed here");
+    if (!(spec->contexts & ctx)) {
+      if (ctx == kServerIf || ctx == kLocationIf)
+        return node_error(n, q(n.name) + " directive is not allowed inside \"if\"" +
+                                 (ctx == kServerIf ? " at server level" : ""));
+      return node_error(n, q(n.name) + " directive is not allowed here");
+    }
     if ((spec->arity & kBlock) && !n.block) return node_error(n, "directive " + q(n.name) + " has no opening \"{\"");
     if (!(spec->arity & kBlock) && n.block)
       return node_error(n, "directive " + q(n.name) + " is not terminated by \";\"");
@@ -178,7 +186,9 @@ Status Compiler::validate(const std::vector<Node>& nodes, Context ctx) const {
                                " directive, it must be \"on\" or \"off\"");
     // An upstream's or map's children are checked by its own setter.
     if (n.block && spec->inner != kUpstream) {
-      auto st = validate(n.children, spec->inner);
+      Context inner = spec->inner;
+      if (inner == kLocationIf && ctx == kServer) inner = kServerIf;
+      auto st = validate(n.children, inner);
       if (!st) return st;
     }
   }
@@ -222,6 +232,10 @@ Status Compiler::block(const std::vector<Node>& nodes, Scope& scope) {
     if (!st) return st;
   }
   if (scope.ctx == kTypes) return Ok{};
+  for (auto& finish : scope.after_plain) {
+    auto st = finish();
+    if (!st) return st;
+  }
   for (const auto& n : nodes) {
     const DirectiveSpec* spec = find_directive(n.name);
     if (!spec || !spec->child_scope) continue;

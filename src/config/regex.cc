@@ -4,6 +4,7 @@
 #include <pcre2.h>
 
 #include "config/config.h"
+#include "config/template.h"
 
 namespace torii::config {
 
@@ -47,6 +48,19 @@ Result<std::shared_ptr<Regex>> Regex::compile(std::string_view pattern, bool cas
   re->code_ = code;
   re->pattern_ = std::string(pattern);
   re->capture_count_ = static_cast<int>(count);
+  uint32_t names = 0;
+  uint32_t entry_size = 0;
+  PCRE2_SPTR table = nullptr;
+  pcre2_pattern_info(code, PCRE2_INFO_NAMECOUNT, &names);
+  pcre2_pattern_info(code, PCRE2_INFO_NAMEENTRYSIZE, &entry_size);
+  pcre2_pattern_info(code, PCRE2_INFO_NAMETABLE, &table);
+  for (uint32_t i = 0; i < names && table; ++i) {
+    // Each entry: the group number in two bytes, then the NUL-terminated name.
+    const unsigned char* e = table + i * entry_size;
+    int group = (e[0] << 8) | e[1];
+    std::string_view name(reinterpret_cast<const char*>(e + 2));
+    re->named_.emplace_back(group, define_user_variable(name));
+  }
   return re;
 }
 

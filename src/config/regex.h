@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/result.h"
 
@@ -29,12 +31,16 @@ class Regex {
 
   const std::string& pattern() const { return pattern_; }
   int capture_count() const { return capture_count_; }
+  // Named groups (?<name>...) as (group number, variable slot): a match
+  // sets $name as nginx does. The slots are defined when the pattern compiles.
+  const std::vector<std::pair<int, uint32_t>>& named() const { return named_; }
 
  private:
   Regex() = default;
   pcre2_real_code_8* code_ = nullptr;
   std::string pattern_;
   int capture_count_ = 0;
+  std::vector<std::pair<int, uint32_t>> named_;
 };
 
 }  // namespace torii::config

@@ -86,6 +86,8 @@ void add_literal(Template& t, std::string_view s) {
 
 // map {} variables of the config compiling on this thread.
 thread_local std::vector<std::pair<std::string, size_t>> t_defined;
+// `set` variables and named captures, by slot.
+thread_local std::vector<std::string> t_user;
 
 }  // namespace
 
@@ -99,9 +101,37 @@ void define_variable(const std::string& name, size_t map_index) {
   t_defined.emplace_back(name, map_index);
 }
 
-void clear_defined_variables() { t_defined.clear(); }
+void clear_defined_variables() {
+  t_defined.clear();
+  t_user.clear();
+}
+
+uint32_t define_user_variable(std::string_view name) {
+  for (size_t i = 0; i < t_user.size(); ++i)
+    if (t_user[i] == name) return static_cast<uint32_t>(i);
+  t_user.emplace_back(name);
+  return static_cast<uint32_t>(t_user.size() - 1);
+}
+
+const std::vector<std::string>& user_variable_names() { return t_user; }
+
+bool is_builtin_variable(std::string_view name) {
+  for (const auto& n : kPlain)
+    if (n.name == name) return true;
+  return false;
+}
 
 bool lookup_variable(std::string_view name, Variable& out) {
+  // A user variable shadows the prefix families ($arg_x...), as in nginx,
+  // where `set $arg_x` makes a variable of its own; $args stays built in.
+  for (size_t i = 0; i < t_user.size(); ++i) {
+    if (t_user[i] == name && name != "args") {
+      out.id = VarId::user_;
+      out.arg.clear();
+      out.index = static_cast<uint32_t>(i);
+      return true;
+    }
+  }
   for (const auto& [n, i] : t_defined) {
     if (n == name) {
       out.id = VarId::map_;

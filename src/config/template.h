@@ -19,6 +19,7 @@ enum class VarId : uint8_t {
   cookie_,      // cookie, arg as written
   capture,      // $1..$9 from the last regex match; arg "1".."9"
   map_,         // a map {} variable; arg is its index in Config::maps
+  user_,        // a `set` variable or a named regex capture; `index` is its slot
   // Plain variables.
   args,
   body_bytes_sent,
@@ -70,6 +71,7 @@ enum class VarId : uint8_t {
 struct Variable {
   VarId id;
   std::string arg;
+  uint32_t index = 0;  // user_: the per-request slot (Config::variables)
 };
 
 struct TemplatePart {
@@ -96,5 +98,15 @@ bool lookup_variable(std::string_view name, Variable& out);
 // config compiles on this thread; cleared when a compile starts.
 void define_variable(const std::string& name, size_t map_index);
 void clear_defined_variables();
+
+// Variables of the rewrite module (`set $name`, named captures
+// `(?<name>...)`): each name gets a slot, the same for every use, known to
+// lookup_variable for the rest of the compile. Returns the slot.
+uint32_t define_user_variable(std::string_view name);
+// Names of the slots defined since clear_defined_variables(), by slot.
+const std::vector<std::string>& user_variable_names();
+// True for the names of built-in variables (`set` may not redefine them,
+// except $args, which it changes).
+bool is_builtin_variable(std::string_view name);
 
 }  // namespace torii::config

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/config.h"
 #include "http/request.h"
@@ -131,10 +132,21 @@ class Exchange {
   std::string upstream_status;
   std::string upstream_response_time;
   bool is_internal = false;      // reached by internal redirect (error_page...)
+  // A rewrite changed the URI inside this location and stayed (`break`):
+  // proxy_pass then sends the whole URI, not its own URI part (nginx's
+  // !valid_location). Cleared when the location's rewrite phase starts.
+  bool location_uri_rewritten = false;
   bool header_only = false;      // HEAD, or a status without body: send_body is dropped
   bool in_error_page = false;    // error_page already redirected once (no recursion)
   std::string redirect_args;     // storage for req.query after an internal redirect
   int status_override = 0;       // error_page: the status the response goes out with
+  // Values of `set` variables and named captures, by slot (Config::variables);
+  // sized on the first assignment, so requests that set none pay nothing.
+  struct UserVariable {
+    std::string value;
+    bool set = false;
+  };
+  std::vector<UserVariable> variables;
   bool close_connection = false; // no keep-alive after this response (or 444: no response)
 
  private:

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "config/proxy_config.h"
+#include "config/regex.h"
 #include "handlers/proxy.h"
 #include "handlers/static_file.h"
 #include "http/exchange.h"
@@ -13,6 +14,7 @@
 #include "http/variables.h"
 #include "http/log_context.h"
 #include "log/error_log.h"
+#include "modules/rewrite/runner.h"
 
 namespace torii::http {
 
@@ -78,7 +80,9 @@ void set_uri(Exchange& ex, std::string_view uri) {
 
 bool is_redirect(int code) { return code == 301 || code == 302 || code == 303 || code == 307 || code == 308; }
 
-void run_return(Exchange& ex, const config::Return& ret) {
+}  // namespace
+
+void send_return(Exchange& ex, const config::Return& ret) {
   if (ret.code == 444) {
     ex.status = 444;  // logged as such: the connection closes with no response
     ex.close_connection = true;
@@ -103,25 +107,54 @@ void run_return(Exchange& ex, const config::Return& ret) {
   ex.finish();
 }
 
+namespace {
+
 // Location phase onwards, for the current ex.req.path; loops on internal
 // redirects (index, try_files, error_page).
 void route(Exchange& ex) {
+  // A redirect to a URI starts again at the server rewrite phase; one to a
+  // named location goes straight to that location's rewrite phase.
+  bool server_phase = !ex.location || ex.location->match != config::Location::Match::named;
   while (true) {
+    if (server_phase) {
+      server_phase = false;
+      if (rewrite::run_server(ex) == rewrite::Outcome::responded) return;
+    }
     if (!ex.location || ex.location->match != config::Location::Match::named) {
       ex.location = config::find_location(*ex.server, ex.req.path, &ex.captures);
+      if (ex.location && ex.location->regex && !ex.location->regex->named().empty())
+        rewrite::assign_named_captures(*ex.location->regex, ex);
     }
-    const auto& s = ex.settings();
-    if (s.internal && !ex.is_internal) {
+    if (ex.settings().internal && !ex.is_internal) {
       send_error(ex, 404);
       return;
     }
-    if (s.client_max_body_size > 0 && ex.req.content_length > s.client_max_body_size) {
+    if (ex.settings().client_max_body_size > 0 && ex.req.content_length > ex.settings().client_max_body_size) {
       TORII_LOG(error, "client intended to send too large body: %lld bytes%s",
                 static_cast<long long>(ex.req.content_length), log_context(ex).c_str());
       ex.close_connection = true;
       send_error(ex, 413);
       return;
     }
+    // A method limit_except does not list runs under the limit_except
+    // block's settings in nginx, which have no rewrite directives.
+    bool limited = ex.settings().limit_except && !method_listed(*ex.settings().limit_except, ex.req.method);
+    switch (limited ? rewrite::Outcome::proceed : rewrite::run_location(ex)) {
+      case rewrite::Outcome::responded:
+        return;
+      case rewrite::Outcome::uri_changed:
+        if (++ex.internal_redirects > kMaxInternalRedirects) {
+          TORII_LOG(error, "rewrite or internal redirection cycle while processing \"%s\"%s", ex.req.path.c_str(),
+                    log_context(ex).c_str());
+          send_error(ex, 500);
+          return;
+        }
+        ex.location = nullptr;
+        continue;
+      case rewrite::Outcome::proceed:
+        break;
+    }
+    const auto& s = ex.settings();  // an `if` block's settings when one held
     if (s.limit_except && !method_listed(*s.limit_except, ex.req.method) &&
         !access_allowed(s.limit_except->rules, ex.conn())) {
       TORII_LOG(error, "access forbidden by rule%s", log_context(ex).c_str());
@@ -131,10 +164,6 @@ void route(Exchange& ex) {
     if (!access_allowed(s.access_rules, ex.conn())) {
       TORII_LOG(error, "access forbidden by rule%s", log_context(ex).c_str());
       send_error(ex, 403);
-      return;
-    }
-    if (s.ret) {
-      run_return(ex, *s.ret);
       return;
     }
     if (s.proxy && s.proxy->upstream) {
@@ -168,6 +197,7 @@ void route(Exchange& ex) {
           continue;
         }
         set_uri(ex, result.uri);
+        server_phase = true;
         continue;
     }
   }
@@ -187,10 +217,6 @@ void run_request(Exchange& ex) {
   if (ex.conn().ssl_early_data && ex.conn().requests == 1 && !is_idempotent(ex.req.method)) {
     // TLS early data can be replayed: only what may safely run twice runs (RFC 8470).
     send_error(ex, 425);
-    return;
-  }
-  if (ex.server->ret) {
-    run_return(ex, *ex.server->ret);
     return;
   }
   route(ex);

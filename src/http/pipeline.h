@@ -3,6 +3,10 @@
 // return | static → error_page. Explicit steps, one place each.
 #pragma once
 
+namespace torii::config {
+struct Return;
+}
+
 namespace torii::http {
 
 class Exchange;
@@ -15,5 +19,9 @@ void run_request(Exchange& ex);
 // Sends the response for an error or redirect status: error_page if one
 // applies, else the built-in page. Also used by codecs for bad requests.
 void send_error(Exchange& ex, int status);
+
+// The response of a `return` directive: a body, a redirect, an error page,
+// or (444) a closed connection.
+void send_return(Exchange& ex, const config::Return& ret);
 
 }  // namespace torii::http

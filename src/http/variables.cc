@@ -13,6 +13,8 @@
 #include "config/map_config.h"
 #include "config/proxy_config.h"
 #include "http/exchange.h"
+#include "http/log_context.h"
+#include "log/error_log.h"
 
 namespace torii::http {
 
@@ -368,6 +370,20 @@ bool append_map(const Exchange& ex, std::string_view arg, std::string& out) {
   return true;
 }
 
+// A `set` variable or named capture. Read before anything set it, it is
+// empty and (uninitialized_variable_warn) says so in the error log.
+bool append_user_variable(const Exchange& ex, uint32_t slot, std::string& out) {
+  if (slot < ex.variables.size() && ex.variables[slot].set) {
+    out.append(ex.variables[slot].value);
+    return true;
+  }
+  if (ex.server && ex.settings().uninitialized_variable_warn && ex.config && slot < ex.config->variables.size()) {
+    TORII_LOG(warn, "using uninitialized \"%s\" variable%s", ex.config->variables[slot].c_str(),
+              log_context(ex).c_str());
+  }
+  return true;
+}
+
 bool append_owned(const std::string& v, std::string& out) {
   if (v.empty()) return false;
   out.append(v);
@@ -391,6 +407,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_capture(ex, v.arg, out);
     case VarId::map_:
       return append_map(ex, v.arg, out);
+    case VarId::user_:
+      return append_user_variable(ex, v.index, out);
     case VarId::proxy_host: {
       const config::LocationSettings* s = settings_of(ex);
       if (!s || !s->proxy || !s->proxy->upstream) return false;

@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "config/directives.h"
 #include "config/loader.h"
+#include "rewrite_test_util.h"
 
 namespace torii::config {
 namespace {
@@ -369,14 +370,14 @@ TEST(ConfigLoad, EveryDirectiveTyped) {
   EXPECT_EQ(health->match, Location::Match::exact);
   EXPECT_TRUE(health->settings.access_log_off);
   EXPECT_TRUE(health->settings.access_logs.empty());
-  ASSERT_TRUE(health->settings.ret);
-  EXPECT_EQ(health->settings.ret->code, 200);
-  EXPECT_EQ(health->settings.ret->text.source, "ok\n");
+  ASSERT_TRUE(first_return(health->settings.rewrite));
+  EXPECT_EQ(first_return(health->settings.rewrite)->code, 200);
+  EXPECT_EQ(first_return(health->settings.rewrite)->text.source, "ok\n");
 
   const Location* old = loc(s1, "/old");
   ASSERT_NE(old, nullptr);
-  EXPECT_EQ(old->settings.ret->code, 302);
-  EXPECT_EQ(old->settings.ret->text.source, "https://example.com$request_uri");
+  EXPECT_EQ(first_return(old->settings.rewrite)->code, 302);
+  EXPECT_EQ(first_return(old->settings.rewrite)->text.source, "https://example.com$request_uri");
 
   const Location* api = loc(s1, "/api/x");
   ASSERT_NE(api, nullptr);
@@ -407,13 +408,13 @@ TEST(ConfigLoad, EveryDirectiveTyped) {
 
   const Location* fb = find_named_location(s1, "@fallback");
   ASSERT_NE(fb, nullptr);
-  EXPECT_EQ(fb->settings.ret->code, 204);
-  EXPECT_FALSE(fb->settings.ret->has_text);
+  EXPECT_EQ(first_return(fb->settings.rewrite)->code, 204);
+  EXPECT_FALSE(first_return(fb->settings.rewrite)->has_text);
 
   // Second server.
-  ASSERT_TRUE(s2.ret);
-  EXPECT_EQ(s2.ret->code, 444);
-  EXPECT_FALSE(s2.settings.ret);
+  ASSERT_TRUE(first_return(s2.rewrite));
+  EXPECT_EQ(first_return(s2.rewrite)->code, 444);
+  EXPECT_FALSE(first_return(s2.settings.rewrite));
   EXPECT_EQ(s2.settings.keepalive_timeout, Ms(5'000));
   EXPECT_EQ(s2.settings.keepalive_header, Ms(0));
   EXPECT_FALSE(s2.settings.open_file_cache.enabled);
@@ -776,12 +777,12 @@ http {
   EXPECT_EQ(own->settings.index, std::vector<std::string>{"b.html"});
   ASSERT_EQ(own->settings.error_pages.size(), 1u);
   EXPECT_EQ(own->settings.error_pages[0].codes[0], 500);
-  ASSERT_TRUE(own->settings.ret);
+  ASSERT_TRUE(first_return(own->settings.rewrite));
 
   const Location* nested = loc(s, "/own/nested/x");
   ASSERT_NE(nested, nullptr);
   EXPECT_NE(nested, own);
-  EXPECT_FALSE(nested->settings.ret);  // return is not inherited
+  EXPECT_FALSE(first_return(nested->settings.rewrite));  // return is not inherited
   ASSERT_EQ(nested->settings.add_headers.size(), 1u);
   EXPECT_EQ(nested->settings.add_headers[0].name, "B");
   EXPECT_EQ(nested->settings.index, std::vector<std::string>{"b.html"});

@@ -2,6 +2,7 @@
 
 #include "config/config.h"
 #include "config/loader.h"
+#include "rewrite_test_util.h"
 
 namespace torii::config {
 namespace {
@@ -16,8 +17,8 @@ std::shared_ptr<const Config> load_ok(const std::string& text) {
 std::string which(const Server& s, std::string_view path, Captures* caps = nullptr) {
   const Location* l = find_location(s, path, caps);
   if (!l) return "(none)";
-  if (!l->settings.ret) return "(no return)";
-  return l->settings.ret->text.source;
+  if (!first_return(l->settings.rewrite)) return "(no return)";
+  return first_return(l->settings.rewrite)->text.source;
 }
 
 // The example from nginx's documentation of "location".
@@ -102,7 +103,7 @@ TEST(ConfigLocation, NestedAndOrder) {
 
   const Location* named = find_named_location(s, "@fallback");
   ASSERT_NE(named, nullptr);
-  EXPECT_EQ(named->settings.ret->text.source, "named");
+  EXPECT_EQ(first_return(named->settings.rewrite)->text.source, "named");
   EXPECT_EQ(find_named_location(s, "@other"), nullptr);
 }
 
