@@ -804,8 +804,6 @@ const DirectiveSpec kDirectives[] = {
     {"server_tokens", kHSL, kArgs1, true, false, kNone, &set_server_tokens},
     {"access_log", kHSL, kArgs1More, false, false, kNone, &set_access_log},
     {"log_format", kHttp, kArgs2More, false, false, kNone, &set_log_format},
-    {"gzip", kHSL, kFlag, true, false, kNone, &only_off},
-    {"gzip_vary", kHSL, kFlag, true, false, kNone, &only_off},
     {"dav_methods", kHSL, kArgs1More, true, false, kNone, &only_off},
     {"client_header_timeout", kHS, kArgs1, true, false, kNone, &srv_time<&Server::client_header_timeout>},
     {"client_header_buffer_size", kHS, kArgs1, true, false, kNone, &set_client_header_buffer},
@@ -861,12 +859,13 @@ constexpr std::string_view kLater[] = {
     "fastcgi_pass", "grpc_pass", "memcached_pass", "open_log_file_cache", "log_subrequest",
     "disable_symlinks", "if_modified_since", "max_ranges", "read_ahead", "thread_pool",
     "timer_resolution", "working_directory", "lock_file", "pcre_jit", "ssl_engine",
+    "gzip_static", "gunzip", "gunzip_buffers", "brotli_static", "zstd_static",
 };
 
 // "proxy_" stays for the proxy directives not implemented yet (proxy_cache*,
 // proxy_ssl_*, ...): the proxy module's own table is searched first.
 constexpr std::string_view kLaterPrefixes[] = {
-    "ssl_", "proxy_", "http3_", "quic_", "gzip_", "fastcgi_", "uwsgi_", "scgi_", "grpc_",
+    "ssl_", "proxy_", "http3_", "quic_", "fastcgi_", "uwsgi_", "scgi_", "grpc_",
     "limit_req", "limit_conn", "auth_", "memcached_", "userid", "secure_link", "image_filter",
     "xslt_", "perl", "js_", "sub_filter_", "mp4", "flv", "hls", "slice", "empty_gif", "dav_",
 };
@@ -879,7 +878,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
   for (const auto& d : kDirectives)
     if (d.name == name) return &d;
   // The modules' own tables, each in its directives_<module>.cc.
-  for (auto table : {ssl_directives(), proxy_directives(), http2_directives()}) {
+  for (auto table : {ssl_directives(), proxy_directives(), http2_directives(), gzip_directives()}) {
     for (const auto& d : table)
       if (d.name == name) return &d;
   }

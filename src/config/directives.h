@@ -59,6 +59,7 @@ struct Scope {
   bool index_here = false;
   bool access_log_here = false;
   uint32_t proxy_here = 0;  // proxy_* array directives set in this block (directives_proxy.cc)
+  uint32_t compression_here = 0;  // gzip_types, gzip_disable... set in this block (directives_gzip.cc)
 };
 
 struct DirectiveSpec {
@@ -77,6 +78,7 @@ const DirectiveSpec* find_directive(std::string_view name);
 std::span<const DirectiveSpec> ssl_directives();    // directives_ssl.cc
 std::span<const DirectiveSpec> proxy_directives();  // directives_proxy.cc
 std::span<const DirectiveSpec> http2_directives();  // directives_http2.cc
+std::span<const DirectiveSpec> gzip_directives();   // directives_gzip.cc (gzip, brotli, zstd)
 // proxy_pass is not inherited by nested locations (directives_proxy.cc).
 void reset_uninherited_proxy(LocationSettings& s);
 // Real nginx directives that torii will support later: a clear error now.

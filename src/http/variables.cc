@@ -13,6 +13,7 @@
 #include "config/map_config.h"
 #include "config/proxy_config.h"
 #include "http/exchange.h"
+#include "modules/compression/compression_filter.h"
 
 namespace torii::http {
 
@@ -391,6 +392,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_capture(ex, v.arg, out);
     case VarId::map_:
       return append_map(ex, v.arg, out);
+    case VarId::gzip_ratio:
+      return compression::append_gzip_ratio(ex, out);
     case VarId::proxy_host: {
       const config::LocationSettings* s = settings_of(ex);
       if (!s || !s->proxy || !s->proxy->upstream) return false;
