@@ -238,6 +238,17 @@ constexpr DirectiveSpec kGzipDirectives[] = {
     {"gzip_buffers", kHSL, kArgs2, true, false, kMain, &set_buffers},
     {"gzip_window", kHSL, kArgs1, true, false, kMain, &set_gzip_window_or_hash},
     {"gzip_hash", kHSL, kArgs1, true, false, kMain, &set_gzip_window_or_hash},
+    // ngx_brotli
+    {"brotli", kHSL, kFlag, true, false, kMain, &coding_flag<&CompressionConfig::brotli, &CodingSettings::on>},
+    {"brotli_types", kHSL, kArgs1More, false, false, kMain,
+     &set_coding_types<&CompressionConfig::brotli, kBrotliTypesHere>},
+    {"brotli_comp_level", kHSL, kArgs1, true, false, kMain, &set_coding_level<&CompressionConfig::brotli, 0, 11>},
+    {"brotli_min_length", kHSL, kArgs1, true, false, kMain, &set_coding_min_length<&CompressionConfig::brotli>},
+    // zstd-nginx-module
+    {"zstd", kHSL, kFlag, true, false, kMain, &coding_flag<&CompressionConfig::zstd, &CodingSettings::on>},
+    {"zstd_types", kHSL, kArgs1More, false, false, kMain, &set_coding_types<&CompressionConfig::zstd, kZstdTypesHere>},
+    {"zstd_comp_level", kHSL, kArgs1, true, false, kMain, &set_coding_level<&CompressionConfig::zstd, 1, 22>},
+    {"zstd_min_length", kHSL, kArgs1, true, false, kMain, &set_coding_min_length<&CompressionConfig::zstd>},
 };
 
 }  // namespace
