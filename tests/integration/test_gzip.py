@@ -62,6 +62,7 @@ def gz(make_server, upstream, tmp_path):
         location /http10/ {{ gzip_http_version 1.0; }}
         location /ua/ {{ gzip_disable msie6 "^BadBot"; }}
         location /novary/ {{ gzip_vary off; }}
+        location /same9/ {{ gzip_comp_level 9; alias @PREFIX@/html/; }}
         location = /ret.html {{ return 200 "{LONG_TEXT}"; }}
         location = /ret500.html {{ return 500 "{LONG_TEXT}"; }}
         location = /ret204.html {{ return 204; }}
@@ -163,16 +164,44 @@ def test_comp_level_changes_the_size_not_the_content(gz):
 def test_gzip_ratio_variable(gz):
     resp = get(gz.port, "/page.html")
     assert_gzipped(resp, PAGE)
+    assert_gzipped(get(gz.port, "/page.html"), PAGE)  # the same ratio when sent again
     get(gz.port, "/data.json")
     expected = len(PAGE) / len(resp.body)
     log = harness.wait_until(lambda: gz.prefix.joinpath("logs/ratio.log").exists() and
                              "/data.json" in gz.prefix.joinpath("logs/ratio.log").read_text() and
                              gz.prefix.joinpath("logs/ratio.log").read_text(), 10, what="log lines")
     lines = log.splitlines()
-    page = next(l for l in lines if l.startswith("/page.html"))
-    ratio = float(page.split()[2])
-    assert abs(ratio - expected) < 0.02, (page, expected)
+    pages = [l for l in lines if l.startswith("/page.html")]
+    assert len(pages) == 2
+    for page in pages:
+        ratio = float(page.split()[2])
+        assert abs(ratio - expected) < 0.02, (page, expected)
     assert next(l for l in lines if l.startswith("/data.json")).split()[2] == "-"
+
+
+def test_static_file_again_and_after_a_change(gz):
+    # Twice the same bytes (the second may come from stored output), the
+    # same file at another level in another location, then the file changes
+    # and the next response has the new content.
+    first = get(gz.port, "/page.html")
+    again = get(gz.port, "/page.html")
+    assert_gzipped(first, PAGE)
+    assert_gzipped(again, PAGE)
+    assert again.header("ETag") == first.header("ETag")
+    other_level = get(gz.port, "/same9/page.html")
+    assert_gzipped(other_level, PAGE)
+    assert len(other_level.body) < len(first.body)
+    path = gz.prefix / "html" / "page.html"
+    changed = PAGE.replace(b"alpha", b"omega")
+    assert len(changed) == len(PAGE)
+    path.write_bytes(changed)
+    st = path.stat()
+    import os
+    os.utime(path, (st.st_atime, st.st_mtime + 5))
+    after = get(gz.port, "/page.html")
+    assert_gzipped(after, changed)
+    assert after.header("ETag") != first.header("ETag")
+    assert_gzipped(get(gz.port, "/page.html"), changed)
 
 
 # ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include "http/log_context.h"
 #include "log/error_log.h"
 #include "modules/compression/accept_encoding.h"
+#include "modules/compression/encoded_cache.h"
 #include "modules/compression/encoder.h"
 
 namespace torii::config {
@@ -46,14 +47,16 @@ constexpr size_t kSlice = 64 * 1024;
 
 class CompressSink final : public http::ResponseSink, public std::enable_shared_from_this<CompressSink> {
  public:
-  CompressSink(Exchange& ex, http::ResponseSink& next, std::unique_ptr<Encoder> encoder, size_t emit_at)
-      : ex_(ex), next_(next), encoder_(std::move(encoder)), emit_at_(emit_at) {}
+  CompressSink(Exchange& ex, http::ResponseSink& next, Coding coding, int level, int64_t size_hint, size_t emit_at)
+      : ex_(ex), next_(next), coding_(coding), level_(level), size_hint_(size_hint), emit_at_(emit_at) {}
 
   // The head goes to the codec from the exchange, not through here.
   void send_head(const ResponseHead&) override {}
 
   void send_body(std::string_view data) override {
     if (done_) return;
+    if (!whole_file_only()) return;
+    stop_capture();  // not a whole file alone
     if (!pending_.empty()) {
       // Keep the order: behind a file still being encoded.
       pending_.push_back({nullptr, 0, int64_t(data.size()), std::string(data)});
@@ -65,6 +68,25 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
 
   void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override {
     if (done_) return;
+    if (!whole_file_only()) return;
+    if (!started_ && pending_.empty() && offset == 0 && length == file->size &&
+        file->size <= EncodedCache::kMaxFileSize && !ex_.request_filename.empty()) {
+      // A whole static file: its encoding may be stored already.
+      auto& cache = EncodedCache::local();
+      if (auto bytes = cache.find(ex_.request_filename, coding_, level_, *file)) {
+        started_ = true;
+        from_cache_ = true;
+        ex_.compressed_in += length;
+        ex_.compressed_out += int64_t(bytes->size());
+        ex_.body_bytes_sent += int64_t(bytes->size());
+        next_.send_body(*bytes);
+        return;
+      }
+      capture_file_ = file;
+      capture_ = std::make_shared<std::string>();
+    } else {
+      stop_capture();
+    }
     pending_.push_back({std::move(file), offset, length, {}});
     pump();
   }
@@ -140,8 +162,11 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
     }
     if (done_) return;
     if (finish_wanted_) {
-      if (!encode({}, Encoder::Flush::finish)) return;
-      emit();
+      if (!from_cache_) {
+        if (!encode({}, Encoder::Flush::finish)) return;
+        emit();
+        if (capture_) EncodedCache::local().store(ex_.request_filename, coding_, level_, *capture_file_, std::move(capture_));
+      }
       done_ = true;
       ex_.finish_filtered();
       return;
@@ -150,7 +175,27 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
     handler_drain_ = nullptr;
   }
 
+  // After a whole file came from the cache the encoded stream is complete:
+  // nothing may follow it (the static handler sends nothing more).
+  bool whole_file_only() {
+    if (!from_cache_) return true;
+    TORII_LOG(alert, "body after a whole encoded file%s", http::log_context(ex_).c_str());
+    fail();
+    return false;
+  }
+
+  void stop_capture() {
+    capture_.reset();
+    capture_file_.reset();
+  }
+
   bool encode(std::string_view in, Encoder::Flush flush) {
+    started_ = true;
+    if (!encoder_) encoder_ = make_encoder(coding_, level_, size_hint_);
+    if (!encoder_) {
+      fail();
+      return false;
+    }
     while (true) {
       std::string_view part = in.substr(0, kSlice);
       in.remove_prefix(part.size());
@@ -170,6 +215,7 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
     if (out_.empty()) return;
     ex_.compressed_out += int64_t(out_.size());
     ex_.body_bytes_sent += int64_t(out_.size());
+    if (capture_) capture_->append(out_);
     next_.send_body(out_);
     out_.clear();
   }
@@ -200,6 +246,7 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
   }
 
   void fail() {
+    stop_capture();
     done_ = true;
     pending_.clear();
     out_.clear();
@@ -208,8 +255,16 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
 
   Exchange& ex_;
   http::ResponseSink& next_;
-  std::unique_ptr<Encoder> encoder_;
+  const Coding coding_;
+  const int level_;
+  const int64_t size_hint_;
+  std::unique_ptr<Encoder> encoder_;  // made at the first input: a cached file needs none
   const size_t emit_at_;
+  // The output of a whole static file, stored in the EncodedCache at the end.
+  std::shared_ptr<std::string> capture_;
+  std::shared_ptr<const http::OpenFile> capture_file_;
+  bool started_ = false;
+  bool from_cache_ = false;
   std::string out_;
   std::string read_buf_;
   std::deque<Piece> pending_;
@@ -358,12 +413,10 @@ std::shared_ptr<http::ResponseSink> header_filter(Exchange& ex, ResponseHead& he
   if (ex.header_only) return nullptr;  // HEAD: the same head as GET, no body to encode
 
   const int level = coding == Coding::gzip ? cfg.gzip_level : coding == Coding::br ? cfg.brotli.level : cfg.zstd.level;
-  auto encoder = make_encoder(coding, level, length);
-  if (!encoder) return nullptr;
   const size_t emit_at = size_t(cfg.buffers_number) * size_t(cfg.buffers_size);
   ex.compressed_in = 0;
   ex.compressed_out = 0;
-  return std::make_shared<CompressSink>(ex, next, std::move(encoder), emit_at);
+  return std::make_shared<CompressSink>(ex, next, coding, level, length, emit_at);
 }
 
 bool append_gzip_ratio(const Exchange& ex, std::string& out) {
