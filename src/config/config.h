@@ -39,6 +39,7 @@ struct SslServerConfig;      // config/ssl_config.h: certificates, protocols, se
 struct ProxyConfig;          // config/proxy_config.h: proxy_pass and the proxy_* directives
 struct UpstreamGroupConfig;  // config/upstream_config.h: an upstream {} block
 struct MapConfig;            // config/map_config.h: a map {} block
+struct CompressionConfig;    // config/compression_config.h: gzip, brotli, zstd
 
 // http2_* directives, nginx's defaults.
 struct Http2Settings {
@@ -149,6 +150,7 @@ struct LocationSettings {
   std::vector<AccessLog> access_logs;
   std::optional<ErrorLogConfig> error_log;  // request-level messages; else main's
   std::shared_ptr<const ProxyConfig> proxy;  // set: proxy_pass is this location's handler
+  std::shared_ptr<const CompressionConfig> compression;  // null: no gzip/brotli/zstd directive here
   OpenFileCache open_file_cache;
   bool log_not_found = true;
   bool etag = true;

@@ -774,8 +774,6 @@ const DirectiveSpec kDirectives[] = {
     {"server_tokens", kHSL, kArgs1, true, false, kNone, &set_server_tokens},
     {"access_log", kHSL | kLocationIf, kArgs1More, false, false, kNone, &set_access_log},
     {"log_format", kHttp, kArgs2More, false, false, kNone, &set_log_format},
-    {"gzip", kHSL, kFlag, true, false, kNone, &only_off},
-    {"gzip_vary", kHSL, kFlag, true, false, kNone, &only_off},
     {"dav_methods", kHSL, kArgs1More, true, false, kNone, &only_off},
     {"client_header_timeout", kHS, kArgs1, true, false, kNone, &srv_time<&Server::client_header_timeout>},
     {"client_header_buffer_size", kHS, kArgs1, true, false, kNone, &set_client_header_buffer},
@@ -820,7 +818,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
     if (d.name == name) return &d;
   // The modules' own tables, each in its directives_<module>.cc.
   for (auto table : {ssl_directives(), proxy_directives(), http2_directives(), rewrite_directives(),
-                     default_only_directives()}) {
+                     gzip_directives(), default_only_directives()}) {
     for (const auto& d : table)
       if (d.name == name) return &d;
   }

@@ -69,6 +69,7 @@ struct Scope {
   // Work that needs this block's settings complete (an `if` block's own
   // settings start from them): run after the plain directives, before children.
   std::vector<std::function<Status()>> after_plain;
+  uint32_t compression_here = 0;  // gzip_types, gzip_disable... set in this block (directives_gzip.cc)
 };
 
 struct DirectiveSpec {
@@ -87,6 +88,7 @@ const DirectiveSpec* find_directive(std::string_view name);
 std::span<const DirectiveSpec> ssl_directives();    // directives_ssl.cc
 std::span<const DirectiveSpec> proxy_directives();  // directives_proxy.cc
 std::span<const DirectiveSpec> http2_directives();  // directives_http2.cc
+std::span<const DirectiveSpec> gzip_directives();     // directives_gzip.cc (gzip, brotli, zstd)
 std::span<const DirectiveSpec> rewrite_directives();  // directives_rewrite.cc
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.

@@ -21,6 +21,7 @@ constexpr Named kPlain[] = {
     {"content_type", VarId::content_type},
     {"document_root", VarId::document_root},
     {"document_uri", VarId::document_uri},
+    {"gzip_ratio", VarId::gzip_ratio},
     {"host", VarId::host},
     {"hostname", VarId::hostname},
     {"https", VarId::https},

@@ -30,6 +30,7 @@ enum class VarId : uint8_t {
   content_type,
   document_root,
   document_uri,
+  gzip_ratio,  // compression module: in/out of the encoded body
   host,
   hostname,
   https,

@@ -4,7 +4,9 @@
 
 #include <cstdio>
 
+#include "config/compression_config.h"
 #include "http/date.h"
+#include "modules/compression/compression_filter.h"
 #include "http/variables.h"
 
 namespace torii::http {
@@ -86,6 +88,8 @@ void Exchange::send_head(ResponseHead head) {
     if (strcasecmp(h.name.c_str(), "Content-Type") == 0) head.remove("Content-Type");
     head.add(h.name, value);
   }
+  // Compression last among the filters: it judges the head as the others left it.
+  if (s.compression) body_filter = compression::header_filter(*this, head, sink_);
   // Ours go first, unless the upstream's were passed (proxy_pass_header).
   const bool own_server = !head.has_upstream_server_or_date || head.find("Server") == nullptr;
   const bool own_date = !head.has_upstream_server_or_date || head.find("Date") == nullptr;
@@ -100,15 +104,24 @@ void Exchange::send_head(ResponseHead head) {
 
 void Exchange::send_body(std::string_view data) {
   if (header_only || finished_ || data.empty()) return;
+  if (body_filter) return body_filter->send_body(data);
   sink_.send_body(data);
 }
 
 void Exchange::send_file(std::shared_ptr<const OpenFile> file, int64_t offset, int64_t length) {
   if (header_only || finished_ || length <= 0) return;
+  if (body_filter) return body_filter->send_file(std::move(file), offset, length);
   sink_.send_file(std::move(file), offset, length);
 }
 
 void Exchange::finish() {
+  if (finished_) return;
+  if (body_filter) return body_filter->finish();  // it calls finish_filtered() when its output is out
+  finished_ = true;
+  sink_.finish();
+}
+
+void Exchange::finish_filtered() {
   if (finished_) return;
   finished_ = true;
   sink_.finish();
@@ -123,6 +136,7 @@ void Exchange::abort() {
   if (finished_) return;
   finished_ = true;
   close_connection = true;
+  if (body_filter) body_filter->abort();
   sink_.abort();
 }
 

@@ -83,6 +83,14 @@ class Exchange {
   // Ends a response that cannot be completed (see ResponseSink::abort).
   void abort();
 
+  // The body filter send_head put between the handler and the codec
+  // (compression), when the response is encoded: body calls go through it
+  // and it ends the response with finish_filtered().
+  std::shared_ptr<ResponseSink> body_filter;
+  void finish_filtered();
+  int64_t compressed_in = 0;   // body bytes the filter took ($gzip_ratio)
+  int64_t compressed_out = 0;  // and the encoded bytes it gave the codec
+
   bool head_sent() const { return head_sent_; }
   bool finished() const { return finished_; }
 
@@ -90,8 +98,10 @@ class Exchange {
   bool has_body() const { return req.chunked || req.content_length > 0; }
   void read_body(BodyReader* reader) { sink_.read_body(reader); }
   void resume_body() { sink_.resume_body(); }
-  size_t queued_bytes() const { return sink_.queued_bytes(); }
-  void set_drain_callback(std::function<void()> cb) { sink_.set_drain_callback(std::move(cb)); }
+  size_t queued_bytes() const { return body_filter ? body_filter->queued_bytes() : sink_.queued_bytes(); }
+  void set_drain_callback(std::function<void()> cb) {
+    (body_filter ? *body_filter : sink_).set_drain_callback(std::move(cb));
+  }
 
   // What an asynchronous handler keeps for this exchange (upstream
   // connection, buffers). Destroyed with the exchange, at the end of a loop

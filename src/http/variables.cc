@@ -15,6 +15,7 @@
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "log/error_log.h"
+#include "modules/compression/compression_filter.h"
 
 namespace torii::http {
 
@@ -409,6 +410,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_map(ex, v.arg, out);
     case VarId::user_:
       return append_user_variable(ex, v.index, out);
+    case VarId::gzip_ratio:
+      return compression::append_gzip_ratio(ex, out);
     case VarId::proxy_host: {
       const config::LocationSettings* s = settings_of(ex);
       if (!s || !s->proxy || !s->proxy->upstream) return false;

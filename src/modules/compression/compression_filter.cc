@@ -1,0 +1,439 @@
+#include "modules/compression/compression_filter.h"
+
+#include <strings.h>
+
+#include <cstring>
+#include <deque>
+
+#include "config/compression_config.h"
+#include "config/regex.h"
+#include "core/event_loop.h"
+#include "http/date.h"
+#include "http/exchange.h"
+#include "http/log_context.h"
+#include "log/error_log.h"
+#include "modules/compression/accept_encoding.h"
+#include "modules/compression/encoded_cache.h"
+#include "modules/compression/encoder.h"
+
+namespace torii::config {
+
+bool CompressTypes::matches(std::string_view content_type) const {
+  if (any) return true;
+  // Compare the type without its parameters ("text/html; charset=utf-8").
+  size_t semi = content_type.find(';');
+  std::string_view type = content_type.substr(0, semi);
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
+  for (const auto& t : types)
+    if (t.size() == type.size() && strncasecmp(t.data(), type.data(), t.size()) == 0) return true;
+  return false;
+}
+
+}  // namespace torii::config
+
+namespace torii::compression {
+
+namespace {
+
+using config::CompressionConfig;
+using http::Exchange;
+using http::ResponseHead;
+
+// Input is encoded in slices of this size, so no call holds the loop long
+// and output is handed on in bounded pieces.
+constexpr size_t kSlice = 64 * 1024;
+
+// ---- the body filter -------------------------------------------------------
+
+class CompressSink final : public http::ResponseSink, public std::enable_shared_from_this<CompressSink> {
+ public:
+  CompressSink(Exchange& ex, http::ResponseSink& next, Coding coding, int level, int64_t size_hint, size_t emit_at)
+      : ex_(ex), next_(next), coding_(coding), level_(level), size_hint_(size_hint), emit_at_(emit_at) {}
+
+  // The head goes to the codec from the exchange, not through here.
+  void send_head(const ResponseHead&) override {}
+
+  void send_body(std::string_view data) override {
+    if (done_) return;
+    if (!whole_file_only()) return;
+    stop_capture();  // not a whole file alone
+    if (!pending_.empty()) {
+      // Keep the order: behind a file still being encoded.
+      pending_.push_back({nullptr, 0, int64_t(data.size()), std::string(data)});
+      return;
+    }
+    if (!encode(data, Encoder::Flush::none)) return;
+    schedule_flush();
+  }
+
+  void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override {
+    if (done_) return;
+    if (!whole_file_only()) return;
+    if (!started_ && pending_.empty() && offset == 0 && length == file->size &&
+        file->size <= EncodedCache::kMaxFileSize && !ex_.request_filename.empty()) {
+      // A whole static file: its encoding may be stored already.
+      auto& cache = EncodedCache::local();
+      if (auto bytes = cache.find(ex_.request_filename, coding_, level_, *file)) {
+        started_ = true;
+        from_cache_ = true;
+        ex_.compressed_in += length;
+        ex_.compressed_out += int64_t(bytes->size());
+        next_.send_body(*bytes);
+        return;
+      }
+      capture_file_ = file;
+      capture_ = std::make_shared<std::string>();
+    } else {
+      stop_capture();
+    }
+    pending_.push_back({std::move(file), offset, length, {}});
+    pump();
+  }
+
+  void finish() override {
+    if (done_ || finish_wanted_) return;
+    finish_wanted_ = true;
+    pump();
+  }
+
+  // The exchange aborts the codec's sink itself; this only stops encoding.
+  void abort() override {
+    done_ = true;
+    pending_.clear();
+    out_.clear();
+  }
+
+  // What this filter holds itself is bounded by gzip_buffers and goes out
+  // at the end of the turn at the latest: the handler paces on the codec's
+  // queue alone (counting ours would make it wait for a drain that only
+  // its own next bytes can bring).
+  size_t queued_bytes() const override { return next_.queued_bytes(); }
+
+  void set_drain_callback(std::function<void()> cb) override {
+    if (!pending_.empty()) {
+      handler_drain_ = std::move(cb);  // handed on once our own input is encoded
+      return;
+    }
+    next_.set_drain_callback(std::move(cb));
+  }
+
+ private:
+  struct Piece {
+    std::shared_ptr<const http::OpenFile> file;  // null: `data`
+    int64_t offset = 0;
+    int64_t length = 0;
+    std::string data;
+  };
+
+  // Encodes queued input while the connection's queue has room; waits for
+  // its drain callback otherwise. Ends the response when asked and done.
+  void pump() {
+    while (!pending_.empty() && !done_) {
+      if (next_.queued_bytes() >= emit_at_) {
+        std::weak_ptr<CompressSink> self = weak_from_this();
+        next_.set_drain_callback([self] {
+          if (auto s = self.lock()) s->pump();
+        });
+        return;
+      }
+      Piece& p = pending_.front();
+      const size_t n = size_t(std::min<int64_t>(p.length, int64_t(kSlice)));
+      std::string_view slice;
+      if (!p.file) {
+        slice = std::string_view(p.data).substr(0, n);
+      } else if (p.file->has_content()) {
+        slice = std::string_view(p.file->content).substr(size_t(p.offset), n);
+      } else {
+        read_buf_.resize(n);
+        if (!http::read_exact(p.file->fd, read_buf_.data(), n, p.offset)) {
+          TORII_LOG(crit, "pread() failed while compressing (%s)%s", strerror(errno),
+                    http::log_context(ex_).c_str());
+          fail();
+          return;
+        }
+        slice = read_buf_;
+      }
+      if (!encode(slice, Encoder::Flush::none)) return;
+      p.offset += int64_t(n);
+      p.length -= int64_t(n);
+      if (!p.file) p.data.erase(0, n);
+      if (p.length <= 0) pending_.pop_front();
+    }
+    if (done_) return;
+    if (finish_wanted_) {
+      if (!from_cache_) {
+        if (!encode({}, Encoder::Flush::finish)) return;
+        emit();
+        if (capture_) EncodedCache::local().store(ex_.request_filename, coding_, level_, *capture_file_, std::move(capture_));
+      }
+      done_ = true;
+      ex_.finish_filtered();
+      return;
+    }
+    if (handler_drain_) next_.set_drain_callback(std::move(handler_drain_));
+    handler_drain_ = nullptr;
+  }
+
+  // After a whole file came from the cache the encoded stream is complete:
+  // nothing may follow it (the static handler sends nothing more).
+  bool whole_file_only() {
+    if (!from_cache_) return true;
+    TORII_LOG(alert, "body after a whole encoded file%s", http::log_context(ex_).c_str());
+    fail();
+    return false;
+  }
+
+  void stop_capture() {
+    capture_.reset();
+    capture_file_.reset();
+  }
+
+  bool encode(std::string_view in, Encoder::Flush flush) {
+    started_ = true;
+    if (!encoder_) encoder_ = make_encoder(coding_, level_, size_hint_);
+    if (!encoder_) {
+      fail();
+      return false;
+    }
+    while (true) {
+      std::string_view part = in.substr(0, kSlice);
+      in.remove_prefix(part.size());
+      const auto f = in.empty() ? flush : Encoder::Flush::none;
+      if (!encoder_->write(part, f, out_)) {
+        TORII_LOG(error, "compression failed%s", http::log_context(ex_).c_str());
+        fail();
+        return false;
+      }
+      ex_.compressed_in += int64_t(part.size());
+      if (out_.size() >= emit_at_ || f != Encoder::Flush::none) emit();
+      if (in.empty()) return true;
+    }
+  }
+
+  void emit() {
+    if (out_.empty()) return;
+    ex_.compressed_out += int64_t(out_.size());
+    if (capture_) capture_->append(out_);
+    next_.send_body(out_);
+    out_.clear();
+  }
+
+  // When the handler stops giving input with the body unfinished (an
+  // upstream that paused), what was encoded so far goes out at the end of
+  // this loop turn instead of waiting inside the encoder.
+  void schedule_flush() {
+    if (flush_scheduled_) return;
+    core::EventLoop* loop = ex_.services().loop;
+    if (!loop) {
+      flush_now();
+      return;
+    }
+    flush_scheduled_ = true;
+    std::weak_ptr<CompressSink> self = weak_from_this();
+    loop->defer([self] {
+      if (auto s = self.lock()) {
+        s->flush_scheduled_ = false;
+        s->flush_now();
+      }
+    });
+  }
+
+  void flush_now() {
+    if (done_ || finish_wanted_ || !pending_.empty()) return;
+    encode({}, Encoder::Flush::sync);
+  }
+
+  void fail() {
+    stop_capture();
+    done_ = true;
+    pending_.clear();
+    out_.clear();
+    ex_.abort();
+  }
+
+  Exchange& ex_;
+  http::ResponseSink& next_;
+  const Coding coding_;
+  const int level_;
+  const int64_t size_hint_;
+  std::unique_ptr<Encoder> encoder_;  // made at the first input: a cached file needs none
+  const size_t emit_at_;
+  // The output of a whole static file, stored in the EncodedCache at the end.
+  std::shared_ptr<std::string> capture_;
+  std::shared_ptr<const http::OpenFile> capture_file_;
+  bool started_ = false;
+  bool from_cache_ = false;
+  std::string out_;
+  std::string read_buf_;
+  std::deque<Piece> pending_;
+  std::function<void()> handler_drain_;
+  bool finish_wanted_ = false;
+  bool done_ = false;
+  bool flush_scheduled_ = false;
+};
+
+// ---- the header filter -----------------------------------------------------
+
+bool contains_token(std::string_view list, std::string_view token) {
+  // Cache-Control directives, compared case-insensitively as whole words.
+  size_t i = 0;
+  while (i + token.size() <= list.size()) {
+    if (strncasecmp(list.data() + i, token.data(), token.size()) == 0) {
+      const bool start_ok = i == 0 || list[i - 1] == ',' || list[i - 1] == ' ' || list[i - 1] == '\t';
+      const size_t end = i + token.size();
+      const bool end_ok = end == list.size() || list[end] == ',' || list[end] == ' ' || list[end] == '=' ||
+                          list[end] == ';' || list[end] == '\t';
+      if (start_ok && end_ok) return true;
+    }
+    ++i;
+  }
+  return false;
+}
+
+bool any_cache_control(const ResponseHead& head, std::string_view token) {
+  for (const auto& [name, value] : head.headers)
+    if (strcasecmp(name.c_str(), "Cache-Control") == 0 && contains_token(value, token)) return true;
+  return false;
+}
+
+// gzip_proxied, for a request that came through a proxy (has Via): judged
+// on the request's Authorization and the response's Expires, Date,
+// Cache-Control, Last-Modified and ETag, in nginx's order.
+bool proxied_allowed(uint32_t p, const Exchange& ex, const ResponseHead& head, int64_t now) {
+  using namespace config;
+  if (p == 0) return false;  // off
+  if (p & kProxiedAny) return true;
+  if ((p & kProxiedAuth) && ex.req.find(http::HeaderToken::authorization)) return true;
+  if (const std::string* e = head.find("Expires")) {
+    if (!(p & kProxiedExpired)) return false;
+    auto expires = http::parse_http_date(*e);
+    if (!expires) return false;
+    int64_t date = now;
+    if (const std::string* d = head.find("Date")) {
+      auto parsed = http::parse_http_date(*d);
+      if (!parsed) return false;
+      date = *parsed;
+    }
+    return *expires < date;
+  }
+  if (head.find("Cache-Control")) {
+    if ((p & kProxiedNoCache) && any_cache_control(head, "no-cache")) return true;
+    if ((p & kProxiedNoStore) && any_cache_control(head, "no-store")) return true;
+    if ((p & kProxiedPrivate) && any_cache_control(head, "private")) return true;
+    return false;
+  }
+  if ((p & kProxiedNoLastModified) && head.find("Last-Modified")) return false;
+  if ((p & kProxiedNoEtag) && head.find("ETag")) return false;
+  return true;
+}
+
+// nginx's "msie6": MSIE 4.x, 5.x and 6.x without SV1, and not Opera.
+bool is_msie6(std::string_view ua) {
+  if (ua.find("Opera") != std::string_view::npos) return false;
+  size_t m = ua.find("MSIE ");
+  if (m == std::string_view::npos || m + 7 >= ua.size() || ua[m + 6] != '.') return false;
+  if (ua[m + 5] == '4' || ua[m + 5] == '5') return true;
+  return ua[m + 5] == '6' && ua.find("SV1", m + 8) == std::string_view::npos;
+}
+
+// nginx 1.7.3+: an encoded body is not the same bytes, so a strong ETag
+// becomes weak; anything that is not a valid tag is dropped.
+void weaken_etag(ResponseHead& head) {
+  const std::string* e = head.find("ETag");
+  if (!e) return;
+  if (e->size() >= 2 && (*e)[0] == 'W' && (*e)[1] == '/') return;
+  if (!e->empty() && (*e)[0] == '"') {
+    std::string weak = "W/" + *e;
+    head.set("ETag", std::move(weak));
+    return;
+  }
+  head.remove("ETag");
+}
+
+void add_vary(ResponseHead& head) {
+  for (const auto& [name, value] : head.headers)
+    if (strcasecmp(name.c_str(), "Vary") == 0 && contains_token(value, "Accept-Encoding")) return;
+  head.add("Vary", "Accept-Encoding");
+}
+
+// Every Accept-Encoding line of the request, joined.
+std::string accept_encoding_of(const Exchange& ex) {
+  std::string joined;
+  for (const auto& h : ex.req.headers) {
+    if (h.token != http::HeaderToken::accept_encoding) continue;
+    if (!joined.empty()) joined.push_back(',');
+    joined.append(h.value);
+  }
+  return joined;
+}
+
+}  // namespace
+
+std::shared_ptr<http::ResponseSink> header_filter(Exchange& ex, ResponseHead& head, http::ResponseSink& next) {
+  const CompressionConfig& cfg = *ex.settings().compression;
+  if (!cfg.any_on()) return nullptr;
+  if (head.status != 200 && head.status != 403 && head.status != 404) return nullptr;
+  if (const std::string* ce = head.find("Content-Encoding"); ce && !ce->empty()) return nullptr;
+
+  const std::string* ct = head.find("Content-Type");
+  const std::string_view type = ct ? std::string_view(*ct) : std::string_view();
+  auto eligible = [&](bool on, const config::CompressTypes& types, int64_t min_length) {
+    return on && (head.content_length < 0 || head.content_length >= min_length) && types.matches(type);
+  };
+  Offer offer;
+  if (eligible(cfg.zstd.on, cfg.zstd.types, cfg.zstd.min_length)) offer.codings[offer.count++] = Coding::zstd;
+  if (eligible(cfg.brotli.on, cfg.brotli.types, cfg.brotli.min_length)) offer.codings[offer.count++] = Coding::br;
+  if (eligible(cfg.gzip, cfg.gzip_types, cfg.min_length)) offer.codings[offer.count++] = Coding::gzip;
+  if (offer.count == 0) return nullptr;
+
+  // The response depends on Accept-Encoding from here on, whatever this
+  // client gets.
+  if (cfg.vary) add_vary(head);
+
+  const Coding coding = choose(parse_accept_encoding(accept_encoding_of(ex)), offer);
+  if (coding == Coding::identity) return nullptr;
+  if (ex.req.version < cfg.http_version) return nullptr;
+  int64_t now = ex.start_unix_ms / 1000;
+  if (now == 0) now = time(nullptr);
+  if (ex.req.find("via") && !proxied_allowed(cfg.proxied, ex, head, now)) return nullptr;
+  if (const http::Header* ua = ex.req.find(http::HeaderToken::user_agent)) {
+    if (cfg.disable_msie6 && is_msie6(ua->value)) return nullptr;
+    for (const auto& re : cfg.disable)
+      if (re->match(ua->value, nullptr)) return nullptr;
+  }
+
+  const int64_t length = head.content_length;
+  head.add("Content-Encoding", std::string(coding_name(coding)));
+  head.content_length = -1;
+  head.remove("Content-Length");
+  head.remove("Accept-Ranges");
+  weaken_etag(head);
+  if (ex.header_only) return nullptr;  // HEAD: the same head as GET, no body to encode
+
+  const int level = coding == Coding::gzip ? cfg.gzip_level : coding == Coding::br ? cfg.brotli.level : cfg.zstd.level;
+  const size_t emit_at = size_t(cfg.buffers_number) * size_t(cfg.buffers_size);
+  ex.compressed_in = 0;
+  ex.compressed_out = 0;
+  return std::make_shared<CompressSink>(ex, next, coding, level, length, emit_at);
+}
+
+bool append_gzip_ratio(const Exchange& ex, std::string& out) {
+  if (ex.compressed_out <= 0) return false;
+  const int64_t in = ex.compressed_in, z = ex.compressed_out;
+  // nginx's rounding: two decimals, the third rounds half up.
+  int64_t whole = in / z;
+  int64_t frac = (in * 100 / z) % 100;
+  if ((in * 1000 / z) % 10 > 4) {
+    if (++frac > 99) {
+      ++whole;
+      frac = 0;
+    }
+  }
+  out.append(std::to_string(whole));
+  out.push_back('.');
+  if (frac < 10) out.push_back('0');
+  out.append(std::to_string(frac));
+  return true;
+}
+
+}  // namespace torii::compression
