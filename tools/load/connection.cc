@@ -143,7 +143,8 @@ void Connection::opened() {
   const Options& o = run_.options;
   RequestSink& sink = *this;
   if (h2) {
-    if (!h2_) h2_ = std::make_unique<H2Codec>(run_.templates, o.streams, o.connect_per_request, sink);
+    if (!h2_) h2_ = std::make_unique<H2Codec>(run_.templates, o.streams, o.connect_per_request, sink,
+                                                host_.h2_allocator());
     codec_ = h2_.get();
   } else {
     if (!h1_) h1_ = std::make_unique<H1Codec>(run_.templates, o.streams, o.connect_per_request, sink);

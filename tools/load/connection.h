@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <memory>
 
+#include <nghttp2/nghttp2.h>
+
 #include "load/codec.h"
 #include "load/run_context.h"
 #include "load/transport.h"
@@ -34,6 +36,8 @@ class ConnectionHost {
   virtual void failed(int64_t from_ns, ErrorKind kind, const char* why) = 0;
   virtual void retry(int64_t from_ns) = 0;
   virtual Stats& stats() = 0;
+  // The thread's allocator for nghttp2.
+  virtual nghttp2_mem* h2_allocator() = 0;
 
  protected:
   ~ConnectionHost() = default;

@@ -1,6 +1,7 @@
 #include "load/h2_codec.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace torii::load {
@@ -13,8 +14,9 @@ constexpr int32_t kWindow = (1 << 30) - 1;
 
 }  // namespace
 
-H2Codec::H2Codec(const RequestTemplates& templates, unsigned streams, bool one_request, RequestSink& sink)
-    : templates_(templates), sink_(sink), streams_(streams ? streams : 1), one_request_(one_request),
+H2Codec::H2Codec(const RequestTemplates& templates, unsigned streams, bool one_request, RequestSink& sink,
+                 nghttp2_mem* mem)
+    : templates_(templates), sink_(sink), streams_(streams ? streams : 1), one_request_(one_request), mem_(mem),
       slots_(streams_) {
   free_.reserve(streams_);
 }
@@ -36,7 +38,7 @@ const nghttp2_session_callbacks* H2Codec::callbacks() {
 
 bool H2Codec::start() {
   end_session();
-  if (nghttp2_session_client_new(&session_, callbacks(), this) != 0) {
+  if (nghttp2_session_client_new3(&session_, callbacks(), this, nullptr, mem_) != 0) {
     session_ = nullptr;
     return false;
   }
@@ -174,7 +176,8 @@ int H2Codec::on_stream_close(nghttp2_session* session, int32_t stream_id, uint32
   } else if (error_code == NGHTTP2_NO_ERROR) {
     self->sink_.failed(from, ErrorKind::protocol, "stream ended without a final response");
   } else {
-    self->sink_.failed(from, ErrorKind::reset, nghttp2_http2_strerror(error_code));
+    std::snprintf(self->why_, sizeof self->why_, "stream reset: %s", nghttp2_http2_strerror(error_code));
+    self->sink_.failed(from, ErrorKind::reset, self->why_);
   }
   return 0;
 }

@@ -16,7 +16,9 @@ namespace torii::load {
 
 class H2Codec final : public Codec {
  public:
-  H2Codec(const RequestTemplates& templates, unsigned streams, bool one_request, RequestSink& sink);
+  // `mem`: the thread's allocator, so steady-state streams reuse memory.
+  H2Codec(const RequestTemplates& templates, unsigned streams, bool one_request, RequestSink& sink,
+          nghttp2_mem* mem);
   ~H2Codec() override;
   H2Codec(const H2Codec&) = delete;
   H2Codec& operator=(const H2Codec&) = delete;
@@ -57,6 +59,7 @@ class H2Codec final : public Codec {
   RequestSink& sink_;
   unsigned streams_;
   bool one_request_;
+  nghttp2_mem* mem_;
   nghttp2_session* session_ = nullptr;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;  // indexes of free slots
@@ -66,6 +69,7 @@ class H2Codec final : public Codec {
   bool submitted_ = false;
   bool draining_ = false;  // GOAWAY received or stream ids used up
   bool failed_ = false;
+  char why_[96] = "";  // the text of the last stream reset
   // The buffer produce() is filling.
   char* out_ = nullptr;
   size_t out_cap_ = 0;

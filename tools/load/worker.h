@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "load/connection.h"
+#include "load/recycling_allocator.h"
 #include "load/request_source.h"
 #include "load/run_context.h"
 #include "load/start_gate.h"
@@ -50,6 +51,7 @@ class Worker final : public ConnectionHost {
   void failed(int64_t from_ns, ErrorKind kind, const char* why) override;
   void retry(int64_t from_ns) override;
   Stats& stats() override { return stats_; }
+  nghttp2_mem* h2_allocator() override { return allocator_.nghttp2(); }
 
  private:
   static constexpr size_t kReadBufferSize = 64 * 1024;
@@ -70,6 +72,7 @@ class Worker final : public ConnectionHost {
   StartGate& gate_;
   const std::atomic<bool>& stop_;
   RequestSource source_;
+  RecyclingAllocator allocator_;  // outlives the connections' sessions
   Stats stats_;
   std::string setup_error_;
   int epoll_fd_ = -1;
