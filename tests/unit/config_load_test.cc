@@ -693,8 +693,8 @@ TEST(ConfigLoad, MissingDirectivesAreNamed) {
             "string:2: \"limit_req_zone\" is not yet supported (ngx_http_limit_req_module)");
   EXPECT_EQ(load_error("http {\nmore_set_headers 'Server: x'; }"),
             "string:2: \"more_set_headers\" is a directive of headers-more-nginx-module, which torii does not include");
-  EXPECT_EQ(load_error("http {\nbrotli on; }"),
-            "string:2: \"brotli\" is a directive of ngx_brotli, which torii does not include");
+  EXPECT_EQ(load_error("http {\npagespeed on; }"),
+            "string:2: \"pagespeed\" is a directive of ngx_pagespeed, which torii does not include");
 }
 
 TEST(ConfigLoad, LuaBlocksAreSkippedAndNamed) {
