@@ -183,6 +183,13 @@ def test_4_1_unknown_flags_are_ignored(conn):
     assert any(f[0] == PING and f[1] & ACK and f[3] == b"flagged!" for f in out.frames), out
 
 
+def test_4_1_reserved_bit_is_ignored(conn):
+    conn.send(frame(PING, 0, 0x80000000, b"reserved"))  # stream 0 with the R bit set
+    out = conn.outcome()
+    ignored(out)
+    assert any(f[0] == PING and f[1] & ACK and f[3] == b"reserved" for f in out.frames), out
+
+
 def test_5_5_unknown_frame_inside_a_header_block(conn):
     block = request_block("/ret")
     conn.send(frame(HEADERS, END_STREAM, 1, block[:5]) + frame(0x21, 0, 0, b"x") +
@@ -214,8 +221,17 @@ def test_4_2_headers_over_max_frame_size(conn, nginx_only_skip):
     b"\xff\x7f",                                 # index past both tables
     request_block("/ret") + hpack_int(4097, 5, 0x20),  # table size update after a field
     hpack_int(1 << 20, 5, 0x20) + request_block("/ret"),  # larger than SETTINGS_HEADER_TABLE_SIZE
-], ids=["index-0", "index-too-large", "late-size-update", "size-update-too-large"])
-def test_4_3_invalid_field_block_is_compression_error(conn, block):
+    # Huffman strings (RFC 7541 5.2): padding longer than 7 bits, padding
+    # not of 1s, and the EOS symbol inside.
+    # ('a' is the 5 bits 00011.)
+    request_block("/ret") + b"\x00\x03x-h\x82\x1f\xff",
+    request_block("/ret") + b"\x00\x03x-h\x81\x18",
+    request_block("/ret") + b"\x00\x03x-h\x84\xff\xff\xff\xff",
+], ids=["index-0", "index-too-large", "late-size-update", "size-update-too-large", "huffman-long-padding",
+        "huffman-zero-padding", "huffman-eos"])
+def test_4_3_invalid_field_block_is_compression_error(conn, block, request):
+    if block.endswith(b"\x82\x1f\xff"):
+        request.getfixturevalue("nginx_only_skip")  # nginx takes the long padding
     conn.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, block))
     connection_error(conn.outcome(), COMPRESSION_ERROR)
 
@@ -608,11 +624,17 @@ def test_6_10_continuation_is_joined(conn):
     assert response_end(conn, 1) == 200
 
 
-@pytest.mark.parametrize("case", ["after-end-headers", "other-stream", "stream-0"])
+@pytest.mark.parametrize("case", ["after-end-headers", "after-last-continuation", "after-data", "other-stream",
+                                  "stream-0"])
 def test_6_10_misplaced_continuation(conn, case):
     block = request_block("/ret")
     if case == "after-end-headers":
         sent = frame(HEADERS, END_HEADERS | END_STREAM, 1, block) + frame(CONTINUATION, END_HEADERS, 1, b"")
+    elif case == "after-last-continuation":
+        sent = (frame(HEADERS, END_STREAM, 1, block[:6]) + frame(CONTINUATION, END_HEADERS, 1, block[6:]) +
+                frame(CONTINUATION, END_HEADERS, 1, literal("x-more", "1")))
+    elif case == "after-data":
+        sent = post(1) + frame(DATA, 0, 1, b"body") + frame(CONTINUATION, END_HEADERS, 1, literal("x-more", "1"))
     else:
         sid = 3 if case == "other-stream" else 0
         sent = frame(HEADERS, END_STREAM, 1, block[:6]) + frame(CONTINUATION, END_HEADERS, sid, block[6:])
@@ -676,6 +698,7 @@ MALFORMED_FIELDS = {
     "pseudo-after-field": REQUEST[:3] + [("x-a", "b"), (":authority", "localhost")],
     "duplicate-path": REQUEST + [(":path", "/ret")],
     "duplicate-method": REQUEST + [(":method", "GET")],
+    "duplicate-scheme": REQUEST + [(":scheme", "http")],
     "no-method": REQUEST[1:],
     "no-scheme": [REQUEST[0]] + REQUEST[2:],
     "no-path": REQUEST[:2] + REQUEST[3:],
@@ -755,6 +778,19 @@ def test_6_9_1_stream_window_is_honoured(connect):
     assert data_bytes(frames + c.outcome().frames, 1) == 500
 
 
+def test_6_9_2_negative_window_after_settings(connect):
+    # A smaller SETTINGS_INITIAL_WINDOW_SIZE can drive a stream's window
+    # below zero: the next WINDOW_UPDATE first fills the hole.
+    c = connect(settings_payload((SETTINGS_INITIAL_WINDOW_SIZE, 100)))
+    c.send(get(1, "/big.bin"))
+    read_data(c, 100, 1)
+    c.send(frame(SETTINGS, 0, 0, settings_payload((SETTINGS_INITIAL_WINDOW_SIZE, 50))))
+    c.outcome()
+    c.send(window_update(1, 60))  # -50 + 60: 10 bytes may go
+    frames = read_data(c, 10, 1)
+    assert data_bytes(frames + c.outcome().frames, 1) == 10
+
+
 def test_6_9_1_connection_window_is_honoured(connect):
     c = connect(settings_payload((SETTINGS_INITIAL_WINDOW_SIZE, 1 << 30)))
     c.send(get(1, "/big.bin") + get(3, "/big.bin"))
@@ -804,3 +840,11 @@ def test_8_1_head_has_no_body(conn):
             break
     assert frames[-1][0] == HEADERS and frames[-1].status == 200
     assert not [f for f in frames if f[0] == DATA and f[2] == 1]
+
+
+def test_6_8_the_clients_goaway_lets_its_streams_finish(connect):
+    c = connect(settings_payload((SETTINGS_INITIAL_WINDOW_SIZE, 1 << 30)))
+    c.send(get(1, "/big.bin") + frame(GOAWAY, 0, 0, struct.pack(">II", 0, NO_ERROR)))
+    c.send(window_update(0, 1 << 30))
+    frames = read_data(c, BIG_SIZE, 1)
+    assert frames[-1][0] == DATA and frames[-1][1] & END_STREAM

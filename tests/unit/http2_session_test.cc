@@ -580,10 +580,9 @@ TEST(Http2Session, FramesAfterBothEndsAreAConnectionError) {
 
 TEST(Http2Session, HalfClosedRemoteStreamTakesNoData) {
   RawClient c;
-  c.h.host.handler = ret_or_hold;
-  c.ack_settings();
   int ran = 0;
   c.h.host.handler = [&](http::Exchange&) { ++ran; };
+  c.ack_settings();
   c.send(raw_request(1, "/hold", true) + raw_frame(NGHTTP2_DATA, NGHTTP2_FLAG_END_STREAM, 1, "x"));
   EXPECT_EQ(c.goaway(), int64_t(NGHTTP2_STREAM_CLOSED));
   EXPECT_EQ(ran, 0);  // the connection is over: the request is not started
