@@ -105,6 +105,9 @@ class Worker::Acceptor final : public IoHandler {
     worker_.loop().modify(fd_, this, 0, EventLoop::Trigger::level);
     waiting_ = true;
     worker_.loop().arm(resume_, kBudgetRetryMs);
+    // Keep-alive connections would otherwise hold their descriptors while
+    // these wait: the waiting ones could never get in.
+    worker_.reclaim_idle_connections();
   }
   // A connection of this worker closed: look at the queue again now.
   void resume_if_waiting() {
@@ -294,6 +297,12 @@ void Worker::release(http2::Connection* c) {
     h2_connections_.erase(c);
     check_drained();
   });
+}
+
+void Worker::reclaim_idle_connections() {
+  std::vector<http1::Connection*> live;
+  for (auto& [c, owned] : connections_) live.push_back(c);
+  for (auto* c : live) c->end_keepalive();
 }
 
 void Worker::begin_drain() {

@@ -74,6 +74,10 @@ class Worker {
                    const std::shared_ptr<ListenBinding>& binding, std::string received);
   void release(http2::Connection* c);
   bool draining() const { return draining_; }
+  // Out of descriptors with connections waiting to be accepted: keep-alive
+  // ends on this worker's HTTP/1 connections (see end_keepalive()), so the
+  // waiting clients get their turn as the others reconnect.
+  void reclaim_idle_connections();
   int index() const { return index_; }
 
  private:
