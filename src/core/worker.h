@@ -105,6 +105,7 @@ class Worker {
   std::unordered_map<http2::Connection*, std::unique_ptr<http2::Connection>> h2_connections_;
   size_t live_connections_ = 0;  // open ones; closed ones wait for the turn's end
   bool draining_ = false;
+  int64_t last_reclaim_ms_ = -1'000'000;  // reclaim_idle_connections()' last pass
   Timer housekeeping_;
 };
 
