@@ -376,6 +376,18 @@ def test_python_resumes_with_a_fresh_ticket_each_time(make_server, certs, which)
                 seen.add(session.id)
 
 
+@pytest.mark.skipif(shutil.which("gnutls-cli") is None, reason="needs gnutls-cli (gnutls-bin)")
+@pytest.mark.parametrize("which", ["shared-cache", "key-file"])
+def test_gnutls_resumes_tls13(make_server, certs, which):
+    """Another TLS implementation takes our tickets: GnuTLS resumes."""
+    srv = ticket_server(make_server, certs, which)
+    r = run(["gnutls-cli", "--x509cafile", str(certs / "root.crt"), "--resume", "-p", str(srv.port),
+             "--sni-hostname", "a.test", "--verify-hostname", "a.test", "--priority",
+             "NORMAL:-VERS-ALL:+VERS-TLS1.3", "127.0.0.1"], input=GET_CLOSE)
+    out = r.stdout + r.stderr
+    assert "This is a resumed session" in out, out
+
+
 def test_curl_resumes_every_connection(make_server, certs):
     srv = ticket_server(make_server, certs, "shared-cache")
     url = f"https://a.test:{srv.port}/vars"
