@@ -132,10 +132,11 @@ bool Connection::idle_keepalive() const {
 void Connection::end_keepalive() {
   // Once a response head has promised keep-alive, closing after it would
   // race the client's next request: only a connection waiting for its
-  // next head is told.
-  if (state_ != State::reading_head) return;
+  // next head, its last response handed to the socket, is told.
+  if (state_ != State::reading_head || !out_.empty()) return;
   if (keep_alive_) {
     keep_alive_ = false;
+    idle_since_ms_ = std::max(idle_since_ms_, worker_.loop().now_ms());  // quiet from now on
     return;
   }
   if (idle_keepalive()) close_now();
