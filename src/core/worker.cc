@@ -67,6 +67,11 @@ class Worker::Acceptor final : public IoHandler {
   int fd() const { return fd_; }
   std::shared_ptr<ListenBinding>& binding() { return binding_; }
   bool watch() { return worker_.loop().add(fd_, this, EPOLLIN, EventLoop::Trigger::level); }
+  // A connection of this worker closed: if paused for the descriptor
+  // budget, look at the queue again now.
+  void resume_if_waiting() {
+    if (waiting_) resume();
+  }
 
   void on_io(uint32_t) override {
     const int batch = binding_->config->multi_accept ? kAcceptBatch : 1;
@@ -97,7 +102,6 @@ class Worker::Acceptor final : public IoHandler {
   }
   static void on_resume(void* self) { static_cast<Acceptor*>(self)->resume(); }
 
- public:
   // The budget is spent: the connections queue in the kernel (the client
   // sees a slow connect, not an error) until descriptors are given back.
   void wait_for_descriptors() {
@@ -105,13 +109,10 @@ class Worker::Acceptor final : public IoHandler {
     worker_.loop().modify(fd_, this, 0, EventLoop::Trigger::level);
     waiting_ = true;
     worker_.loop().arm(resume_, kBudgetRetryMs);
+    // Keep-alive connections would otherwise hold their descriptors while
+    // these wait: the waiting ones could never get in.
+    worker_.reclaim_idle_connections();
   }
-  // A connection of this worker closed: look at the queue again now.
-  void resume_if_waiting() {
-    if (waiting_) resume();
-  }
-
- private:
   void resume() {
     waiting_ = false;
     worker_.loop().cancel(resume_);
@@ -294,6 +295,15 @@ void Worker::release(http2::Connection* c) {
     h2_connections_.erase(c);
     check_drained();
   });
+}
+
+void Worker::reclaim_idle_connections() {
+  // Once per retry interval: a pass visits every connection.
+  if (loop_.now_ms() - last_reclaim_ms_ < kBudgetRetryMs / 2) return;
+  last_reclaim_ms_ = loop_.now_ms();
+  std::vector<http1::Connection*> live;
+  for (auto& [c, owned] : connections_) live.push_back(c);
+  for (auto* c : live) c->end_keepalive();
 }
 
 void Worker::begin_drain() {

@@ -74,6 +74,10 @@ class Worker {
                    const std::shared_ptr<ListenBinding>& binding, std::string received);
   void release(http2::Connection* c);
   bool draining() const { return draining_; }
+  // Out of descriptors with connections waiting to be accepted: keep-alive
+  // ends on this worker's HTTP/1 connections (see end_keepalive()), so the
+  // waiting clients get their turn as the others reconnect.
+  void reclaim_idle_connections();
   int index() const { return index_; }
 
  private:
@@ -101,6 +105,7 @@ class Worker {
   std::unordered_map<http2::Connection*, std::unique_ptr<http2::Connection>> h2_connections_;
   size_t live_connections_ = 0;  // open ones; closed ones wait for the turn's end
   bool draining_ = false;
+  int64_t last_reclaim_ms_ = -1'000'000;  // reclaim_idle_connections()' last pass
   Timer housekeeping_;
 };
 

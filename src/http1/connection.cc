@@ -2,7 +2,9 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/sockios.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -116,6 +118,31 @@ void Connection::on_timeout() {
       break;
   }
   close_now();
+}
+
+bool Connection::idle_keepalive() const {
+  if (state_ != State::reading_head || info_.requests == 0 || in_.size() != head_start_ || !out_.empty()) return false;
+  // A client still reading the last response (or about to send the next
+  // request) would meet a reset: only one quiet for a while is closed.
+  if (worker_.loop().now_ms() - idle_since_ms_ < kQuietBeforeReclaimMs) return false;
+  // A request already in the socket, or a response still in its send
+  // queue, would be cut by a close (a reset discards both).
+  int unread = 0, unsent = 0;
+  const int fd = transport_->fd();
+  return ioctl(fd, FIONREAD, &unread) == 0 && unread == 0 && ioctl(fd, SIOCOUTQ, &unsent) == 0 && unsent == 0;
+}
+
+void Connection::end_keepalive() {
+  // Once a response head has promised keep-alive, closing after it would
+  // race the client's next request: only a connection waiting for its
+  // next head, its last response handed to the socket, is told.
+  if (state_ != State::reading_head || !out_.empty()) return;
+  if (keep_alive_) {
+    keep_alive_ = false;
+    idle_since_ms_ = std::max(idle_since_ms_, worker_.loop().now_ms());  // quiet from now on
+    return;
+  }
+  if (idle_keepalive()) close_now();
 }
 
 void Connection::drain() {
@@ -373,6 +400,7 @@ void Connection::start_next_request() {
     // Idle between requests: the keep-alive timer, else the header timer.
     int64_t idle = info_.requests == 0 ? srv.client_header_timeout.count() : keepalive_ms_;
     arm_timer(idle);
+    idle_since_ms_ = worker_.loop().now_ms();
     if (in_.capacity() > 4 * kReadChunk) std::string().swap(in_);  // give back big buffers while idle
   } else {
     arm_timer(srv.client_header_timeout.count());

@@ -33,6 +33,14 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   void drain();
   // Idle on an address that left the config: the worker closes it.
   bool idle_on_retired() const { return binding_->retired && state_ == State::reading_head && in_.empty(); }
+  // Descriptors ran out and connections wait to be accepted: this one, if
+  // it waits for a request with its last response handed to the socket,
+  // ends after that request (Connection: close). One that a previous call
+  // told so and that has stayed quiet for two seconds since, with nothing
+  // unread or unsent in its socket, closes now: a client that sends soon
+  // after a response is not cut off, one that went quiet gives its
+  // descriptor back.
+  void end_keepalive();
 
   // ResponseSink
   void send_head(const http::ResponseHead& head) override;
@@ -95,6 +103,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   std::shared_ptr<const config::Config> config_;  // this request's snapshot
   const config::Server* server_ = nullptr;        // this request's server
   http::ConnectionInfo info_;
+  bool idle_keepalive() const;
   State state_ = State::reading_head;
   bool readable_ = true;  // edge-triggered: assume data until EAGAIN
   bool writable_ = true;
@@ -114,6 +123,8 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   // growing it never moves the bytes the request head's views point at.
   std::string body_in_;
   int64_t keepalive_ms_ = 75'000;
+  int64_t idle_since_ms_ = 0;  // waiting for a request since (or told to end keep-alive since)
+  static constexpr int64_t kQuietBeforeReclaimMs = 2000;
   std::optional<RequestParser> parser_;
   BodyDecoder body_;
   bool body_pending_ = false;

@@ -108,3 +108,82 @@ def test_full_server_queues_instead_of_failing(make_server, nginx_backend):  # n
     assert sum(results.values()) == CLIENTS, results
     assert results == {("static", "200"): CLIENTS // 2, ("proxied", "200"): CLIENTS // 2}, \
         f"{dict(results)}\n{srv.diagnostics()}"
+
+
+def test_keepalive_clients_take_turns(make_server, nginx_backend):  # noqa: F811
+    """400 keep-alive clients, each asking three times and then staying
+    connected: the connections the server holds end after a response
+    (Connection: close) or, once quiet, are closed between requests, so
+    the ones in the listen queue get their turn. A client only ever sees a whole response, or its idle connection
+    closed before it asked (which it retries, as RFC 9112 9.3.1 allows)."""
+    proxied = os.urandom(64 * 1024)
+    backend = nginx_backend("location / { }", files={"big": proxied})
+    srv = make_server(conf(backend), start=False)
+    html = srv.prefix / "html"
+    html.mkdir(parents=True, exist_ok=True)
+    static = b"s" * 64 * 1024
+    (html / "f.txt").write_bytes(static)
+    srv.start()
+
+    results = collections.Counter()
+    lock = threading.Lock()
+
+    def client(i):
+        path, want = ("/p/big", proxied) if i % 2 else ("/f.txt", static)
+        done, sock, buf, retries = 0, None, b"", 0
+        while done < 3 and retries < 20:
+            if sock is None:
+                sock, buf = socket.create_connection(("127.0.0.1", srv.port), timeout=60), b""
+            got = False
+            try:
+                sock.sendall(f"GET {path} HTTP/1.1\r\nHost: t\r\n\r\n".encode())
+                while b"\r\n\r\n" not in buf:
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        raise EOFError
+                    buf, got = buf + chunk, True
+                head, _, rest = buf.partition(b"\r\n\r\n")
+                length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+                while len(rest) < length:
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        raise EOFError
+                    rest, got = rest + chunk, True
+                body, buf = rest[:length], rest[length:]
+                outcome = "200" if head.startswith(b"HTTP/1.1 200 ") and body == want else head[:20].decode()
+                with lock:
+                    results[outcome] += 1
+                done += 1
+                if b"\r\nConnection: close" in head:
+                    sock.close()
+                    sock = None
+            except (EOFError, ConnectionResetError, BrokenPipeError):
+                sock.close()
+                sock = None
+                if got or buf:
+                    with lock:
+                        results["cut off mid-response"] += 1
+                    return
+                retries += 1  # closed while idle, before this request was read
+        if done < 3:
+            with lock:
+                results["gave up"] += 1
+        # Like a browser (or ab -k), keep the connection open, idle, until
+        # every client is served: the server must take it back.
+        everyone_served.wait(timeout=90)
+        if sock is not None:
+            sock.close()
+
+    everyone_served = threading.Event()
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(CLIENTS)]
+    for t in threads:
+        t.start()
+    try:
+        harness.wait_until(lambda: sum(results.values()) >= CLIENTS * 3 or "cut off mid-response" in results
+                           or "gave up" in results, 60, interval=0.1,
+                           what=f"every client served (so far {dict(results)})")
+    finally:
+        everyone_served.set()
+        for t in threads:
+            t.join(timeout=30)
+    assert results == {"200": CLIENTS * 3}, f"{dict(results)}\n{srv.diagnostics()}"

@@ -376,6 +376,18 @@ def test_python_resumes_with_a_fresh_ticket_each_time(make_server, certs, which)
                 seen.add(session.id)
 
 
+@pytest.mark.skipif(shutil.which("gnutls-cli") is None, reason="needs gnutls-cli (gnutls-bin)")
+@pytest.mark.parametrize("which", ["shared-cache", "key-file"])
+def test_gnutls_resumes_tls13(make_server, certs, which):
+    """Another TLS implementation takes our tickets: GnuTLS resumes."""
+    srv = ticket_server(make_server, certs, which)
+    r = run(["gnutls-cli", "--x509cafile", str(certs / "root.crt"), "--resume", "-p", str(srv.port),
+             "--sni-hostname", "a.test", "--verify-hostname", "a.test", "--priority",
+             "NORMAL:-VERS-ALL:+VERS-TLS1.3", "127.0.0.1"], input=GET_CLOSE)
+    out = r.stdout + r.stderr
+    assert "This is a resumed session" in out, out
+
+
 def test_curl_resumes_every_connection(make_server, certs):
     srv = ticket_server(make_server, certs, "shared-cache")
     url = f"https://a.test:{srv.port}/vars"
@@ -385,6 +397,34 @@ def test_curl_resumes_every_connection(make_server, certs):
     assert len(lines) == 4, lines
     assert lines[0].endswith("|."), lines
     assert all(line.endswith("|r") for line in lines[1:]), lines
+
+
+def test_ticket_key_rotation_renews_onto_the_current_key(make_server, tmp_path, certs):
+    """TLS 1.3: a ticket made under the old key resumes on a server that
+    lists it second, and the fresh ticket it gets is under the current key:
+    a server that has only the current key resumes that one. (s_client
+    saves no renewed TLS 1.2 ticket, so 1.2 is not checked this way.)"""
+    flag = "-tls1_3"
+    keys = tmp_path / "rotation"
+    keys.mkdir()
+    (keys / "old.key").write_bytes(os.urandom(80))
+    (keys / "current.key").write_bytes(os.urandom(80))
+
+    def server(name, *files):
+        lines = "".join(f"ssl_session_ticket_key {keys}/{f};\n" for f in files)
+        return make_server(tls_conf(certs, extra_server="ssl_session_cache off;\n" + lines), name=name)
+    before = server("before", "old.key")
+    during = server("during", "current.key", "old.key")
+    after = server("after", "current.key")
+    old_ticket, new_ticket = tmp_path / f"old{flag}.sess", tmp_path / f"new{flag}.sess"
+    out = s_client(before.port, flag, "-sess_out", str(old_ticket), request=GET_CLOSE)
+    assert "\nNew," in out
+    out = s_client(during.port, flag, "-sess_in", str(old_ticket), "-sess_out", str(new_ticket), request=GET_CLOSE)
+    assert "\nReused," in out, out
+    out = s_client(after.port, flag, "-sess_in", str(new_ticket), request=GET_CLOSE)
+    assert "\nReused," in out, out
+    out = s_client(after.port, flag, "-sess_in", str(old_ticket), request=GET_CLOSE)
+    assert "\nNew," in out  # the old key is gone there
 
 
 def test_bad_ticket_key_size_fails_test(make_server, tmp_path, certs):
