@@ -228,11 +228,19 @@ def test_a_server_that_never_answers_is_a_timeout(tmp_path):
 
 def test_open_loop_holds_the_rate(target, tmp_path):
     srv = target()
-    s, _ = run_load(tmp_path, "--rate", 2000, "-d", 3, "-c", 20, f"http://127.0.0.1:{srv.ports[0]}/")
+    url = f"http://127.0.0.1:{srv.ports[0]}/"
+    # Completions can keep pace only with a server that has headroom: a
+    # sanitizer build on a busy machine may not, and then the figure would
+    # measure the server, not the schedule.
+    probe, _ = run_load(tmp_path, "-d", 1, "-c", 100, url)
+    if probe["http_reqs"]["rate"] < 3000:
+        pytest.skip(f"the server answers {probe['http_reqs']['rate']:.0f} req/s here; 2000/s needs headroom")
+    # Connections to spare, so one is free whenever a request is due.
+    s, out = run_load(tmp_path, "--rate", 2000, "-d", 3, "-c", 100, url)
     assert s["mode"] == "open"
     assert abs(s["duration_s"] - 3) < 0.01
     rate = s["http_reqs"]["count"] / s["duration_s"]
-    assert abs(rate - 2000) / 2000 <= 0.02, rate
+    assert abs(rate - 2000) / 2000 <= 0.02, out
     assert s["http_req_failed"]["count"] == 0
 
 
