@@ -134,6 +134,12 @@ TEST(LoadH1ResponseReader, HeadLargerThanTheLimitIsAnError) {
   std::string head = "HTTP/1.1 200 OK\r\nX-Long: " + std::string(100, 'a');
   for (char c : head) r.feed(&c, 1);
   EXPECT_EQ(r.state(), State::error);
+  // The same whole, with its end in sight: still too large.
+  H1ResponseReader whole(64);
+  whole.begin(false);
+  std::string complete = head + "\r\n\r\n";
+  whole.feed(complete.data(), complete.size());
+  EXPECT_EQ(whole.state(), State::error);
 }
 
 }  // namespace

@@ -66,6 +66,7 @@ TEST(LoadOptions, UsageErrorsSayWhatIsWrong) {
       {{}, "no URL"},
       {{"-c", "0", "http://h/"}, "-c"},
       {{"-c", "x", "http://h/"}, "-c"},
+      {{"-m", "2000", "http://h/"}, "1 to 1024"},
       {{"-d", "1s", "-n", "10", "http://h/"}, "exclude"},
       {{"--rate", "0", "http://h/"}, "--rate"},
       {{"--h1", "--h2", "http://h/"}, "exclude"},

@@ -83,11 +83,15 @@ size_t H1ResponseReader::feed_head(const char* data, size_t len) {
       stash_.assign(data, len);
       return len;
     }
+    if (end + 4 > max_head_) {
+      fail("response head too large");
+      return len;
+    }
     head = view.substr(0, end + 4);
     used = end + 4;
   } else {
     size_t keep = std::min<size_t>(before, 3);
-    // A stash only ever holds less than max_head_ bytes, so room is positive.
+    // A stash holds at most max_head_ bytes, so there is room for 4 more.
     size_t room = max_head_ + 4 - before;
     stash_.append(data, std::min(len, room));
     size_t end = std::string_view(stash_).find("\r\n\r\n", before - keep);
@@ -96,6 +100,10 @@ size_t H1ResponseReader::feed_head(const char* data, size_t len) {
         fail("response head too large");
         return len;
       }
+      return len;
+    }
+    if (end + 4 > max_head_) {
+      fail("response head too large");
       return len;
     }
     head = std::string_view(stash_).substr(0, end + 4);

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -122,6 +123,14 @@ int main(int argc, char** argv) {
     }
     tls = std::move(*created);
     run.tls = tls.get();
+  }
+
+  // Many connections need many descriptors: take what the hard limit allows.
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max &&
+      files.rlim_cur < rlim_t(options.connections) + 64) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
   }
 
   // Signals go to this thread only, which turns SIGINT/SIGTERM into a stop

@@ -141,12 +141,12 @@ Result<Options> parse_options(int argc, char** argv) {
       return o;
     } else if (arg == "-c" || arg == "--connections") {
       TAKE(v);
-      auto n = parse_count("-c", v, 1, 1'000'000);
+      auto n = parse_count("-c", v, 1, 100'000);
       if (!n) return make_error(n.error());
       o.connections = unsigned(*n);
     } else if (arg == "-m" || arg == "--streams") {
       TAKE(v);
-      auto n = parse_count("-m", v, 1, 1'000'000);
+      auto n = parse_count("-m", v, 1, 1024);
       if (!n) return make_error(n.error());
       o.streams = unsigned(*n);
     } else if (arg == "-t" || arg == "--threads") {
