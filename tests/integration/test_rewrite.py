@@ -265,3 +265,21 @@ def test_config_errors(tmp_path):
         r = harness.cli(["-t", "-c", str(conf)], prefix=tmp_path)
         assert r.returncode != 0, body
         assert message in r.stderr, (body, r.stderr)
+
+
+def test_uninitialized_variable_warn_off(make_server):
+    conf = harness.base_conf(r"""
+    server {
+        listen 127.0.0.1:@PORT@;
+        location /quiet/ { uninitialized_variable_warn off; return 200 "[$later]\n"; }
+        location /loud/ { return 200 "[$later]\n"; }
+        location /set/ { set $later 1; return 200 "[$later]\n"; }
+    }
+    """)
+    s = make_server(conf)
+    assert http(s.port, "/quiet/").text() == "[]\n"
+    assert http(s.port, "/set/").text() == "[1]\n"
+    assert "using uninitialized" not in s.error_log_text()
+    assert http(s.port, "/loud/").text() == "[]\n"
+    harness.wait_until(lambda: "using uninitialized \"later\" variable" in s.error_log_text(), 10,
+                       what="the warning")
