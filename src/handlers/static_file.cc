@@ -451,6 +451,12 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
 }  // namespace
 
 HandlerResult serve_static(Exchange& ex) {
+  if (ex.location_uri_rewritten && !ex.settings().alias.empty()) {
+    // The new URI no longer starts with the location's prefix: nothing to replace.
+    TORII_LOG(alert, "\"alias\" cannot be used in location \"%s\" where URI was rewritten%s",
+              ex.location ? ex.location->pattern.c_str() : "", http::log_context(ex).c_str());
+    return HandlerResult::error(500);
+  }
   OpenResult opened;
   std::string opened_path;
   if (!ex.settings().try_files.empty()) {

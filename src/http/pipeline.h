@@ -1,6 +1,7 @@
 // The request pipeline every codec calls once a head is decoded: server
-// return → location → access (limit_except, allow/deny, body size) →
-// return | static → error_page. Explicit steps, one place each.
+// rewrite → location → body size → location rewrite (return, rewrite, set,
+// if) → access (limit_except, allow/deny) → proxy | static → error_page.
+// Explicit steps, one place each.
 #pragma once
 
 namespace torii::config {

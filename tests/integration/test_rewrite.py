@@ -77,6 +77,7 @@ CONF = r"""
         location /noflag/ { rewrite ^/noflag/(.*)$ /new/$1; return 200 "returned $uri\n"; }
         location /ep/ { error_page 404 /legacy/ep; }
         location /limited/ { limit_except GET { deny all; } return 200 "get\n"; }
+        location /al/ { alias @PREFIX@/www/; rewrite ^ /al/page.html break; }
         location /uninit/ { return 200 "[$never]\n"; }
         location /setnever/ { set $never 1; return 200 "$never\n"; }
 
@@ -177,6 +178,8 @@ CASES = [
     ("!-e", "/file/?p=/none", {}, 200, None, "missing\n"),
     ("-x", "/exec/?p=/tool.sh", {}, 200, None, "x\n"),
     ("!-x", "/exec/?p=/page.html", {}, 200, None, "not x\n"),
+    # alias cannot map a URI rewritten in its location (nginx: 500 and an alert).
+    ("alias-after-break", "/al/x", {}, 500, None, None),
     ("set-goes-on", "/brk/", {}, 200, None, "a=2\n"),
     ("break-in-if", "/brk/?stop=1", {}, 404, None, None),
     ("uninitialized", "/uninit/", {}, 200, None, "[]\n"),
@@ -238,6 +241,7 @@ def test_error_log_lines(srv):
     http(srv.port, "/loop")
     http(srv.port, "/uninit/")
     http(srv.port, "/perm/a")
+    http(srv.port, "/al/x")
 
     def logged():
         text = srv.error_log_text()
@@ -246,7 +250,8 @@ def test_error_log_lines(srv):
                 and "\"^/perm/(.*)$\" matches \"/perm/a\"" in text
                 and "rewritten redirect: \"/new/a\"" in text
                 and "\"^/loop(.*)$\" matches \"/loop\"" in text
-                and "rewritten data: \"/loopx\", args: \"\"" in text)
+                and "rewritten data: \"/loopx\", args: \"\"" in text
+                and "\"alias\" cannot be used in location \"/al/\" where URI was rewritten" in text)
     harness.wait_until(logged, 10, what="the rewrite lines in the error log")
 
 
@@ -265,3 +270,21 @@ def test_config_errors(tmp_path):
         r = harness.cli(["-t", "-c", str(conf)], prefix=tmp_path)
         assert r.returncode != 0, body
         assert message in r.stderr, (body, r.stderr)
+
+
+def test_uninitialized_variable_warn_off(make_server):
+    conf = harness.base_conf(r"""
+    server {
+        listen 127.0.0.1:@PORT@;
+        location /quiet/ { uninitialized_variable_warn off; return 200 "[$later]\n"; }
+        location /loud/ { return 200 "[$later]\n"; }
+        location /set/ { set $later 1; return 200 "[$later]\n"; }
+    }
+    """)
+    s = make_server(conf)
+    assert http(s.port, "/quiet/").text() == "[]\n"
+    assert http(s.port, "/set/").text() == "[1]\n"
+    assert "using uninitialized" not in s.error_log_text()
+    assert http(s.port, "/loud/").text() == "[]\n"
+    harness.wait_until(lambda: "using uninitialized \"later\" variable" in s.error_log_text(), 10,
+                       what="the warning")
