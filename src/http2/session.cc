@@ -251,12 +251,18 @@ void Session::run_ready() {
   ready_.run([this](int32_t id) {
     Stream* s = find(id);
     if (!s || s->closed() || s->started()) return;
+    if (goaway_last_id_ >= 0 && id > goaway_last_id_) {
+      // Arrived with (or after) the request that ended the connection.
+      nghttp2_submit_rst_stream(ng_, NGHTTP2_FLAG_NONE, id, NGHTTP2_REFUSED_STREAM);
+      return;
+    }
     ++requests_;
     info_.requests = requests_;
     s->run();
     if (requests_ >= max_requests_ && !going_away_) {
       // keepalive_requests: this connection takes no new streams.
       going_away_ = true;
+      goaway_last_id_ = id;
       nghttp2_submit_goaway(ng_, NGHTTP2_FLAG_NONE, id, NGHTTP2_NO_ERROR, nullptr, 0);
     }
   });
@@ -354,8 +360,8 @@ bool Session::refuse_excess_stream(int32_t id) {
 void Session::shutdown() {
   if (going_away_) return;
   going_away_ = true;
-  nghttp2_submit_goaway(ng_, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(ng_), NGHTTP2_NO_ERROR,
-                        nullptr, 0);
+  goaway_last_id_ = nghttp2_session_get_last_proc_stream_id(ng_);
+  nghttp2_submit_goaway(ng_, NGHTTP2_FLAG_NONE, goaway_last_id_, NGHTTP2_NO_ERROR, nullptr, 0);
 }
 
 void Session::terminate(uint32_t error_code) {

@@ -194,6 +194,10 @@ class Session {
   size_t limit_ = 0;                // and its size limit
   bool in_callback_ = false;
   bool going_away_ = false;
+  // The last stream id of our NO_ERROR GOAWAY (-1: none sent). Streams
+  // above it were not accepted (RFC 9113 6.8): the client may send them
+  // again, so they are refused, never run.
+  int32_t goaway_last_id_ = -1;
   bool resets_waiting_ = false;  // a stream resets once its 408 is out (expire_bodies)
   bool max_streams_unmasked_ = false;  // our SETTINGS went out with the real identifier
   bool settings_acked_ = false;  // the client has applied our SETTINGS (and knows our limits)

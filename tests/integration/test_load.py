@@ -138,9 +138,6 @@ def test_exact_counts_while_the_server_closes_connections(target, tmp_path):
     assert len(h1_logged) == 500  # none sent twice
 
 
-@pytest.mark.xfail(not harness.IS_NGINX, strict=True,
-                   reason="torii runs streams that arrived above the last stream id of its "
-                          "keepalive_requests GOAWAY (RFC 9113 6.8: they must not be processed)")
 def test_streams_refused_by_goaway_are_not_processed(target, tmp_path):
     # A client sends streams refused by GOAWAY again, so the server must not
     # have run them: each request is logged once.
