@@ -859,7 +859,6 @@ constexpr std::string_view kLater[] = {
     "fastcgi_pass", "grpc_pass", "memcached_pass", "open_log_file_cache", "log_subrequest",
     "disable_symlinks", "if_modified_since", "max_ranges", "read_ahead", "thread_pool",
     "timer_resolution", "working_directory", "lock_file", "pcre_jit", "ssl_engine",
-    "gzip_static", "gunzip", "gunzip_buffers", "brotli_static", "zstd_static",
 };
 
 // "proxy_" stays for the proxy directives not implemented yet (proxy_cache*,
