@@ -470,18 +470,21 @@ HandlerResult serve_static(Exchange& ex) {
   if (uri.find('\0') != std::string::npos) return HandlerResult::error(400);
   if (!uri.empty() && uri.back() == '/') return serve_index(ex);
 
-  bool vary = false;
   if (opened.ok()) {
     ex.request_filename = std::move(opened_path);
-  } else {
-    if (!map_uri(ex, uri, ex.request_filename)) return HandlerResult::error(404);
-    if (ex.settings().compression && m != Method::post) {
-      auto pre = compression::open_precompressed(ex, ex.request_filename, [&](const std::string& p) {
-        OpenResult r = open_path(ex, p);
-        return r.ok() && !r.file->is_dir ? r.file : nullptr;
-      }, vary);
-      if (pre.file) return serve_file(ex, std::move(pre.file), pre.coding, vary);
-    }
+  } else if (!map_uri(ex, uri, ex.request_filename)) {
+    return HandlerResult::error(404);
+  }
+  // gzip_static and the like: FILE.gz (.br, .zst) instead, when it exists.
+  bool vary = false;
+  if (ex.settings().compression && m != Method::post) {
+    auto pre = compression::open_precompressed(ex, ex.request_filename, [&](const std::string& p) {
+      OpenResult r = open_path(ex, p);
+      return r.ok() && !r.file->is_dir ? r.file : nullptr;
+    }, vary);
+    if (pre.file) return serve_file(ex, std::move(pre.file), pre.coding, vary);
+  }
+  if (!opened.ok()) {
     opened = open_path(ex, ex.request_filename);
     if (!opened.ok()) return open_failed(ex, ex.request_filename, opened.err);
   }

@@ -29,6 +29,7 @@ def srv(make_server):
         listen 127.0.0.1:@PORT1@ http2;
         root @PREFIX@/html;
         location /on/ {{ gzip_static on; }}
+        location /tf/ {{ gzip_static on; try_files $uri =404; }}
         location /always/ {{ gzip_static always; }}
         location /unzip/ {{ gzip_static always; gunzip on; }}
         location /up/ {{
@@ -38,7 +39,7 @@ def srv(make_server):
         }}
     }}""")
     s = make_server(conf, nports=2, start=False)
-    for d in ("on", "always", "unzip"):
+    for d in ("on", "always", "unzip", "tf"):
         base = s.prefix / "html" / d
         base.mkdir(parents=True, exist_ok=True)
         (base / "page.html").write_bytes(ORIGINAL)
@@ -75,6 +76,12 @@ def test_on_serves_the_gz_with_its_own_validators(srv):
     assert resp.header("Last-Modified") == "Sun, 13 Sep 2020 12:26:40 GMT"
     assert resp.body == PRE_GZ
     assert gzip.decompress(resp.body) == PRE
+
+
+def test_on_after_try_files(srv):
+    resp = get(srv.port, "/tf/page.html")
+    assert resp.header("Content-Encoding") == "gzip" and resp.body == PRE_GZ
+    assert get(srv.port, "/tf/page.html", ae=None).body == ORIGINAL
 
 
 def test_on_without_gzip_gets_the_file_and_vary(srv):
