@@ -552,6 +552,52 @@ def test_http2(gz, path, size):
     assert gzip.decompress(body) == original
 
 
+def test_http2_streaming_upstream_is_flushed_when_it_pauses(gz, upstream):
+    """The SSE-like case over HTTP/2 (h2c, Python's h2 as the client): the
+    first 16 KB decode before the upstream sends the rest."""
+    import h2.config
+    import h2.connection
+    import h2.events
+    body = text_body(100_000)
+    sock = socket.create_connection(("127.0.0.1", gz.ports[1]), timeout=10)
+    try:
+        conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        conn.initiate_connection()
+        conn.send_headers(1, [(":method", "GET"), (":scheme", "http"), (":authority", "localhost"),
+                              (":path", "/up/x?chunked=1&pause=1&n=100000"), ("accept-encoding", "gzip")],
+                          end_stream=True)
+        sock.sendall(conn.data_to_send())
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        decoded = b""
+        headers = {}
+        released = False
+        ended = False
+        deadline = time.monotonic() + 20
+        while not ended:
+            assert time.monotonic() < deadline, f"only {len(decoded)} bytes decoded"
+            data = sock.recv(65536)
+            assert data, "connection closed"
+            for event in conn.receive_data(data):
+                if isinstance(event, h2.events.ResponseReceived):
+                    headers = {k.decode(): v.decode() for k, v in event.headers}
+                elif isinstance(event, h2.events.DataReceived):
+                    conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                    decoded += d.decompress(event.data)
+                elif isinstance(event, h2.events.StreamEnded):
+                    ended = True
+            sock.sendall(conn.data_to_send())
+            if not released and len(decoded) >= 16384:
+                # Decoded while the upstream still holds the rest back.
+                assert decoded == body[:len(decoded)]
+                released = True
+                upstream.release()
+        assert released, "nothing decodable arrived before the end"
+        assert headers.get("content-encoding") == "gzip"
+        assert decoded + d.flush() == body
+    finally:
+        sock.close()
+
+
 def test_http2_curl_compressed_and_identity(gz):
     out = subprocess.run(["curl", "-s", "--http2-prior-knowledge", "--compressed",
                           f"http://127.0.0.1:{gz.ports[1]}/style.css"], capture_output=True, timeout=30,
