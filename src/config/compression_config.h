@@ -37,7 +37,7 @@ struct CompressTypes {
 // Settings of one coding besides gzip (brotli_*, zstd_*).
 struct CodingSettings {
   bool on = false;
-  bool static_files = false;   // brotli_static / zstd_static on
+  int static_files = 0;        // brotli_static / zstd_static: 0 off, 1 on, 2 always
   CompressTypes types;
   int level = 0;               // set per coding (brotli 6, zstd 1)
   int64_t min_length = 20;     // brotli_min_length / zstd_min_length
@@ -63,9 +63,12 @@ struct CompressionConfig {
   // gzip_static: 0 off, 1 on, 2 always.
   int gzip_static = 0;
   bool gunzip = false;
+  // gunzip_buffers NUMBER SIZE: the same bound for decoded output (32 4k).
+  int gunzip_buffers_number = 32;
+  int64_t gunzip_buffers_size = 4096;
   // Beyond nginx: ngx_brotli's and zstd-nginx-module's directives.
-  CodingSettings brotli{false, false, {}, 6, 20};
-  CodingSettings zstd{false, false, {}, 1, 20};
+  CodingSettings brotli{false, 0, {}, 6, 20};
+  CodingSettings zstd{false, 0, {}, 1, 20};
 
   // Whether any coding may apply to a response here (the header filter is
   // skipped otherwise).

@@ -205,14 +205,43 @@ Status set_http_version(Compiler&, Scope& s, const Node& n) {
   });
 }
 
+template <int CompressionConfig::*Number, int64_t CompressionConfig::*Size>
 Status set_buffers(Compiler&, Scope& s, const Node& n) {
   uint64_t number = 0;
   int64_t size = 0;
   if (!parse_number(n.args[0], number) || number == 0 || number > 1024) return invalid_value(n, n.args[0]);
   if (!parse_size(n.args[1], size) || size <= 0 || size > (64 << 20)) return invalid_value(n, n.args[1]);
   return edit(s, [&](CompressionConfig& c) -> Status {
-    c.buffers_number = int(number);
-    c.buffers_size = size;
+    c.*Number = int(number);
+    c.*Size = size;
+    return Ok{};
+  });
+}
+
+// gzip_static, brotli_static, zstd_static: on | off | always.
+bool parse_static(std::string_view v, int& out) {
+  if (v == "off") out = 0;
+  else if (v == "on") out = 1;
+  else if (v == "always") out = 2;
+  else return false;
+  return true;
+}
+
+Status set_gzip_static(Compiler&, Scope& s, const Node& n) {
+  int v = 0;
+  if (!parse_static(n.args[0], v)) return invalid_value(n, n.args[0]);
+  return edit(s, [&](CompressionConfig& c) -> Status {
+    c.gzip_static = v;
+    return Ok{};
+  });
+}
+
+template <CodingSettings CompressionConfig::*C>
+Status set_coding_static(Compiler&, Scope& s, const Node& n) {
+  int v = 0;
+  if (!parse_static(n.args[0], v)) return invalid_value(n, n.args[0]);
+  return edit(s, [&](CompressionConfig& c) -> Status {
+    (c.*C).static_files = v;
     return Ok{};
   });
 }
@@ -235,17 +264,24 @@ constexpr DirectiveSpec kGzipDirectives[] = {
     {"gzip_vary", kHSL, kFlag, true, false, kMain, &flag<&CompressionConfig::vary>},
     {"gzip_disable", kHSL, kArgs1More, false, false, kMain, &set_disable},
     {"gzip_http_version", kHSL, kArgs1, true, false, kMain, &set_http_version},
-    {"gzip_buffers", kHSL, kArgs2, true, false, kMain, &set_buffers},
+    {"gzip_buffers", kHSL, kArgs2, true, false, kMain,
+     &set_buffers<&CompressionConfig::buffers_number, &CompressionConfig::buffers_size>},
+    {"gzip_static", kHSL, kArgs1, true, false, kMain, &set_gzip_static},
+    {"gunzip", kHSL, kFlag, true, false, kMain, &flag<&CompressionConfig::gunzip>},
+    {"gunzip_buffers", kHSL, kArgs2, true, false, kMain,
+     &set_buffers<&CompressionConfig::gunzip_buffers_number, &CompressionConfig::gunzip_buffers_size>},
     {"gzip_window", kHSL, kArgs1, true, false, kMain, &set_gzip_window_or_hash},
     {"gzip_hash", kHSL, kArgs1, true, false, kMain, &set_gzip_window_or_hash},
     // ngx_brotli
     {"brotli", kHSL, kFlag, true, false, kMain, &coding_flag<&CompressionConfig::brotli, &CodingSettings::on>},
+    {"brotli_static", kHSL, kArgs1, true, false, kMain, &set_coding_static<&CompressionConfig::brotli>},
     {"brotli_types", kHSL, kArgs1More, false, false, kMain,
      &set_coding_types<&CompressionConfig::brotli, kBrotliTypesHere>},
     {"brotli_comp_level", kHSL, kArgs1, true, false, kMain, &set_coding_level<&CompressionConfig::brotli, 0, 11>},
     {"brotli_min_length", kHSL, kArgs1, true, false, kMain, &set_coding_min_length<&CompressionConfig::brotli>},
     // zstd-nginx-module
     {"zstd", kHSL, kFlag, true, false, kMain, &coding_flag<&CompressionConfig::zstd, &CodingSettings::on>},
+    {"zstd_static", kHSL, kArgs1, true, false, kMain, &set_coding_static<&CompressionConfig::zstd>},
     {"zstd_types", kHSL, kArgs1More, false, false, kMain, &set_coding_types<&CompressionConfig::zstd, kZstdTypesHere>},
     {"zstd_comp_level", kHSL, kArgs1, true, false, kMain, &set_coding_level<&CompressionConfig::zstd, 1, 22>},
     {"zstd_min_length", kHSL, kArgs1, true, false, kMain, &set_coding_min_length<&CompressionConfig::zstd>},

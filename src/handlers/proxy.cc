@@ -105,7 +105,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   void send_failed(int err, const char* what);  // a failed write of the request
   void read_head();
   void on_head(size_t head_len);
-  void stream_body();
+  void stream_body(bool drained = false);
   bool feed_body(std::string_view data);  // false: finished or failed
   void finish_response(bool reusable);
   void start_tunnel();
@@ -604,9 +604,12 @@ bool ProxySession::feed_body(std::string_view data) {
   return true;
 }
 
-void ProxySession::stream_body() {
+void ProxySession::stream_body(bool drained) {
   while (phase_ == Phase::streaming) {
-    if (ex_.queued_bytes() >= queue_limit_) {
+    // Once drained, read at least once: the codec's low mark may be above
+    // queue_limit_ (proxy_buffering off), and waiting again at once would
+    // spin on a drain callback that fires straight back.
+    if (!drained && ex_.queued_bytes() >= queue_limit_) {
       // The client is slower than the upstream: stop reading until the
       // queue drains, so memory stays within proxy_buffers.
       paused_ = true;
@@ -616,11 +619,13 @@ void ProxySession::stream_body() {
         if (alive.expired() || phase_ != Phase::streaming) return;
         paused_ = false;
         arm(cfg_.read_timeout.count());
-        stream_body();
+        stream_body(true);
       });
       return;
     }
-    size_t room = std::min(kReadChunk, std::max<size_t>(queue_limit_ - ex_.queued_bytes(), 4096));
+    drained = false;
+    const size_t queued = ex_.queued_bytes();
+    size_t room = std::min(kReadChunk, std::max<size_t>(queue_limit_ > queued ? queue_limit_ - queued : 0, 4096));
     ssize_t n = ::recv(fd_, scratch(), room, 0);
     if (n > 0) {
       arm(cfg_.read_timeout.count());

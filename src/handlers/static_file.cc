@@ -19,6 +19,7 @@
 #include "http/variables.h"
 #include "http/log_context.h"
 #include "log/error_log.h"
+#include "modules/compression/compression_filter.h"
 
 namespace torii::handlers {
 
@@ -374,7 +375,10 @@ void send_multipart(Exchange& ex, http::ResponseHead head, std::shared_ptr<const
   ex.finish();
 }
 
-HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> file) {
+// `content_encoding`: a precompressed file (gzip_static...); `vary`: the
+// response depends on Accept-Encoding.
+HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> file,
+                         std::string_view content_encoding = {}, bool vary = false) {
   const config::LocationSettings& s = ex.settings();
   const http::OpenFile& f = *file;
   const bool get = ex.req.method == Method::get;
@@ -414,6 +418,8 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
   head.add("Last-Modified", std::string(date, sizeof date));
   if (!etag.empty()) head.add("ETag", std::string(etag));
   if (err_status == 0) head.add("Accept-Ranges", "bytes");
+  if (vary) head.add("Vary", "Accept-Encoding");
+  if (!content_encoding.empty()) head.add("Content-Encoding", std::string(content_encoding));
   head.content_length = f.size;
   if (ex.req.method == Method::head) ex.header_only = true;
 
@@ -472,14 +478,25 @@ HandlerResult serve_static(Exchange& ex) {
 
   if (opened.ok()) {
     ex.request_filename = std::move(opened_path);
-  } else {
-    if (!map_uri(ex, uri, ex.request_filename)) return HandlerResult::error(404);
+  } else if (!map_uri(ex, uri, ex.request_filename)) {
+    return HandlerResult::error(404);
+  }
+  // gzip_static and the like: FILE.gz (.br, .zst) instead, when it exists.
+  bool vary = false;
+  if (ex.settings().compression && m != Method::post) {
+    auto pre = compression::open_precompressed(ex, ex.request_filename, [&](const std::string& p) {
+      OpenResult r = open_path(ex, p);
+      return r.ok() && !r.file->is_dir ? r.file : nullptr;
+    }, vary);
+    if (pre.file) return serve_file(ex, std::move(pre.file), pre.coding, vary);
+  }
+  if (!opened.ok()) {
     opened = open_path(ex, ex.request_filename);
     if (!opened.ok()) return open_failed(ex, ex.request_filename, opened.err);
   }
   if (opened.file->is_dir) return directory_redirect(ex);
   if (m == Method::post) return HandlerResult::error(405);
-  return serve_file(ex, std::move(opened.file));
+  return serve_file(ex, std::move(opened.file), {}, vary);
 }
 
 }  // namespace torii::handlers

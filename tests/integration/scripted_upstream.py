@@ -7,6 +7,8 @@ process. The response is described by the request's query string:
   pause=1         chunked: send the first chunk, then wait until release()
                   is called before sending the rest (an SSE-like stream)
   gz=1            the body is gzip-compressed and sent with Content-Encoding: gzip
+  random=MB       chunked, MB megabytes made of one random 64 KB block repeated:
+                  as good as incompressible for deflate (its window is 32 KB)
 
 Each connection serves one request and closes.
 """
@@ -36,6 +38,7 @@ class ScriptedUpstream:
         self.sock.listen(64)
         self.port = self.sock.getsockname()[1]
         self.released = threading.Event()
+        self.random_sent = 0  # bytes of random= bodies sent so far
         self.stopped = False
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -78,6 +81,9 @@ class ScriptedUpstream:
             if query.get("gz") == ["1"]:
                 body = gzip.compress(body)
                 headers.append(("Content-Encoding", "gzip"))
+            if "random" in query:
+                self._send_random(conn, int(query["random"][0]))
+                return
             chunked = query.get("chunked") == ["1"]
             head = "HTTP/1.1 200 OK\r\nConnection: close\r\n"
             head += "".join(f"{k}: {v}\r\n" for k, v in headers)
@@ -98,3 +104,14 @@ class ScriptedUpstream:
             pass
         finally:
             conn.close()
+
+    def _send_random(self, conn, megabytes):
+        import os
+        block = os.urandom(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Type: text/html\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n")
+        chunk = b"%x\r\n%s\r\n" % (len(block), block)
+        for _ in range(megabytes * 16):
+            conn.sendall(chunk)
+            self.random_sent += len(block)
+        conn.sendall(b"0\r\n\r\n")

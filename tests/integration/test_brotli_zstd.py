@@ -35,6 +35,7 @@ def srv(make_server):
         location /nozstd/ {{ zstd off; }}
         location /levels/ {{ brotli_comp_level 11; zstd_comp_level 19; }}
         location /small/ {{ brotli_min_length 100000; zstd_min_length 100000; }}
+        location /pre/ {{ gzip_static on; brotli_static on; zstd_static on; }}
         location /up/ {{ proxy_pass http://127.0.0.1:{up.port}; proxy_http_version 1.1; proxy_buffering off; }}
     }}""")
     s = make_server(conf, nports=2, start=False)
@@ -42,6 +43,12 @@ def srv(make_server):
         (s.prefix / "html" / d).mkdir(parents=True, exist_ok=True)
         (s.prefix / "html" / d / "page.html").write_bytes(PAGE)
     (s.prefix / "html" / "data.json").write_bytes(PAGE)
+    pre = s.prefix / "html" / "pre"
+    pre.mkdir()
+    (pre / "page.html").write_bytes(PAGE)
+    (pre / "page.html.gz").write_bytes(gzip.compress(b"from gz"))
+    (pre / "page.html.br").write_bytes(brotli.compress(b"from br"))
+    (pre / "page.html.zst").write_bytes(zstandard.ZstdCompressor().compress(b"from zst"))
     s.start()
     yield s
     up.stop()
@@ -79,6 +86,20 @@ def test_choice(srv, ae, coding):
     assert resp.status == 200
     assert resp.header("Content-Encoding") == coding
     assert decode(coding, resp.body) == PAGE
+
+
+@pytest.mark.parametrize("ae,coding,content", [
+    ("gzip, br, zstd", "zstd", b"from zst"),
+    ("gzip, br", "br", b"from br"),
+    ("br;q=0.5, gzip", "gzip", b"from gz"),
+    ("zstd;q=0.2, br;q=0.3, gzip;q=0.1", "br", b"from br"),
+    ("identity", None, PAGE),
+])
+def test_precompressed_files(srv, ae, coding, content):
+    resp = get(srv.port, "/pre/page.html", ae)
+    assert resp.status == 200
+    assert resp.header("Content-Encoding") == coding
+    assert decode(coding, resp.body) == content
 
 
 def test_coding_off_and_min_length(srv):

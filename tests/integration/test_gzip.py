@@ -7,6 +7,7 @@ by real decoders (Python's gzip, curl --compressed). Also runs against
 nginx (TORII_BIN=/usr/sbin/nginx); the few torii-only rules say so."""
 
 import gzip
+import os
 import re
 import socket
 import subprocess
@@ -433,6 +434,91 @@ def test_streaming_upstream_is_flushed_when_it_pauses(gz, upstream):
     assert got + d.decompress(tail) + d.flush() == body
 
 
+def server_rss_kb(srv):
+    """Resident memory of the server and its children (nginx's workers)."""
+    pids = {srv.proc.pid}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == srv.proc.pid:
+                        pids.add(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+@pytest.mark.parametrize("ae", ["gzip", "identity"])
+def test_large_proxied_body_is_held_back_and_memory_stays_flat(gz, upstream, ae):
+    """48 MB that do not compress, through gzip (and, for comparison,
+    without), to a client that stops reading: the upstream must be held
+    back (it stops making progress long before the end) with the server's
+    memory flat, then every byte arrives."""
+    megabytes = 48
+    before = server_rss_kb(gz)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)  # before connect: a small window
+    sock.settimeout(30)
+    sock.connect(("127.0.0.1", gz.port))
+    try:
+        sock.sendall(harness.build_request("GET", f"/up/x?random={megabytes}",
+                                           [("Accept-Encoding", ae), ("Connection", "close")]))
+        # Not reading: wait until the upstream makes no progress for a second.
+        last, still_since = -1, time.monotonic()
+        while time.monotonic() - still_since < 1.0:
+            sent = upstream.random_sent
+            if sent != last:
+                last, still_since = sent, time.monotonic()
+            if sent >= megabytes << 20:
+                break
+            time.sleep(0.05)
+        held_at = upstream.random_sent
+        grown = server_rss_kb(gz) - before
+        assert held_at < (megabytes << 20) // 2, f"the upstream sent {held_at >> 20} MB to a client that reads nothing"
+        assert grown < 24 * 1024, f"server memory grew by {grown // 1024} MB"
+
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += sock.recv(65536)
+        head, _, raw = data.partition(b"\r\n\r\n")
+        assert (b"Content-Encoding: gzip" in head) == (ae == "gzip")
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS) if ae == "gzip" else None
+        decoded = 0
+        while True:
+            # Chunked framing: decode the whole chunks received so far.
+            while True:
+                line_end = raw.find(b"\r\n")
+                if line_end < 0:
+                    break
+                size = int(raw[:line_end].split(b";")[0], 16)
+                if size == 0 or len(raw) < line_end + 2 + size + 2:
+                    break
+                piece = raw[line_end + 2:line_end + 2 + size]
+                decoded += len(d.decompress(piece)) if d else len(piece)
+                raw = raw[line_end + 2 + size + 2:]
+            try:
+                chunk = sock.recv(1 << 20)
+            except socket.timeout:
+                raise AssertionError(f"stalled: decoded {decoded}, upstream sent {upstream.random_sent}, raw {len(raw)} {raw[:20]!r}")
+            if not chunk:
+                break
+            raw += chunk
+        if d:
+            decoded += len(d.flush())
+        assert decoded == megabytes << 20
+    finally:
+        sock.close()
+
+
 # ---------------------------------------------------------------------------
 # HTTP/2
 
@@ -464,6 +550,52 @@ def test_http2(gz, path, size):
     assert "content-length" not in headers
     assert headers.get("vary") == "Accept-Encoding"
     assert gzip.decompress(body) == original
+
+
+def test_http2_streaming_upstream_is_flushed_when_it_pauses(gz, upstream):
+    """The SSE-like case over HTTP/2 (h2c, Python's h2 as the client): the
+    first 16 KB decode before the upstream sends the rest."""
+    import h2.config
+    import h2.connection
+    import h2.events
+    body = text_body(100_000)
+    sock = socket.create_connection(("127.0.0.1", gz.ports[1]), timeout=10)
+    try:
+        conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        conn.initiate_connection()
+        conn.send_headers(1, [(":method", "GET"), (":scheme", "http"), (":authority", "localhost"),
+                              (":path", "/up/x?chunked=1&pause=1&n=100000"), ("accept-encoding", "gzip")],
+                          end_stream=True)
+        sock.sendall(conn.data_to_send())
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        decoded = b""
+        headers = {}
+        released = False
+        ended = False
+        deadline = time.monotonic() + 20
+        while not ended:
+            assert time.monotonic() < deadline, f"only {len(decoded)} bytes decoded"
+            data = sock.recv(65536)
+            assert data, "connection closed"
+            for event in conn.receive_data(data):
+                if isinstance(event, h2.events.ResponseReceived):
+                    headers = {k.decode(): v.decode() for k, v in event.headers}
+                elif isinstance(event, h2.events.DataReceived):
+                    conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+                    decoded += d.decompress(event.data)
+                elif isinstance(event, h2.events.StreamEnded):
+                    ended = True
+            sock.sendall(conn.data_to_send())
+            if not released and len(decoded) >= 16384:
+                # Decoded while the upstream still holds the rest back.
+                assert decoded == body[:len(decoded)]
+                released = True
+                upstream.release()
+        assert released, "nothing decodable arrived before the end"
+        assert headers.get("content-encoding") == "gzip"
+        assert decoded + d.flush() == body
+    finally:
+        sock.close()
 
 
 def test_http2_curl_compressed_and_identity(gz):

@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include <cstring>
+#include <algorithm>
 #include <deque>
 
 #include "config/compression_config.h"
@@ -42,6 +43,7 @@ using http::ResponseHead;
 // Input is encoded in slices of this size, so no call holds the loop long
 // and output is handed on in bounded pieces.
 constexpr size_t kSlice = 64 * 1024;
+constexpr size_t kDecodeSlice = 4 * 1024;
 
 // ---- the body filter -------------------------------------------------------
 
@@ -69,7 +71,7 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
   void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override {
     if (done_) return;
     if (!whole_file_only()) return;
-    if (!started_ && pending_.empty() && offset == 0 && length == file->size &&
+    if (coding_ != Coding::identity && !started_ && pending_.empty() && offset == 0 && length == file->size &&
         file->size <= EncodedCache::kMaxFileSize && !ex_.request_filename.empty()) {
       // A whole static file: its encoding may be stored already.
       auto& cache = EncodedCache::local();
@@ -174,6 +176,8 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
     handler_drain_ = nullptr;
   }
 
+  // coding_ identity: this sink decodes gzip (gunzip) instead.
+
   // After a whole file came from the cache the encoded stream is complete:
   // nothing may follow it (the static handler sends nothing more).
   bool whole_file_only() {
@@ -190,13 +194,16 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
 
   bool encode(std::string_view in, Encoder::Flush flush) {
     started_ = true;
-    if (!encoder_) encoder_ = make_encoder(coding_, level_, size_hint_);
+    if (!encoder_) encoder_ = coding_ == Coding::identity ? make_gunzip() : make_encoder(coding_, level_, size_hint_);
     if (!encoder_) {
       fail();
       return false;
     }
+    // Decoding takes small slices: their output (up to ~1000 times larger
+    // for gzip) is what this filter holds at once.
+    const size_t slice = coding_ == Coding::identity ? kDecodeSlice : kSlice;
     while (true) {
-      std::string_view part = in.substr(0, kSlice);
+      std::string_view part = in.substr(0, slice);
       in.remove_prefix(part.size());
       const auto f = in.empty() ? flush : Encoder::Flush::none;
       if (!encoder_->write(part, f, out_)) {
@@ -367,11 +374,54 @@ std::string accept_encoding_of(const Exchange& ex) {
   return joined;
 }
 
+// The rest of nginx's gzip_ok once Accept-Encoding said yes:
+// gzip_http_version, gzip_proxied (only for a request with Via) and
+// gzip_disable.
+bool request_rules_allow(const CompressionConfig& cfg, const Exchange& ex, const ResponseHead& head) {
+  if (ex.req.version < cfg.http_version) return false;
+  int64_t now = ex.start_unix_ms / 1000;
+  if (now == 0) now = time(nullptr);
+  if (ex.req.find("via") && !proxied_allowed(cfg.proxied, ex, head, now)) return false;
+  if (const http::Header* ua = ex.req.find(http::HeaderToken::user_agent)) {
+    if (cfg.disable_msie6 && is_msie6(ua->value)) return false;
+    for (const auto& re : cfg.disable)
+      if (re->match(ua->value, nullptr)) return false;
+  }
+  return true;
+}
+
+// The head of a response whose body changes on the way (encoded or
+// decoded): no length, no ranges, a weak validator.
+void body_changes(ResponseHead& head) {
+  head.content_length = -1;
+  head.remove("Content-Length");
+  head.remove("Accept-Ranges");
+  weaken_etag(head);
+}
+
+// gunzip: a gzip body for a client that may not get gzip is decoded.
+std::shared_ptr<http::ResponseSink> gunzip_filter(const CompressionConfig& cfg, Exchange& ex, ResponseHead& head,
+                                                  http::ResponseSink& next) {
+  if (cfg.vary) add_vary(head);
+  const bool gzip_ok = parse_accept_encoding(accept_encoding_of(ex)).quality(Coding::gzip) > 0 &&
+                       request_rules_allow(cfg, ex, head);
+  if (gzip_ok) return nullptr;
+  head.remove("Content-Encoding");
+  body_changes(head);
+  if (ex.header_only) return nullptr;
+  const size_t emit_at = size_t(cfg.gunzip_buffers_number) * size_t(cfg.gunzip_buffers_size);
+  return std::make_shared<CompressSink>(ex, next, Coding::identity, 0, -1, emit_at);
+}
+
 }  // namespace
 
 std::shared_ptr<http::ResponseSink> header_filter(Exchange& ex, ResponseHead& head, http::ResponseSink& next) {
   const CompressionConfig& cfg = *ex.settings().compression;
   if (!cfg.any_on()) return nullptr;
+  if (cfg.gunzip) {
+    const std::string* ce = head.find("Content-Encoding");
+    if (ce && strcasecmp(ce->c_str(), "gzip") == 0) return gunzip_filter(cfg, ex, head, next);
+  }
   if (head.status != 200 && head.status != 403 && head.status != 404) return nullptr;
   if (const std::string* ce = head.find("Content-Encoding"); ce && !ce->empty()) return nullptr;
 
@@ -391,23 +441,11 @@ std::shared_ptr<http::ResponseSink> header_filter(Exchange& ex, ResponseHead& he
   if (cfg.vary) add_vary(head);
 
   const Coding coding = choose(parse_accept_encoding(accept_encoding_of(ex)), offer);
-  if (coding == Coding::identity) return nullptr;
-  if (ex.req.version < cfg.http_version) return nullptr;
-  int64_t now = ex.start_unix_ms / 1000;
-  if (now == 0) now = time(nullptr);
-  if (ex.req.find("via") && !proxied_allowed(cfg.proxied, ex, head, now)) return nullptr;
-  if (const http::Header* ua = ex.req.find(http::HeaderToken::user_agent)) {
-    if (cfg.disable_msie6 && is_msie6(ua->value)) return nullptr;
-    for (const auto& re : cfg.disable)
-      if (re->match(ua->value, nullptr)) return nullptr;
-  }
+  if (coding == Coding::identity || !request_rules_allow(cfg, ex, head)) return nullptr;
 
   const int64_t length = head.content_length;
   head.add("Content-Encoding", std::string(coding_name(coding)));
-  head.content_length = -1;
-  head.remove("Content-Length");
-  head.remove("Accept-Ranges");
-  weaken_etag(head);
+  body_changes(head);
   if (ex.header_only) return nullptr;  // HEAD: the same head as GET, no body to encode
 
   const int level = coding == Coding::gzip ? cfg.gzip_level : coding == Coding::br ? cfg.brotli.level : cfg.zstd.level;
@@ -415,6 +453,49 @@ std::shared_ptr<http::ResponseSink> header_filter(Exchange& ex, ResponseHead& he
   ex.compressed_in = 0;
   ex.compressed_out = 0;
   return std::make_shared<CompressSink>(ex, next, coding, level, length, emit_at);
+}
+
+Precompressed open_precompressed(Exchange& ex, const std::string& path, const OpenFn& open, bool& vary) {
+  Precompressed none;
+  const CompressionConfig& cfg = *ex.settings().compression;
+  const int gzip_static = cfg.gzip_static;
+  const int br_static = cfg.brotli.static_files;
+  const int zstd_static = cfg.zstd.static_files;
+  if (!gzip_static && !br_static && !zstd_static) return none;
+  const AcceptEncoding ae = parse_accept_encoding(accept_encoding_of(ex));
+  // The request rules apply as in nginx, before any response header exists.
+  const ResponseHead empty;
+  const bool rules = request_rules_allow(cfg, ex, empty);
+  struct Candidate {
+    Coding coding;
+    int setting;  // 1 on, 2 always
+    const char* suffix;
+  };
+  // The server's order; a stable sort by the client's q-value keeps it for equal ones.
+  Candidate all[] = {{Coding::zstd, zstd_static, ".zst"}, {Coding::br, br_static, ".br"}, {Coding::gzip, gzip_static, ".gz"}};
+  Candidate order[3];
+  int n = 0;
+  for (const auto& c : all) {
+    if (c.setting == 2 || (c.setting == 1 && rules && ae.quality(c.coding) > 0)) order[n++] = c;
+  }
+  std::stable_sort(order, order + n, [&](const Candidate& a, const Candidate& b) {
+    return ae.quality(a.coding) > ae.quality(b.coding);
+  });
+  std::string candidate;
+  for (int i = 0; i < n; ++i) {
+    candidate.assign(path).append(order[i].suffix);
+    if (auto file = open(candidate)) {
+      if (order[i].setting == 1) vary = vary || cfg.vary;
+      return {std::move(file), coding_name(order[i].coding)};
+    }
+  }
+  // nginx: with gzip_static on and gzip_vary, a .gz beside the file makes
+  // the response vary even for a client that does not get it.
+  if (gzip_static == 1 && cfg.vary && !vary) {
+    candidate.assign(path).append(".gz");
+    if (open(candidate)) vary = true;
+  }
+  return none;
 }
 
 bool append_gzip_ratio(const Exchange& ex, std::string& out) {

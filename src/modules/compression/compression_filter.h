@@ -18,7 +18,10 @@
 // well as br at a fraction of its CPU, and both beat gzip.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "http/response.h"
 
@@ -32,6 +35,19 @@ namespace torii::compression {
 // filter to put in front of `next`, or null when the body passes as it is.
 std::shared_ptr<http::ResponseSink> header_filter(http::Exchange& ex, http::ResponseHead& head,
                                                   http::ResponseSink& next);
+
+// gzip_static, brotli_static, zstd_static: the precompressed file beside
+// `path` (path.gz, .br, .zst) to serve instead, in the order of the
+// client's q-values and then the server's (zstd, br, gzip); `always` serves
+// it whatever the request says. `open` opens a regular file or returns
+// null. No file: `file` is null and the original is served. `vary` is set
+// when the response must carry Vary: Accept-Encoding (gzip_vary).
+struct Precompressed {
+  std::shared_ptr<const http::OpenFile> file;
+  std::string_view coding;  // the Content-Encoding
+};
+using OpenFn = std::function<std::shared_ptr<const http::OpenFile>(const std::string&)>;
+Precompressed open_precompressed(http::Exchange& ex, const std::string& path, const OpenFn& open, bool& vary);
 
 // $gzip_ratio: "in/out" with two decimals, once the body was compressed.
 bool append_gzip_ratio(const http::Exchange& ex, std::string& out);
