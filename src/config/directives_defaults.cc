@@ -1,6 +1,6 @@
 // nginx directives that torii does not implement yet, accepted when they
 // are set to nginx's default value: that value asks for what torii does
-// anyway (`ssl_stapling off`, `ssl_verify_client off`, `gzip_static off`),
+// anyway (`ssl_stapling off`, `ssl_verify_client off`, `autoindex off`),
 // and configs spell defaults out all the time. Any other value is refused
 // with "... is not yet supported", as before. The table is searched after
 // every module's own, so a directive that gets implemented simply wins.
@@ -81,13 +81,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"ssi", kHSL, Kind::word, {"off"}},
     {"auth_basic", kHSL, Kind::word, {"off"}},
     {"auth_request", kHSL, Kind::word, {"off"}},
-    {"gzip_static", kHSL, Kind::word, {"off"}},
-    {"gzip_comp_level", kHSL, Kind::word, {"1"}},
-    {"gzip_min_length", kHSL, Kind::size, {"20"}},
-    {"gzip_proxied", kHSL, Kind::word, {"off"}},
-    {"gzip_http_version", kHSL, Kind::word, {"1.1"}},
-    {"gzip_types", kHSL, Kind::word, {"text/html"}},
-    {"gzip_buffers", kHSL, Kind::size, {"32 4k", "16 8k"}},
     {"limit_req_status", kHSL, Kind::word, {"503"}},
     {"limit_req_log_level", kHSL, Kind::word, {"error"}},
     {"limit_req_dry_run", kHSL, Kind::word, {"off"}},

@@ -158,7 +158,7 @@ def test_the_defaults_start_and_serve(make_server):
     ("http", "ssl_stapling on;"),
     ("http", "ssl_verify_client optional;"),
     ("server", "ssl_verify_client on;"),
-    ("http", "gzip_static on;"),
+    ("http", "ssi on;"),
     ("http", "limit_rate 100k;"),
     ("http", "keepalive_time 2h;"),
     ("http", "proxy_cache zone;"),
