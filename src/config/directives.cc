@@ -448,7 +448,9 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
       l.http2 = true;  // nginx's older spelling of `http2 on`
     } else if (a == "ssl") {
       l.ssl = true;
-    } else if (a == "quic" || a == "proxy_protocol" || a == "bind" ||
+    } else if (a == "quic") {
+      l.quic = true;
+    } else if (a == "proxy_protocol" || a == "bind" ||
                a == "deferred" || starts_with(a, "fastopen=") || starts_with(a, "so_keepalive=") ||
                starts_with(a, "rcvbuf=") || starts_with(a, "sndbuf=")) {
       return node_error(n, q(a) + " is not yet supported in \"listen\" directive");
@@ -456,6 +458,9 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
       return node_error(n, "invalid parameter " + q(a) + " in \"listen\" directive");
     }
   }
+  // nginx's checks: a quic listen is UDP, so TLS over TCP and h2 do not apply.
+  if (l.quic && l.ssl) return node_error(n, "\"ssl\" parameter is incompatible with \"quic\"");
+  if (l.quic && l.http2) return node_error(n, "\"http2\" parameter is incompatible with \"quic\"");
   s.server->listens.push_back(std::move(l));
   return Ok{};
 }
@@ -845,7 +850,7 @@ const DirectiveSpec kDirectives[] = {
 // Real nginx directives that a later release implements. Saying so beats
 // "unknown directive" for a config copied from nginx.
 constexpr std::string_view kLater[] = {
-    "http3", "quic", "rewrite", "if", "set", "geo",
+    "rewrite", "if", "set", "geo",
     "split_clients", "limit_rate", "limit_rate_after", "stub_status", "resolver",
     "resolver_timeout", "real_ip_header", "set_real_ip_from", "real_ip_recursive", "sub_filter",
     "charset", "autoindex", "break", "stream", "mail", "satisfy", "aio", "directio",
@@ -879,7 +884,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
   for (const auto& d : kDirectives)
     if (d.name == name) return &d;
   // The modules' own tables, each in its directives_<module>.cc.
-  for (auto table : {ssl_directives(), proxy_directives(), http2_directives()}) {
+  for (auto table : {ssl_directives(), proxy_directives(), http2_directives(), http3_directives()}) {
     for (const auto& d : table)
       if (d.name == name) return &d;
   }

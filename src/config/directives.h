@@ -77,6 +77,7 @@ const DirectiveSpec* find_directive(std::string_view name);
 std::span<const DirectiveSpec> ssl_directives();    // directives_ssl.cc
 std::span<const DirectiveSpec> proxy_directives();  // directives_proxy.cc
 std::span<const DirectiveSpec> http2_directives();  // directives_http2.cc
+std::span<const DirectiveSpec> http3_directives();  // directives_http3.cc
 // proxy_pass is not inherited by nested locations (directives_proxy.cc).
 void reset_uninherited_proxy(LocationSettings& s);
 // Real nginx directives that torii will support later: a clear error now.
@@ -97,6 +98,7 @@ class Compiler {
   // Block setters.
   Status http(const Node& n);
   Status server(Scope& parent, const Node& n);
+  void mark_quic_groups();
   Status location(Scope& parent, const Node& n);
 
   Config& cfg() { return cfg_; }

@@ -23,6 +23,7 @@ constexpr Named kPlain[] = {
     {"document_uri", VarId::document_uri},
     {"host", VarId::host},
     {"hostname", VarId::hostname},
+    {"http3", VarId::http3},
     {"https", VarId::https},
     {"is_args", VarId::is_args},
     {"msec", VarId::msec},

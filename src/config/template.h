@@ -31,6 +31,7 @@ enum class VarId : uint8_t {
   document_uri,
   host,
   hostname,
+  http3,  // "h3" on an HTTP/3 request, empty otherwise
   https,
   is_args,
   msec,
