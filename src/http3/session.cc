@@ -538,7 +538,10 @@ size_t Session::produce(uint8_t* buf, size_t cap, size_t max_packets, ngtcp2_pat
     ++packets;
     if (size_t(n) < segment) break;  // a short packet ends a GSO batch
   }
-  ngtcp2_conn_update_pkt_tx_time(conn_, ts);
+  // No ngtcp2 pacing (ngtcp2_conn_update_pkt_tx_time): its gaps are
+  // microseconds, below the timer wheel's 8 ms resolution, so honouring
+  // them would cap a connection at one send quantum per tick. Bursts stay
+  // bounded by the congestion window and the quantum per produce().
   return written;
 }
 
