@@ -291,3 +291,91 @@ def test_slow_reader_does_not_make_the_proxy_buffer_the_response(make_server, tm
     assert stopped_at < size
     assert target.stat().st_size == size
     assert slow_rss - base < 16 * 1024, (base, slow_rss)
+
+
+# ---------------------------------------------------------------------------
+# Alt-Svc, reload and graceful stop
+
+
+def curl_head(port, path="/index.html"):
+    r = subprocess.run(["curl", "-sk", "-D", "-", "-o", "/dev/null", "--resolve", f"a.test:{port}:127.0.0.1",
+                        f"https://a.test:{port}{path}"], capture_output=True, timeout=20)
+    return r.stdout.decode("latin-1")
+
+
+def test_alt_svc_on_tcp_responses_and_off_switch(make_server, cert):
+    srv = make_server(h3_conf(cert), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    head = curl_head(srv.port)
+    assert f'alt-svc: h3=":{srv.port}"; ma=86400' in head.lower(), head
+    # Not over HTTP/3 itself.
+    assert header(gtls(srv.port, "/index.html"), "alt-svc") is None
+    # nginx's form: the quic listen's port is advertised on the TCP one.
+    conf = h3_conf(cert, listen="listen 127.0.0.1:@PORT0@ ssl;\n        listen 127.0.0.1:@PORT1@ quic;")
+    srv2 = make_server(conf, nports=2, start=False, wait_ports=[0])
+    write_site(srv2.prefix)
+    srv2.start()
+    assert f'alt-svc: h3=":{srv2.ports[1]}"; ma=86400' in curl_head(srv2.port).lower()
+    srv3 = make_server(h3_conf(cert, extra_server="http3_alt_svc off;"), start=False)
+    write_site(srv3.prefix)
+    srv3.start()
+    head = curl_head(srv3.port)
+    assert "200" in head.split("\n")[0] and "alt-svc" not in head.lower()
+
+
+def start_slow_download(port, path, dl):
+    """A gtlsclient download, stopped (SIGSTOP) once it is under way."""
+    client = subprocess.Popen(["gtlsclient", "-q", "--exit-on-all-streams-close", "--timeout=30s",
+                               f"--download={dl}", "127.0.0.1", str(port), f"https://a.test:{port}{path}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    target = dl / path.rsplit("/", 1)[1]
+    wait_until(lambda: target.exists() and target.stat().st_size > 1024 * 1024, 20, what="download started")
+    client.send_signal(19)
+    return client, target
+
+
+def test_reload_keeps_established_connections(make_server, tmp_path, cert):
+    size = 32 * 1024 * 1024
+    srv = make_server(h3_conf(cert), start=False)
+    write_site(srv.prefix)
+    with open(srv.prefix / "html" / "sparse.bin", "wb") as f:
+        f.truncate(size)
+    srv.start()
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    client, target = start_slow_download(srv.port, "/sparse.bin", dl)
+    try:
+        srv.reload(srv.template.replace("add_header X-Test h3;", "add_header X-Test reloaded;"))
+        wait_until(lambda: header(gtls(srv.port, "/index.html"), "x-test") == "reloaded", 10, what="new config")
+        client.send_signal(18)
+        client.wait(timeout=60)
+    finally:
+        if client.poll() is None:
+            client.kill()
+    assert target.stat().st_size == size
+    assert srv.alive()
+
+
+def test_graceful_stop_lets_a_download_finish(make_server, tmp_path, cert):
+    size = 32 * 1024 * 1024
+    srv = make_server(h3_conf(cert), start=False)
+    write_site(srv.prefix)
+    with open(srv.prefix / "html" / "sparse.bin", "wb") as f:
+        f.truncate(size)
+    srv.start()
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    client, target = start_slow_download(srv.port, "/sparse.bin", dl)
+    try:
+        srv.signal(3)  # SIGQUIT: GOAWAY, requests in flight finish
+        # The TCP listener closes at once; the process waits for the download.
+        wait_until(lambda: not harness.listens_on(srv.proc.pid, srv.port), 10, what="listener closed")
+        assert srv.alive()
+        client.send_signal(18)
+        client.wait(timeout=60)
+    finally:
+        if client.poll() is None:
+            client.kill()
+    assert target.stat().st_size == size
+    assert srv.wait_exit(15) is not None
