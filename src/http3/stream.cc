@@ -443,7 +443,9 @@ nghttp3_ssize Stream::read_data(nghttp3_vec* vec, size_t veccnt, uint32_t* flags
   // waits in the pieces (and the handler waits on queued_bytes()).
   while (n < veccnt && first_piece_ < pieces_.size() && inflight_bytes_ < session_.stream_buffer_size()) {
     Piece& p = pieces_[first_piece_];
-    InFlight f;
+    // The entry goes into the deque first: a short string's bytes live
+    // inside the string object, so pointers are taken where it will stay.
+    InFlight& f = inflight_.emplace_back();
     if (!p.file) {
       f.data = std::move(p.data);  // the whole piece, as is: no copy
       f.ptr = f.data.data() + p.consumed;
@@ -461,6 +463,7 @@ nghttp3_ssize Stream::read_data(nghttp3_vec* vec, size_t veccnt, uint32_t* flags
         f.data.resize(k);
         if (!http::read_exact(p.file->fd, f.data.data(), k, p.offset)) {
           TORII_LOG(crit, "pread() failed (%d: %s) while sending a file over HTTP/3", errno, strerror(errno));
+          inflight_.pop_back();
           return NGHTTP3_ERR_CALLBACK_FAILURE;  // nghttp3 resets the stream
         }
         f.ptr = f.data.data();
@@ -478,7 +481,6 @@ nghttp3_ssize Stream::read_data(nghttp3_vec* vec, size_t veccnt, uint32_t* flags
     vec[n].base = reinterpret_cast<uint8_t*>(const_cast<char*>(f.ptr));
     vec[n].len = f.len;
     ++n;
-    inflight_.push_back(std::move(f));
   }
   if (first_piece_ == pieces_.size()) {
     pieces_.clear();

@@ -62,6 +62,9 @@ def h3_conf(cert, listen="listen 127.0.0.1:@PORT0@ ssl;\n        http3 on;", ext
         location = /moved {{
             return 301 /index.html;
         }}
+        location = /short {{
+            return 200 "ok\n";
+        }}
         {extra_server}
     }}
 """, error_level="info")
@@ -127,6 +130,9 @@ def test_404_error_page_and_return(make_server, cert):
     assert header(out, "location") == f"https://a.test:{srv.port}/index.html"
     gtls(srv.port, "/hello", download=dl)
     assert (dl / "hello").read_text() == "proto=HTTP/3.0 h3=h3\n"
+    # A body short enough to live inside its string object (no heap buffer).
+    gtls(srv.port, "/short", download=dl)
+    assert (dl / "short").read_bytes() == b"ok\n"
 
 
 def test_quic_listen_form_answers_on_udp_only(make_server, cert):
@@ -379,3 +385,231 @@ def test_graceful_stop_lets_a_download_finish(make_server, tmp_path, cert):
             client.kill()
     assert target.stat().st_size == size
     assert srv.wait_exit(15) is not None
+
+
+# ---------------------------------------------------------------------------
+# Bad input gets the RFC's answer (or none) and never a crash. Datagrams
+# are written by hand: a QUIC long header is plain bytes before any key.
+
+
+def long_header(version, dcid, scid, first=0xC3, token=b"", size=1200, extra=b""):
+    """A long-header packet (Initial by default) padded to `size` bytes:
+    the header parses, the protected payload is random."""
+    head = bytes([first]) + version.to_bytes(4, "big") + bytes([len(dcid)]) + dcid + bytes([len(scid)]) + scid
+    if (first & 0x30) == 0:  # Initial: token
+        head += bytes([len(token)]) + token if len(token) < 64 else bytes([0x40 | (len(token) >> 8),
+                                                                             len(token) & 0xFF]) + token
+    rest = max(size - len(head) - 2, 20)
+    head += bytes([0x40 | (rest >> 8), rest & 0xFF])
+    return head + extra + os.urandom(rest - len(extra))
+
+
+def exchange(port, datagram, expect_reply=True):
+    """Sends one datagram from a fresh socket; returns the first reply (or
+    None when none came in a second, which is the answer for a dropped one)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.settimeout(2.0 if expect_reply else 1.0)
+        s.sendto(datagram, ("127.0.0.1", port))
+        try:
+            return s.recv(65536)
+        except socket.timeout:
+            return None
+    finally:
+        s.close()
+
+
+def test_unknown_version_gets_version_negotiation(make_server, cert):
+    srv = make_server(h3_conf(cert), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    dcid, scid = os.urandom(8), os.urandom(8)
+    reply = exchange(srv.port, long_header(0xBABABABA, dcid, scid))
+    assert reply is not None
+    # RFC 9000 17.2.1: version 0, our connection IDs swapped, then versions.
+    assert reply[0] & 0x80 and reply[1:5] == b"\0\0\0\0"
+    assert reply[5] == 8 and reply[6:14] == scid and reply[14] == 8 and reply[15:23] == dcid
+    versions = [int.from_bytes(reply[i:i + 4], "big") for i in range(23, len(reply), 4)]
+    assert 1 in versions
+    # Too small to be a client's first datagram: answering could amplify.
+    assert exchange(srv.port, long_header(0xBABABABA, dcid, scid, size=200), expect_reply=False) is None
+    assert statuses(gtls(srv.port, "/index.html")) == ["200"]
+
+
+def test_truncated_initial_and_garbage_are_dropped_or_reset(make_server, cert):
+    srv = make_server(h3_conf(cert), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    # An Initial cut below 1200 bytes: dropped (RFC 9000 14.1).
+    full = long_header(1, os.urandom(8), os.urandom(8))
+    assert exchange(srv.port, full[:600], expect_reply=False) is None
+    # A full-size Initial whose payload does not decrypt: no connection, no answer.
+    assert exchange(srv.port, full, expect_reply=False) is None
+    # Short-header garbage for no connection: a stateless reset, smaller
+    # than what triggered it (RFC 9000 10.3), or nothing for tiny ones.
+    garbage = bytes([0x40 | 0x1F]) + os.urandom(99)
+    reply = exchange(srv.port, garbage)
+    assert reply is not None and len(reply) < len(garbage) and (reply[0] & 0xC0) == 0x40
+    assert exchange(srv.port, bytes([0x41]) + os.urandom(20), expect_reply=False) is None
+    for n in (0, 1, 5, 40, 1199, 1500):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.sendto(os.urandom(n), ("127.0.0.1", srv.port))
+        s.close()
+    assert srv.alive()
+    assert statuses(gtls(srv.port, "/index.html")) == ["200"]
+
+
+def test_quic_retry_validates_addresses(make_server, cert):
+    srv = make_server(h3_conf(cert, extra_server="quic_retry on;"), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    dcid, scid = os.urandom(8), os.urandom(8)
+    reply = exchange(srv.port, long_header(1, dcid, scid))
+    # A Retry (long header, type 3), to our SCID, no larger than the Initial.
+    assert reply is not None and (reply[0] & 0xF0) == 0xF0 and reply[1:5] == b"\0\0\0\1"
+    assert reply[5] == 8 and reply[6:14] == scid and len(reply) <= 1200
+    # A forged Retry token: the connection is refused with INVALID_TOKEN (an Initial back).
+    forged = long_header(1, dcid, scid, token=bytes([0xB6]) + os.urandom(80))
+    reply = exchange(srv.port, forged)
+    assert reply is not None and (reply[0] & 0xF0) == 0xC0
+    # A real client follows the Retry and gets its answer.
+    out = gtls(srv.port, "/index.html")
+    assert statuses(out) == ["200"], out
+
+
+def test_worker_connections_caps_quic_connections(make_server, tmp_path, cert):
+    # Connection floods: QUIC connections count against worker_connections.
+    conf = h3_conf(cert).replace("worker_connections 1024;", "worker_connections 1;")
+    srv = make_server(conf, start=False)
+    write_site(srv.prefix)
+    with open(srv.prefix / "html" / "sparse.bin", "wb") as f:
+        f.truncate(32 * 1024 * 1024)
+    srv.start()
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    client, target = start_slow_download(srv.port, "/sparse.bin", dl)
+    try:
+        out = gtls(srv.port, "/index.html", args=["--timeout=3s"])
+        assert statuses(out) == [], out
+        wait_until(lambda: "worker_connections are not enough" in srv.error_log_text(), 10, what="log line")
+    finally:
+        client.kill()
+        client.wait()
+
+
+# ---------------------------------------------------------------------------
+# Seed 000's "TLS 1.3 + HTTP/3" config, with paths and ports changed and
+# nothing else.
+
+SEED_000_HTTP3 = """
+# 上游服务器
+upstream app_backend {
+    least_conn;
+    server 127.0.0.1:@BACKEND@ max_fails=3 fail_timeout=30s;
+    keepalive 32;
+}
+
+server {
+    listen @PORT@ ssl reuseport;
+    http3 on;
+
+	server_name demo_http3;
+    server_tokens off;
+    
+    # SSL配置
+    ssl_certificate @CERT@/a.test.pem;
+    ssl_certificate_key @CERT@/a.test.key;
+    ssl_session_cache shared:SSL:10m;
+    ssl_session_timeout 10m;
+
+    ssl_protocols  TLSv1.3;
+    ssl_ciphers  HIGH:!aNULL:!MD5;
+    ssl_prefer_server_ciphers   on;
+    
+    # HTTP/2优化
+    large_client_header_buffers 4 32k;
+    http2_body_preread_size 128k;
+    
+    # 安全头部
+    add_header Strict-Transport-Security "max-age=31536000; includeSubDomains" always;
+    add_header X-Frame-Options DENY;
+    add_header X-Content-Type-Options nosniff;
+    add_header X-XSS-Protection "1; mode=block";
+    
+    # 主代理配置
+    location / {
+        proxy_pass http://app_backend;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        
+        # 标准代理头
+        proxy_set_header Host $host;
+        proxy_set_header X-Real-IP $remote_addr;
+        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        proxy_set_header X-Forwarded-Proto $scheme;
+        proxy_set_header X-Forwarded-Host $host;
+        proxy_set_header X-Forwarded-Port $server_port;
+        
+        # 超时设置
+        proxy_connect_timeout 5s;
+        proxy_send_timeout 10s;
+        proxy_read_timeout 30s;
+        
+        # 错误页面
+        proxy_intercept_errors on;
+        error_page 500 502 503 504 /50x.html;
+    }
+    
+    # 健康检查端点
+    location /health {
+        access_log off;
+        return 200 "healthy\\n";
+        add_header Content-Type text/plain;
+    }
+    
+    # 静态文件（如果Nginx直接提供）
+    location /static/ {
+        root @PREFIX@/www;
+        expires 1y;
+        add_header Cache-Control "public, immutable";
+    }
+}
+"""
+
+
+def test_seed_000_http3_config_runs(make_server, upstream, tmp_path, cert):
+    up = upstream("app")
+    conf = base_conf(SEED_000_HTTP3.replace("@BACKEND@", str(up.port)).replace("@CERT@", str(cert)))
+    srv = make_server(conf, start=False)
+    (srv.prefix / "www" / "static").mkdir(parents=True)
+    (srv.prefix / "www" / "static" / "app.js").write_text("console.log(1)\n")
+    srv.ports = [harness.PortLease().port]
+    srv.write_conf()
+    check = harness.cli(["-t", "-c", str(srv.conf_path)], prefix=srv.prefix)
+    assert check.returncode == 0, check.stderr
+    srv.start()
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    out = gtls(srv.port, "/health", download=dl)
+    out = gtls(srv.port, "/health")
+    assert statuses(out) == ["200"], out
+    assert (dl / "health").read_text() == "healthy\n"
+    # The location's own add_header replaces the server's (nginx's inheritance).
+    assert header(out, "content-type") == "text/plain" and header(out, "strict-transport-security") is None
+    assert header(out, "server") == "torii"
+    out = gtls(srv.port, "/static/app.js")
+    assert statuses(out) == ["200"] and header(out, "cache-control") is not None
+    # The proxy, with the seed's headers, over HTTP/3.
+    out = gtls(srv.port, "/echo")
+    assert header(out, "strict-transport-security") == "max-age=31536000; includeSubDomains"
+    assert header(out, "x-frame-options") == "DENY"
+    gtls(srv.port, "/echo", download=dl)
+    lines = (dl / "echo").read_bytes().decode("latin-1").split("\r\n")
+    assert "Host: a.test" in lines and "X-Forwarded-Proto: https" in lines
+    assert f"X-Forwarded-Port: {srv.port}" in lines and "X-Real-IP: 127.0.0.1" in lines
+    body = tmp_path / "body"
+    body.write_bytes(b"x" * 5000)
+    out = gtls(srv.port, "/echo", args=["-m", "POST", "-d", str(body)])
+    assert statuses(out) == ["200"], out
+    # TCP clients learn where HTTP/3 is.
+    assert f'alt-svc: h3=":{srv.port}"; ma=86400' in curl_head(srv.port, "/health").lower()
