@@ -117,7 +117,7 @@ Endpoint::Endpoint(core::Worker& worker, int fd, std::shared_ptr<core::ListenBin
     : worker_(worker), fd_(fd), binding_(std::move(binding)), rx_(kSlots * kSlotSize), tx_(kTxSize) {
   const auto& h3 = binding_->group->default_server->http3_settings;
   gso_ = h3.gso;
-  secret_ = &static_secret(h3.host_key);
+  secret_ = static_secret(h3.host_key);
 }
 
 Endpoint::~Endpoint() {
@@ -246,7 +246,7 @@ void Endpoint::new_connection(const ngtcp2_pkt_hd& hd, uint8_t* data, size_t len
   st.version = hd.version;
   st.path = path;
   st.worker_byte = uint8_t(worker_.index());
-  st.static_secret = secret_;
+  st.static_secret = &secret_;
   st.handshake_timeout_ms = uint64_t(srv.client_header_timeout.count());
   if (srv.http3_settings.retry) {
     // Address validation (amplification and spoofed-source floods): a new
@@ -256,7 +256,7 @@ void Endpoint::new_connection(const ngtcp2_pkt_hd& hd, uint8_t* data, size_t len
       return;
     }
     if (ngtcp2_crypto_verify_retry_token(&st.original_dcid, hd.token.base, hd.token.len,
-                                         reinterpret_cast<const uint8_t*>(secret_->data()), secret_->size(),
+                                         reinterpret_cast<const uint8_t*>(secret_.data()), secret_.size(),
                                          hd.version, path.remote.addr, path.remote.addrlen, &hd.dcid,
                                          kRetryTokenLifetime, wall_ns()) != 0) {
       // Forged, expired or replayed from another address: RFC 9000 8.1.3.
@@ -446,7 +446,7 @@ void Endpoint::send_retry(const ngtcp2_pkt_hd& hd, const ngtcp2_path& path, size
   scid.data[0] = uint8_t(worker_.index());
   uint8_t token[NGTCP2_CRYPTO_MAX_RETRY_TOKENLEN];
   const ngtcp2_ssize tlen = ngtcp2_crypto_generate_retry_token(
-      token, reinterpret_cast<const uint8_t*>(secret_->data()), secret_->size(), hd.version, path.remote.addr,
+      token, reinterpret_cast<const uint8_t*>(secret_.data()), secret_.size(), hd.version, path.remote.addr,
       path.remote.addrlen, &scid, &hd.dcid, wall_ns());
   if (tlen < 0) return;
   uint8_t buf[NGTCP2_MAX_UDP_PAYLOAD_SIZE];
@@ -470,8 +470,8 @@ void Endpoint::send_stateless_reset(const uint8_t* dcid, size_t dcid_len, const 
   ngtcp2_cid cid;
   ngtcp2_cid_init(&cid, dcid, dcid_len);
   uint8_t token[NGTCP2_STATELESS_RESET_TOKENLEN];
-  if (ngtcp2_crypto_generate_stateless_reset_token(token, reinterpret_cast<const uint8_t*>(secret_->data()),
-                                                   secret_->size(), &cid) != 0)
+  if (ngtcp2_crypto_generate_stateless_reset_token(token, reinterpret_cast<const uint8_t*>(secret_.data()),
+                                                   secret_.size(), &cid) != 0)
     return;
   // One byte shorter than the trigger, within the sizes a real packet has.
   const size_t size = std::min<size_t>(received - 1, 1200);

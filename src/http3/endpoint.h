@@ -102,7 +102,9 @@ class Endpoint final : public core::IoHandler {
   std::shared_ptr<core::ListenBinding> binding_;
   bool gso_ = false;
   bool draining_ = false;
-  const std::string* secret_ = nullptr;
+  // A copy: the config that named the key file may be gone after a
+  // reload while this socket and its connections live on.
+  std::string secret_;
   std::unordered_map<CidKey, Connection*, CidHash> by_cid_;
   std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
   std::vector<Connection*> blocked_;  // waiting for the socket to take writes

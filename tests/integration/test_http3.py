@@ -613,3 +613,20 @@ def test_seed_000_http3_config_runs(make_server, upstream, tmp_path, cert):
     assert statuses(out) == ["200"], out
     # TCP clients learn where HTTP/3 is.
     assert f'alt-svc: h3=":{srv.port}"; ma=86400' in curl_head(srv.port, "/health").lower()
+
+
+def test_two_workers_each_with_its_own_socket(make_server, tmp_path, cert):
+    # SO_REUSEPORT: the kernel keeps a client's 4-tuple on one worker's
+    # socket, so every connection finds its state (without migration).
+    srv = make_server(h3_conf(cert).replace("# written by the integration tests",
+                                            "worker_processes 2;"), start=False)
+    big = write_site(srv.prefix)
+    srv.start()
+    for i in range(6):
+        dl = tmp_path / f"dl{i}"
+        dl.mkdir()
+        out = gtls(srv.port, "/big.bin", "/index.html", download=dl)
+        assert (dl / "big.bin").read_bytes() == big
+        assert (dl / "index.html").read_text() == "hello h3\n"
+    out = gtls(srv.port, "/index.html", args=["-n", "50"])
+    assert statuses(out).count("200") == 50
