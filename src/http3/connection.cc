@@ -128,11 +128,15 @@ void Connection::drive() {
       if (!session_.service()) break;
     }
   }
-  if (session_.going_away() && session_.open_streams() == 0 && draining_requested_) {
-    // Graceful stop done: every request answered.
+  if (session_.going_away() && session_.open_streams() == 0 && (draining_requested_ || goaway_final_)) {
+    // Graceful stop done (or keepalive_requests reached): every request answered.
     session_.close_gracefully(mono_ns());
     enter_closing();
     return;
+  }
+  if (session_.going_away() && !goaway_final_ && !goaway_timer_.armed()) {
+    // The final GOAWAY a couple of round trips after the notice (RFC 9114 5.2).
+    worker_.loop().arm(goaway_timer_, std::max<int64_t>(kMinCloseWaitMs, 2 * session_.pto_ns() / 1'000'000));
   }
   update_timer();
 }
@@ -195,6 +199,7 @@ void Connection::on_goaway_timer(void* self) {
   auto* c = static_cast<Connection*>(self);
   if (c->state_ != State::active) return;
   c->session_.finish_shutdown();
+  c->goaway_final_ = true;
   c->drive();
 }
 
@@ -226,9 +231,7 @@ void Connection::drain() {
     return;
   }
   session_.shutdown();
-  // The final GOAWAY a couple of round trips after the notice (RFC 9114 5.2).
-  worker_.loop().arm(goaway_timer_, std::max<int64_t>(kMinCloseWaitMs, 2 * session_.pto_ns() / 1'000'000));
-  if (!in_drive_) drive();
+  if (!in_drive_) drive();  // arms the final GOAWAY
 }
 
 void Connection::close_now() {

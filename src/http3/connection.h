@@ -72,6 +72,7 @@ class Connection final : public SessionHost {
   bool in_drive_ = false;
   bool drive_scheduled_ = false;
   bool draining_requested_ = false;
+  bool goaway_final_ = false;  // the GOAWAY with the last request id went out
   // Bytes the socket refused (EAGAIN), sent first when it is writable again.
   std::string pending_;
   size_t pending_segment_ = 0;

@@ -342,11 +342,18 @@ bool Session::start(const SessionStart& st, int64_t now_ns) {
                                                    static_secret_->size(), &scid) != 0)
     return false;
 
+  // ngtcp2 enforces the anti-amplification limit (RFC 9000 8.1): until the
+  // client's address is validated (a Handshake packet, or a Retry token)
+  // it sends at most three times what it received, so a spoofed Initial
+  // cannot make us flood its victim.
   if (ngtcp2_conn_server_new(&conn_, &st.client_scid, &scid, &st.path, st.version, &cb, &settings, &params, nullptr,
                              this) != 0)
     return false;
   host_.cid_added(scid);
 
+  // No early data and no session tickets over QUIC yet: 0-RTT requests
+  // can be replayed by an attacker (RFC 9001 9.2), so they stay off until
+  // the 425 rule and an anti-replay store cover them as over TCP.
   if (gnutls_init(&tls_, GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET | GNUTLS_NO_END_OF_EARLY_DATA) != 0) return false;
   if (gnutls_priority_set_direct(tls_, net::kQuicPriority, nullptr) != 0) return false;
   if (ngtcp2_crypto_gnutls_configure_server_session(tls_) != 0) return false;
