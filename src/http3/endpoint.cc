@@ -201,6 +201,9 @@ void Endpoint::handle_datagram(uint8_t* data, size_t len, const sockaddr_storage
     return;
   }
   if (rv != 0) return;  // not QUIC (garbage): dropped without an answer
+  // Unknown versions may carry IDs of up to 255 bytes (RFC 8999); too
+  // short a datagram for Version Negotiation, it is no concern of ours.
+  if (vc.dcidlen > NGTCP2_MAX_CIDLEN) return;
 
   auto it = by_cid_.find(CidKey(vc.dcid, vc.dcidlen));
   if (it != by_cid_.end()) {

@@ -10,6 +10,7 @@
 #include <ngtcp2/ngtcp2.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -44,7 +45,9 @@ struct CidKey {
   uint8_t len = 0;
   uint8_t data[NGTCP2_MAX_CIDLEN] = {};
   CidKey() = default;
-  CidKey(const uint8_t* p, size_t n) : len(uint8_t(n)) { std::memcpy(data, p, n); }
+  CidKey(const uint8_t* p, size_t n) : len(uint8_t(std::min<size_t>(n, NGTCP2_MAX_CIDLEN))) {
+    std::memcpy(data, p, len);
+  }
   explicit CidKey(const ngtcp2_cid& c) : CidKey(c.data, c.datalen) {}
   bool operator==(const CidKey& o) const { return len == o.len && std::memcmp(data, o.data, len) == 0; }
 };
