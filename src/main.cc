@@ -244,6 +244,7 @@ int main(int argc, char** argv) {
   }
   apply_rlimit(*cfg);
   for (const auto& g : cfg->listen_groups) {
+    if (g.listen.quic) continue;  // UDP: no TCP socket to probe
     auto free = torii::net::probe_address_free(g.listen);
     if (!free) {
       TORII_LOG(emerg, "%s", free.error().c_str());

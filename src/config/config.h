@@ -49,6 +49,20 @@ struct Http2Settings {
   size_t body_preread_size = 64 * 1024;
 };
 
+// http3_* and quic_* directives, nginx's defaults (plus torii's own
+// http3_alt_svc).
+struct Http3Settings {
+  bool enabled = true;       // `http3`: nginx's default is on (it applies to quic listens)
+  bool explicit_on = false;  // `http3 on` written: this server's `listen ... ssl` addresses answer QUIC too
+  uint32_t max_concurrent_streams = 128;
+  size_t stream_buffer_size = 64 * 1024;
+  bool retry = false;
+  bool gso = false;
+  std::string host_key;  // quic_host_key: the key file's bytes; empty: a random key per process
+  uint32_t active_connection_id_limit = 2;
+  bool alt_svc = true;  // http3_alt_svc: Alt-Svc on responses over TCP
+};
+
 struct ErrorLogConfig {
   std::string path;  // absolute; "stderr" for the terminal
   LogLevel level = LogLevel::error;
@@ -190,6 +204,7 @@ struct Listen {
   bool ipv6only = true;
   bool ssl = false;    // TLS on this address
   bool http2 = false;  // "listen ... http2" (nginx's older spelling of `http2 on`)
+  bool quic = false;   // "listen ... quic": HTTP/3 over UDP on this address
 };
 
 struct LargeHeaderBuffers {
@@ -213,6 +228,10 @@ struct Server {
   std::shared_ptr<const SslServerConfig> ssl;  // ssl_* directives of this server
   bool http2 = false;                           // `http2 on`
   Http2Settings http2_settings;
+  Http3Settings http3_settings;
+  // `Alt-Svc` value for responses over TCP (h3=":PORT"; ma=86400), set at
+  // load when this server answers HTTP/3 somewhere; empty otherwise.
+  std::string alt_svc;
   bool ignore_invalid_headers = true;
   bool underscores_in_headers = false;
   bool merge_slashes = true;
@@ -221,7 +240,11 @@ struct Server {
 // All servers reachable on one address:port, with the one that answers when
 // no name matches.
 struct ListenGroup {
-  Listen listen;  // the settings of the first listen of this address
+  Listen listen;  // the settings of the first listen of this address; listen.quic: UDP only
+  // QUIC answers on this address over UDP: a `quic` listen, or a `listen
+  // ... ssl` whose servers say `http3 on` (and no `quic` listen of the
+  // same address exists).
+  bool udp = false;
   std::vector<std::shared_ptr<const Server>> servers;
   std::shared_ptr<const Server> default_server;
 };

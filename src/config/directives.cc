@@ -450,7 +450,9 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
       l.ssl = true;
     } else if (a == "so_keepalive=off") {
       // nginx's default: the system's keep-alive setting, as torii uses
-    } else if (a == "quic" || a == "proxy_protocol" || a == "bind" ||
+    } else if (a == "quic") {
+      l.quic = true;
+    } else if (a == "proxy_protocol" || a == "bind" ||
                a == "deferred" || starts_with(a, "fastopen=") || starts_with(a, "so_keepalive=") ||
                starts_with(a, "rcvbuf=") || starts_with(a, "sndbuf=")) {
       return node_error(n, q(a) + " is not yet supported in \"listen\" directive");
@@ -458,6 +460,9 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
       return node_error(n, "invalid parameter " + q(a) + " in \"listen\" directive");
     }
   }
+  // nginx's checks: a quic listen is UDP, so TLS over TCP and h2 do not apply.
+  if (l.quic && l.ssl) return node_error(n, "\"ssl\" parameter is incompatible with \"quic\"");
+  if (l.quic && l.http2) return node_error(n, "\"http2\" parameter is incompatible with \"quic\"");
   s.server->listens.push_back(std::move(l));
   return Ok{};
 }
@@ -817,8 +822,8 @@ const DirectiveSpec* find_directive(std::string_view name) {
   for (const auto& d : kDirectives)
     if (d.name == name) return &d;
   // The modules' own tables, each in its directives_<module>.cc.
-  for (auto table : {ssl_directives(), proxy_directives(), http2_directives(), rewrite_directives(),
-                     gzip_directives(), default_only_directives()}) {
+  for (auto table : {ssl_directives(), proxy_directives(), http2_directives(), http3_directives(),
+                     rewrite_directives(), gzip_directives(), default_only_directives()}) {
     for (const auto& d : table)
       if (d.name == name) return &d;
   }

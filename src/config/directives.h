@@ -88,6 +88,7 @@ const DirectiveSpec* find_directive(std::string_view name);
 std::span<const DirectiveSpec> ssl_directives();    // directives_ssl.cc
 std::span<const DirectiveSpec> proxy_directives();  // directives_proxy.cc
 std::span<const DirectiveSpec> http2_directives();  // directives_http2.cc
+std::span<const DirectiveSpec> http3_directives();  // directives_http3.cc
 std::span<const DirectiveSpec> gzip_directives();     // directives_gzip.cc (gzip, brotli, zstd)
 std::span<const DirectiveSpec> rewrite_directives();  // directives_rewrite.cc
 // Not yet implemented directives, loaded when set to nginx's default
@@ -115,6 +116,7 @@ class Compiler {
   // Block setters.
   Status http(const Node& n);
   Status server(Scope& parent, const Node& n);
+  void mark_quic_groups();
   Status location(Scope& parent, const Node& n);
 
   Config& cfg() { return cfg_; }

@@ -26,6 +26,11 @@ bool arity_ok(uint16_t arity, size_t n) {
   return false;
 }
 
+uint16_t listen_port(const Listen& l) {
+  if (l.addr.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(l.addr).sin_port);
+  return ntohs(reinterpret_cast<const sockaddr_in6&>(l.addr).sin6_port);
+}
+
 bool same_address(const Listen& a, const Listen& b) {
   if (a.addr.ss_family != b.addr.ss_family) return false;
   if (a.addr.ss_family == AF_INET) {
@@ -364,6 +369,41 @@ Status Compiler::location(Scope& parent, const Node& n) {
   return Ok{};
 }
 
+// Which addresses answer QUIC, and the Alt-Svc each server advertises over
+// TCP. nginx answers HTTP/3 only on `quic` listens; torii also does on a
+// `listen ... ssl` address whose server says `http3 on` explicitly (the
+// form many copied configs use), unless a `quic` listen of that address
+// exists already (two UDP sockets would split its datagrams).
+void Compiler::mark_quic_groups() {
+  auto& groups = cfg_.listen_groups;
+  auto quic_group_for = [&](const Listen& l) {
+    for (const auto& g : groups)
+      if (g.listen.quic && same_address(g.listen, l)) return true;
+    return false;
+  };
+  for (auto& g : groups) {
+    if (g.listen.quic) {
+      g.udp = true;
+      continue;
+    }
+    if (!g.listen.ssl || quic_group_for(g.listen)) continue;
+    for (const auto& srv : g.servers)
+      if (srv->http3_settings.explicit_on) g.udp = true;
+  }
+  for (auto& srv : servers_) {
+    const auto& h3 = srv->http3_settings;
+    if (!h3.enabled || !h3.alt_svc) continue;
+    for (const auto& g : groups) {
+      if (!g.udp) continue;
+      bool member = false;
+      for (const auto& s : g.servers) member = member || s.get() == srv.get();
+      if (!member || (!g.listen.quic && !h3.explicit_on)) continue;
+      srv->alt_svc = "h3=\":" + std::to_string(listen_port(g.listen)) + "\"; ma=86400";
+      break;
+    }
+  }
+}
+
 Status Compiler::build_listen_groups() {
   struct GroupInfo {
     const Node* default_site = nullptr;
@@ -376,7 +416,8 @@ Status Compiler::build_listen_groups() {
       const Listen& l = srv->listens[i];
       const Node& site = *sites[std::min(i, sites.size() - 1)];
       size_t g = 0;
-      while (g < groups.size() && !same_address(groups[g].listen, l)) ++g;
+      // A `quic` listen is a UDP socket: its own group beside a TCP one of the same address.
+      while (g < groups.size() && !(same_address(groups[g].listen, l) && groups[g].listen.quic == l.quic)) ++g;
       if (g == groups.size()) {
         ListenGroup lg;
         lg.listen = l;
@@ -403,6 +444,7 @@ Status Compiler::build_listen_groups() {
       }
     }
   }
+  mark_quic_groups();
   for (auto& lg : groups) {
     if (!lg.default_server) lg.default_server = lg.servers.front();
     // nginx keeps the first server for a name and warns about the others.

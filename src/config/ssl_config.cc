@@ -5,17 +5,21 @@
 #include <unordered_map>
 
 #include "config/config.h"
+#include "net/quic_tls.h"
 #include "net/tls_context.h"
 
 namespace torii::config {
 
 Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, Config& cfg) {
+  bool quic = false;
   for (const auto& g : cfg.listen_groups) {
-    if (!g.listen.ssl) continue;
+    quic = quic || g.udp;
+    if (!g.listen.ssl && !g.udp) continue;
     const Server& d = *g.default_server;
     if (!d.ssl || d.ssl->certificates.empty()) {
       return make_error(d.file + ":" + std::to_string(d.line) +
-                        ": no \"ssl_certificate\" is defined for the \"listen ... ssl\" directive");
+                        ": no \"ssl_certificate\" is defined for the \"listen ... " +
+                        (g.listen.quic ? "quic" : "ssl") + "\" directive");
     }
   }
   // Servers that inherited the same settings share one context (and cache).
@@ -29,6 +33,11 @@ Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, C
       if (!ctx) return Error{ctx.error()};
       auto with_ctx = std::make_shared<SslServerConfig>(*srv->ssl);
       with_ctx->ctx = std::move(*ctx);
+      if (quic) {
+        auto creds = net::build_quic_credentials(*srv->ssl);
+        if (!creds) return Error{creds.error()};
+        with_ctx->quic_credentials = std::move(*creds);
+      }
       it = built.emplace(srv->ssl.get(), std::move(with_ctx)).first;
     }
     keep.push_back(std::move(srv->ssl));

@@ -13,6 +13,7 @@
 #include "core/result.h"
 
 typedef struct ssl_ctx_st SSL_CTX;
+struct gnutls_certificate_credentials_st;
 
 namespace torii::config {
 
@@ -66,6 +67,9 @@ struct SslServerConfig {
 
   // Built at load by build_ssl_contexts(); shared by every worker thread.
   std::shared_ptr<SSL_CTX> ctx;
+  // The same certificates for QUIC (GnuTLS), built only when some address
+  // answers HTTP/3.
+  std::shared_ptr<gnutls_certificate_credentials_st> quic_credentials;
 };
 
 // Builds the TLS context of every server that has certificates or listens

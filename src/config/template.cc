@@ -24,6 +24,7 @@ constexpr Named kPlain[] = {
     {"gzip_ratio", VarId::gzip_ratio},
     {"host", VarId::host},
     {"hostname", VarId::hostname},
+    {"http3", VarId::http3},
     {"https", VarId::https},
     {"is_args", VarId::is_args},
     {"msec", VarId::msec},

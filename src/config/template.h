@@ -33,6 +33,7 @@ enum class VarId : uint8_t {
   gzip_ratio,  // compression module: in/out of the encoded body
   host,
   hostname,
+  http3,  // "h3" on an HTTP/3 request, empty otherwise
   https,
   is_args,
   msec,

@@ -13,6 +13,7 @@
 #include "handlers/open_file_cache.h"
 #include "http1/connection.h"
 #include "http2/connection.h"
+#include "http3/endpoint.h"
 #include "log/access_log.h"
 #include "log/error_log.h"
 #include "net/listener.h"
@@ -140,6 +141,8 @@ Worker::Worker(int index, std::shared_ptr<const config::Config> config)
 }
 
 Worker::~Worker() {
+  quic_endpoints_.clear();
+  retired_endpoints_.clear();
   h2_connections_.clear();
   connections_.clear();
   acceptors_.clear();
@@ -150,6 +153,8 @@ bool Worker::open_listeners() {
   bool ok = true;
   auto cfg = config_;
   for (const auto& group : cfg->listen_groups) {
+    if (group.udp && !open_quic_endpoint(group, cfg, quic_endpoints_, false)) ok = false;
+    if (group.listen.quic) continue;  // UDP only
     auto fd = net::open_listener(group.listen);
     if (!fd) {
       TORII_LOG(emerg, "%s", fd.error().c_str());
@@ -167,9 +172,12 @@ bool Worker::open_listeners() {
 void Worker::start() {
   thread_ = std::thread([this] {
     for (auto& [name, a] : acceptors_) a->watch();
+    for (auto& [name, e] : quic_endpoints_) e->watch();
     loop_.arm(housekeeping_, kHousekeepingMs);
     loop_.run();
     access_log_->flush(true);
+    quic_endpoints_.clear();
+    retired_endpoints_.clear();
     h2_connections_.clear();
     connections_.clear();
     acceptors_.clear();
@@ -201,11 +209,53 @@ void Worker::reopen_logs() {
 
 // New config: keep sockets whose address stays, open new ones, retire the
 // rest. Connections pick the new config up at their next request.
+bool Worker::open_quic_endpoint(const config::ListenGroup& group, const std::shared_ptr<const config::Config>& config,
+                                EndpointMap& into, bool watch) {
+  auto fd = http3::open_udp_listener(group.listen);
+  if (!fd) {
+    TORII_LOG(emerg, "%s", fd.error().c_str());
+    return false;
+  }
+  auto binding = std::make_shared<ListenBinding>();
+  binding->config = config;
+  binding->group = &group;
+  auto e = std::make_unique<http3::Endpoint>(*this, *fd, std::move(binding));
+  if (watch) e->watch();
+  into["udp " + group.listen.text] = std::move(e);
+  return true;
+}
+
 void Worker::apply_config(std::shared_ptr<const config::Config> config) {
   config_ = config;
   upstreams_->use_config(*config);  // the old config's idle upstream connections move on or close
+  // QUIC: a kept address swaps its binding in place (connections keep the
+  // settings they started with; new streams take the new config); a gone
+  // one stops taking connections and finishes those it has.
+  EndpointMap next_quic;
+  for (const auto& group : config->listen_groups) {
+    if (!group.udp) continue;
+    const std::string key = "udp " + group.listen.text;
+    auto it = quic_endpoints_.find(key);
+    if (it != quic_endpoints_.end()) {
+      auto& b = *it->second->binding();
+      b.config = config;
+      b.group = &group;
+      next_quic[key] = std::move(it->second);
+      quic_endpoints_.erase(it);
+      continue;
+    }
+    open_quic_endpoint(group, config, next_quic, true);
+  }
+  for (auto& [name, e] : quic_endpoints_) {
+    e->binding()->retired = true;
+    e->drain();
+    retired_endpoints_[name + " #" + std::to_string(reinterpret_cast<uintptr_t>(e.get()))] = std::move(e);
+  }
+  quic_endpoints_ = std::move(next_quic);
+
   std::unordered_map<std::string, std::unique_ptr<Acceptor>> next;
   for (const auto& group : config->listen_groups) {
+    if (group.listen.quic) continue;
     auto it = acceptors_.find(group.listen.text);
     if (it != acceptors_.end()) {
       // Swap the binding's contents in place: live connections share it.
@@ -317,6 +367,12 @@ void Worker::begin_drain() {
   std::vector<http2::Connection*> live2;
   for (auto& [c, owned] : h2_connections_) live2.push_back(c);
   for (auto* c : live2) c->drain();
+  // QUIC: GOAWAY on every connection; the sockets stay until they end.
+  for (auto& [name, e] : quic_endpoints_) {
+    e->drain();
+    retired_endpoints_[name] = std::move(e);
+  }
+  quic_endpoints_.clear();
   check_drained();
 }
 
@@ -328,11 +384,24 @@ void Worker::retire_acceptors(AcceptorMap doomed) {
 }
 
 void Worker::check_drained() {
-  if (draining_ && connections_.empty() && h2_connections_.empty()) loop_.stop();
+  if (!draining_ || !connections_.empty() || !h2_connections_.empty()) return;
+  for (auto& [name, e] : retired_endpoints_)
+    if (e->connections() > 0) return;
+  loop_.stop();
 }
 
 void Worker::on_housekeeping() {
   access_log_->flush(false);
+  // Retired QUIC sockets whose last connection has ended.
+  for (auto it = retired_endpoints_.begin(); it != retired_endpoints_.end();) {
+    if (it->second->connections() == 0 && !draining_) {
+      auto held = std::make_shared<std::unique_ptr<http3::Endpoint>>(std::move(it->second));
+      loop_.defer([held] {});
+      it = retired_endpoints_.erase(it);
+    } else {
+      ++it;
+    }
+  }
   upstreams_->prune();
   loop_.arm(housekeeping_, kHousekeepingMs);
 }

@@ -33,6 +33,9 @@ class Connection;
 namespace torii::net {
 class Transport;
 }
+namespace torii::http3 {
+class Endpoint;
+}
 
 namespace torii::core {
 
@@ -79,6 +82,11 @@ class Worker {
   // waiting clients get their turn as the others reconnect.
   void reclaim_idle_connections();
   int index() const { return index_; }
+  // worker_connections counts TCP and QUIC connections alike.
+  bool at_connection_limit() const { return live_connections_ >= config_->worker_connections; }
+  void count_connection(int delta) { live_connections_ = size_t(int64_t(live_connections_) + delta); }
+  // A connection ended: during a graceful stop, the last one stops the loop.
+  void check_drained();
 
  private:
   class Acceptor;
@@ -87,7 +95,8 @@ class Worker {
   void connection_opened();
   void connection_closed();
   void begin_drain();
-  void check_drained();
+  bool open_quic_endpoint(const config::ListenGroup& group, const std::shared_ptr<const config::Config>& config,
+                          std::unordered_map<std::string, std::unique_ptr<http3::Endpoint>>& into, bool watch);
   void on_housekeeping();
 
   int index_;
@@ -103,6 +112,10 @@ class Worker {
   AcceptorMap acceptors_;  // by address text
   std::unordered_map<http1::Connection*, std::unique_ptr<http1::Connection>> connections_;
   std::unordered_map<http2::Connection*, std::unique_ptr<http2::Connection>> h2_connections_;
+  // UDP sockets answering QUIC, by address; each owns its connections.
+  using EndpointMap = std::unordered_map<std::string, std::unique_ptr<http3::Endpoint>>;
+  EndpointMap quic_endpoints_;
+  EndpointMap retired_endpoints_;  // left the config or stopping: kept until their connections end
   size_t live_connections_ = 0;  // open ones; closed ones wait for the turn's end
   bool draining_ = false;
   int64_t last_reclaim_ms_ = -1'000'000;  // reclaim_idle_connections()' last pass

@@ -88,6 +88,10 @@ void Exchange::send_head(ResponseHead head) {
     if (strcasecmp(h.name.c_str(), "Content-Type") == 0) head.remove("Content-Type");
     head.add(h.name, value);
   }
+  // A server that also answers HTTP/3 says where on its TCP responses
+  // (RFC 7838 Alt-Svc), so browsers move over; `http3_alt_svc off` stops it.
+  if (req.version != 30 && server && !server->alt_svc.empty() && !head.find("Alt-Svc"))
+    head.add("Alt-Svc", server->alt_svc);
   // Compression last among the filters: it judges the head as the others left it.
   if (s.compression) body_filter = compression::header_filter(*this, head, sink_);
   // Ours go first, unless the upstream's were passed (proxy_pass_header).

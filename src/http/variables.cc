@@ -464,6 +464,9 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
     case VarId::https:
       if (ex.conn().tls) out.append("on");
       return true;
+    case VarId::http3:
+      if (req.version == 30) out.append("h3");
+      return true;
     case VarId::ssl_protocol:
       if (!ex.conn().tls) return false;  // not found: "-" in logs, as nginx
       out.append(ex.conn().ssl_protocol);

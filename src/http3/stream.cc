@@ -1,0 +1,521 @@
+#include "http3/stream.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include "core/clock.h"
+#include "core/worker.h"
+#include "http/pipeline.h"
+#include "http1/parser.h"
+#include "http3/session.h"
+#include "log/error_log.h"
+
+namespace torii::http3 {
+
+namespace {
+
+constexpr size_t kDrainLowMark = 16 * 1024;  // a streaming handler resumes below this
+constexpr size_t kFileChunk = 16 * 1024;     // file bytes read per buffer handed to nghttp3
+constexpr size_t kMaxSpare = 4;
+
+// HTTP/3 error codes (RFC 9114 8.1).
+constexpr uint64_t kH3RequestCancelled = 0x010c;
+constexpr uint64_t kH3InternalError = 0x0102;
+
+std::string_view view(nghttp3_rcbuf* b) {
+  nghttp3_vec v = nghttp3_rcbuf_get_buf(b);
+  return {reinterpret_cast<const char*>(v.base), v.len};
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = char(x + 32);
+    if (y >= 'A' && y <= 'Z') y = char(y + 32);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// Connection-specific fields HTTP/3 forbids (RFC 9114 4.2), and the framing we decide.
+bool dropped_in_h3(std::string_view name) {
+  return iequals(name, "connection") || iequals(name, "keep-alive") || iequals(name, "proxy-connection") ||
+         iequals(name, "transfer-encoding") || iequals(name, "upgrade") || iequals(name, "content-length");
+}
+
+bool safe_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s)
+    if (c <= ' ' || c >= 0x7f || c == ':') return false;
+  return true;
+}
+
+bool safe_value(std::string_view s) {
+  for (unsigned char c : s)
+    if (c == '\r' || c == '\n' || c == '\0') return false;
+  return true;
+}
+
+nghttp3_nv make_nv(std::string_view name, std::string_view value) {
+  return nghttp3_nv{reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
+                    reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(), value.size(),
+                    NGHTTP3_NV_FLAG_NONE};
+}
+
+nghttp3_ssize read_source(nghttp3_conn*, int64_t, nghttp3_vec* vec, size_t veccnt, uint32_t* flags, void*,
+                          void* stream_user_data) {
+  return static_cast<Stream*>(stream_user_data)->read_data(vec, veccnt, flags);
+}
+
+}  // namespace
+
+Stream::Stream(Session& session, int64_t id) : session_(session), id_(id) {}
+
+Stream::~Stream() {
+  for (auto* b : rcbufs_) nghttp3_rcbuf_decref(b);
+}
+
+// ---- request -------------------------------------------------------------------
+
+void Stream::add_field(nghttp3_rcbuf* name, nghttp3_rcbuf* value, size_t field_limit, size_t list_limit) {
+  const std::string_view n = view(name), v = view(value);
+  // RFC 9114 4.2.2's accounting: name, value and 32 bytes of overhead.
+  list_size_ += n.size() + v.size() + 32;
+  if (too_large_) return;
+  if (rcbufs_.empty()) {
+    rcbufs_.reserve(24);
+    fields_.reserve(12);
+  }
+  if (n.size() + v.size() > field_limit || list_size_ > list_limit) {
+    too_large_ = true;  // answered with 431 once the section ends
+    return;
+  }
+  if (!n.empty() && n[0] == ':') {
+    // nghttp3 has checked each appears once, before the regular fields.
+    std::string_view* slot = nullptr;
+    if (n == ":method") slot = &method_;
+    else if (n == ":path") slot = &path_;
+    else if (n == ":authority") slot = &authority_;
+    else if (n == ":scheme") slot = &scheme_;
+    if (!slot) return;
+    nghttp3_rcbuf_incref(value);
+    rcbufs_.push_back(value);
+    *slot = v;
+    return;
+  }
+  if (n == "cookie") {
+    // RFC 9114 4.2.1: crumbs travel apart and are joined for HTTP/1 semantics.
+    if (!cookie_.empty()) cookie_.append("; ");
+    cookie_.append(v);
+    return;
+  }
+  nghttp3_rcbuf_incref(name);
+  nghttp3_rcbuf_incref(value);
+  rcbufs_.push_back(name);
+  rcbufs_.push_back(value);
+  fields_.push_back(http::Header{n, v, http::lookup_header_token(n)});
+}
+
+int Stream::build_head(std::string& reason) {
+  http::RequestHead& req = exchange_->req;
+  req.version = 30;
+  req.keep_alive = true;
+  if (too_large_) {
+    reason = "client sent too large request headers";
+    return 431;
+  }
+  req.method_name = method_;
+  req.method = http::parse_method(method_);
+  int64_t bytes = 0;
+  for (const auto& h : fields_) bytes += int64_t(h.name.size() + h.value.size() + 4);
+  exchange_->request_length = bytes + int64_t(method_.size() + path_.size() + authority_.size() + cookie_.size());
+
+  req.headers = std::move(fields_);
+  if (!cookie_.empty()) req.headers.push_back(http::Header{"cookie", cookie_, http::HeaderToken::cookie});
+  const http::Header* host = req.find(http::HeaderToken::host);
+  if (!authority_.empty()) {
+    if (!http1::normalize_host(authority_, req.method == http::Method::connect, req.host)) {
+      reason = "client sent invalid :authority";
+      return 400;
+    }
+    if (!host) req.headers.push_back(http::Header{"host", authority_, http::HeaderToken::host});
+  } else if (host) {
+    if (!http1::normalize_host(host->value, false, req.host)) {
+      reason = "client sent invalid host header";
+      return 400;
+    }
+  }
+  if (req.method == http::Method::connect) {
+    reason = "client sent CONNECT";
+    return 405;
+  }
+  req.target = path_;
+  const size_t q = path_.find('?');
+  req.raw_path = path_.substr(0, q);
+  req.has_query = q != std::string_view::npos;
+  req.query = req.has_query ? path_.substr(q + 1) : std::string_view();
+  const bool merge = exchange_->server->merge_slashes;
+  if (req.raw_path.empty() || req.raw_path[0] != '/' || !http1::normalize_path(req.raw_path, merge, req.path)) {
+    reason = "client sent invalid :path";
+    return 400;
+  }
+  req.content_length = -1;
+  if (const http::Header* cl = req.find(http::HeaderToken::content_length)) {
+    // nghttp3 checked it is digits and that the DATA adds up to it.
+    int64_t v = 0;
+    for (char c : cl->value) {
+      if (c < '0' || c > '9' || v > (INT64_MAX - 9) / 10) {
+        reason = "client sent invalid content-length";
+        return 400;
+      }
+      v = v * 10 + (c - '0');
+    }
+    req.content_length = v;
+  }
+  req.chunked = had_body_ && req.content_length < 0;
+  return 0;
+}
+
+void Stream::run() {
+  const auto& binding = session_.binding();
+  exchange_.emplace(*this, session_.info(), session_.host().services());
+  http::Exchange& ex = *exchange_;
+  // The config as of this stream's start: a reload mid-request leaves it on its snapshot.
+  ex.config = binding->config;
+  const config::ListenGroup& group = *binding->group;
+  ex.server = group.default_server.get();
+  ex.start_unix_ms = core::unix_ms();
+  std::string reason;
+  const int status = build_head(reason);
+  if (status != 0) {
+    TORII_LOG(info, "%s, client: %s", reason.c_str(), session_.info().remote_addr.c_str());
+    http::send_error(ex, status);
+  } else {
+    ex.server = &config::find_server(group, ex.req.host);
+    session_.host().run_request(ex);
+  }
+  if (ex.close_connection && !ex.head_sent() && !closed_) reset(kH3RequestCancelled);  // return 444
+  if (!body_.empty() || (remote_closed_ && had_body_)) session_.stream_wants_delivery(*this);
+}
+
+void Stream::on_data(const uint8_t* data, size_t len) {
+  body_received_ += int64_t(len);
+  if (exchange_) exchange_->request_length += int64_t(len);
+  if (dropping_body_) {
+    acknowledge(len);
+    return;
+  }
+  body_.append(reinterpret_cast<const char*>(data), len);
+}
+
+// Body bytes go back to the client's flow-control window only when taken:
+// a handler that stops reading closes the window.
+void Stream::acknowledge(size_t n) {
+  if (n > 0) session_.consume(id_, n);
+}
+
+void Stream::drop_body() {
+  dropping_body_ = true;
+  reader_ = nullptr;
+  acknowledge(body_.size());
+  std::string().swap(body_);
+}
+
+void Stream::deliver_body() {
+  if (closed_ || !exchange_) return;
+  http::Exchange& ex = *exchange_;
+  const auto& s = ex.settings();
+  if (!dropping_body_ && !ex.finished() && s.client_max_body_size > 0 && body_received_ > s.client_max_body_size) {
+    TORII_LOG(error, "client intended to send too large body: %lld bytes, client: %s",
+              static_cast<long long>(body_received_), session_.info().remote_addr.c_str());
+    drop_body();
+    if (!ex.head_sent()) {
+      http::send_error(ex, 413);
+    } else {
+      reset(kH3RequestCancelled);
+    }
+    return;
+  }
+  if (!reading_) {
+    if (ex.finished()) drop_body();
+    return;
+  }
+  if (!reader_) return;
+  while (!reader_paused_ && !body_.empty()) {
+    std::string chunk;
+    chunk.swap(body_);
+    const size_t n = chunk.size();
+    const bool more = reader_->on_body_data(chunk);
+    acknowledge(n);
+    if (closed_ || !reader_) return;
+    if (!more) reader_paused_ = true;
+  }
+  if (remote_closed_ && body_.empty() && !body_end_delivered_ && !reader_paused_) {
+    body_end_delivered_ = true;
+    http::BodyReader* r = reader_;
+    reader_ = nullptr;
+    r->on_body_end();
+  }
+}
+
+void Stream::read_body(http::BodyReader* reader) {
+  if (!had_body_ || body_end_delivered_ || dropping_body_) {
+    reader->on_body_end();
+    return;
+  }
+  reading_ = true;
+  reader_ = reader;
+  session_.stream_wants_delivery(*this);
+}
+
+void Stream::resume_body() {
+  if (!reader_paused_) return;
+  reader_paused_ = false;
+  session_.stream_wants_delivery(*this);
+}
+
+void Stream::reset(uint64_t app_error) {
+  if (closed_) return;
+  session_.reset_stream(id_, app_error);
+  session_.host().wake();
+}
+
+void Stream::on_close() {
+  if (closed_) return;
+  closed_ = true;
+  if (!body_.empty()) {
+    acknowledge(body_.size());
+    body_.clear();
+  }
+  reader_ = nullptr;
+  drain_cb_ = nullptr;
+  pieces_.clear();
+  first_piece_ = 0;
+  inflight_.clear();
+  inflight_bytes_ = 0;
+  queued_total_ = 0;
+  queued_memory_ = 0;
+  if (!exchange_) return;
+  http::Exchange& ex = *exchange_;
+  if (!ex.head_sent()) ex.status = 499;  // nginx's "client closed request"
+  session_.host().log_request(ex);
+}
+
+// ---- response -------------------------------------------------------------------
+
+void Stream::send_head(const http::ResponseHead& head) {
+  if (closed_) return;
+  head_ = &head;
+  exchange_->header_bytes = 0;
+  session_.stream_output_changed(*this);
+}
+
+void Stream::send_body(std::string_view data) {
+  if (closed_ || data.empty()) return;
+  if (first_piece_ < pieces_.size() && !pieces_.back().file) {
+    pieces_.back().data.append(data);
+  } else {
+    Piece p;
+    p.data.assign(data);
+    pieces_.push_back(std::move(p));
+  }
+  queued_total_ += int64_t(data.size());
+  queued_memory_ += data.size();
+  output_changed();
+}
+
+void Stream::send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) {
+  if (closed_ || length <= 0) return;
+  Piece p;
+  p.file = std::move(file);
+  p.offset = offset;
+  p.length = length;
+  pieces_.push_back(std::move(p));
+  queued_total_ += length;
+  output_changed();
+}
+
+void Stream::finish() {
+  if (closed_) return;
+  finished_ = true;
+  if (!head_) {
+    reset(kH3InternalError);  // finished with no response: nothing can be sent
+    return;
+  }
+  output_changed();
+  if (!reading_ && (!body_.empty() || !remote_closed_)) session_.stream_wants_delivery(*this);
+}
+
+// The upstream failed mid-body: the client must see the response cut, not complete.
+void Stream::abort() {
+  if (closed_) return;
+  finished_ = true;
+  reset(kH3InternalError);
+}
+
+void Stream::output_changed() {
+  if (submitted_ && deferred_) {
+    deferred_ = false;
+    nghttp3_conn_resume_stream(session_.h3(), id_);
+  }
+  session_.stream_output_changed(*this);
+}
+
+void Stream::set_drain_callback(std::function<void()> cb) {
+  drain_cb_ = std::move(cb);
+  if (drain_due()) session_.stream_drain_due(*this);
+}
+
+bool Stream::drain_due() const { return drain_cb_ && !closed_ && queued_bytes() <= kDrainLowMark; }
+
+void Stream::fire_drain() {
+  auto cb = std::move(drain_cb_);
+  drain_cb_ = nullptr;
+  cb();
+}
+
+void Stream::submit() {
+  const http::ResponseHead& head = *head_;
+  const http::Exchange& ex = *exchange_;
+  const int status = head.status >= 100 && head.status <= 999 ? head.status : 500;
+  char status_text[4] = {char('0' + status / 100), char('0' + status / 10 % 10), char('0' + status % 10), 0};
+  char length_text[24];
+  // HTTP/3 field names are lower case (RFC 9114 4.2); nghttp3 copies the
+  // list, so the lower-cased names live in one scratch string meanwhile.
+  std::string names;
+  size_t names_size = 0;
+  for (const auto& [name, value] : head.headers) names_size += name.size();
+  names.reserve(names_size);
+  std::vector<nghttp3_nv> nva;
+  nva.reserve(head.headers.size() + 2);
+  nva.push_back(make_nv(":status", std::string_view(status_text, 3)));
+  int64_t header_bytes = 10;
+  for (const auto& [name, value] : head.headers) {
+    if (dropped_in_h3(name) || !safe_name(name) || !safe_value(value)) continue;
+    const size_t at = names.size();
+    for (char c : name) names.push_back(c >= 'A' && c <= 'Z' ? char(c + 32) : c);
+    nva.push_back(make_nv(std::string_view(names).substr(at, name.size()), value));
+    header_bytes += int64_t(name.size() + value.size() + 2);
+  }
+  const bool no_body = status == 204 || status == 304 || status < 200;
+  if (head.content_length >= 0 && !no_body) {
+    const size_t n = size_t(std::to_chars(length_text, length_text + sizeof length_text, head.content_length).ptr -
+                            length_text);
+    nva.push_back(make_nv("content-length", std::string_view(length_text, n)));
+    header_bytes += int64_t(n + 16);
+  }
+  exchange_->header_bytes = header_bytes;
+  submitted_ = true;
+  const bool body = !ex.header_only && !no_body && (queued_total_ > 0 || !finished_);
+  int rv;
+  if (body) {
+    nghttp3_data_reader dr{&read_source};
+    rv = nghttp3_conn_submit_response(session_.h3(), id_, nva.data(), nva.size(), &dr);
+  } else {
+    eof_sent_ = true;
+    pieces_.clear();
+    first_piece_ = 0;
+    queued_total_ = 0;
+    queued_memory_ = 0;
+    rv = nghttp3_conn_submit_response(session_.h3(), id_, nva.data(), nva.size(), nullptr);
+  }
+  if (rv != 0) {
+    TORII_LOG(info, "could not submit HTTP/3 response (%s), client: %s", nghttp3_strerror(rv),
+              session_.info().remote_addr.c_str());
+    reset(kH3InternalError);
+  }
+}
+
+std::string Stream::take_buffer() {
+  if (spare_.empty()) return {};
+  std::string b = std::move(spare_.back());
+  spare_.pop_back();
+  b.clear();
+  return b;
+}
+
+nghttp3_ssize Stream::read_data(nghttp3_vec* vec, size_t veccnt, uint32_t* flags) {
+  size_t n = 0;
+  // At most http3_stream_buffer_size unacknowledged per stream: the rest
+  // waits in the pieces (and the handler waits on queued_bytes()).
+  while (n < veccnt && first_piece_ < pieces_.size() && inflight_bytes_ < session_.stream_buffer_size()) {
+    Piece& p = pieces_[first_piece_];
+    // The entry goes into the deque first: a short string's bytes live
+    // inside the string object, so pointers are taken where it will stay.
+    InFlight& f = inflight_.emplace_back();
+    if (!p.file) {
+      f.data = std::move(p.data);  // the whole piece, as is: no copy
+      f.ptr = f.data.data() + p.consumed;
+      f.len = f.data.size() - p.consumed;
+      queued_memory_ -= f.len;
+      p = Piece();
+      ++first_piece_;
+    } else {
+      const size_t k = size_t(std::min<int64_t>(int64_t(kFileChunk), p.length));
+      if (p.file->has_content()) {
+        f.file = p.file;  // the open-file cache holds the bytes
+        f.ptr = p.file->content.data() + p.offset;
+      } else {
+        f.data = take_buffer();
+        f.data.resize(k);
+        if (!http::read_exact(p.file->fd, f.data.data(), k, p.offset)) {
+          TORII_LOG(crit, "pread() failed (%d: %s) while sending a file over HTTP/3", errno, strerror(errno));
+          inflight_.pop_back();
+          return NGHTTP3_ERR_CALLBACK_FAILURE;  // nghttp3 resets the stream
+        }
+        f.ptr = f.data.data();
+      }
+      f.len = k;
+      p.offset += int64_t(k);
+      p.length -= int64_t(k);
+      if (p.length == 0) {
+        p = Piece();
+        ++first_piece_;
+      }
+    }
+    queued_total_ -= int64_t(f.len);
+    inflight_bytes_ += f.len;
+    vec[n].base = reinterpret_cast<uint8_t*>(const_cast<char*>(f.ptr));
+    vec[n].len = f.len;
+    ++n;
+  }
+  if (first_piece_ == pieces_.size()) {
+    pieces_.clear();
+    first_piece_ = 0;
+  }
+  if (queued_total_ == 0 && finished_) {
+    *flags |= NGHTTP3_DATA_FLAG_EOF;
+    eof_sent_ = true;
+    return nghttp3_ssize(n);
+  }
+  if (n == 0) {
+    deferred_ = true;  // more output or an acknowledgement resumes us
+    return NGHTTP3_ERR_WOULDBLOCK;
+  }
+  return nghttp3_ssize(n);
+}
+
+void Stream::on_acked(uint64_t n) {
+  inflight_bytes_ -= size_t(std::min<uint64_t>(n, inflight_bytes_));
+  while (n > 0 && !inflight_.empty()) {
+    InFlight& f = inflight_.front();
+    const size_t k = size_t(std::min<uint64_t>(n, f.len - f.acked));
+    f.acked += k;
+    n -= k;
+    if (f.acked < f.len) break;
+    if (!f.data.empty() && f.data.capacity() >= kFileChunk && spare_.size() < kMaxSpare)
+      spare_.push_back(std::move(f.data));  // reused for the next file chunk
+    inflight_.pop_front();
+  }
+  if (deferred_ && first_piece_ < pieces_.size()) {
+    deferred_ = false;
+    nghttp3_conn_resume_stream(session_.h3(), id_);
+    session_.host().wake();
+  }
+  if (drain_due()) session_.stream_drain_due(*this);
+}
+
+}  // namespace torii::http3

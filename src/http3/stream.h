@@ -1,0 +1,145 @@
+// One HTTP/3 request stream: the fields nghttp3 decoded (QPACK) turned into
+// the shared RequestHead, its Exchange, and the ResponseSink handlers write
+// into. Unlike HTTP/2, the bytes handed to nghttp3 must stay where they are
+// until the client acknowledges them (QUIC may retransmit them), so the
+// response lives in two queues: pieces not yet handed over, and "in flight"
+// buffers released by acknowledgements. Both count in queued_bytes(), so a
+// slow reader (small window, lost packets) holds a streaming handler back
+// instead of growing our memory; in-flight bytes per stream are capped by
+// http3_stream_buffer_size.
+#pragma once
+
+#include <nghttp3/nghttp3.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/exchange.h"
+#include "http/response.h"
+
+namespace torii::http3 {
+
+class Session;
+
+class Stream final : public http::ResponseSink {
+ public:
+  Stream(Session& session, int64_t id);
+  ~Stream() override;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  int64_t id() const { return id_; }
+
+  // ---- request, fed by the session's nghttp3 callbacks ---------------------
+  void add_field(nghttp3_rcbuf* name, nghttp3_rcbuf* value, size_t field_limit, size_t list_limit);
+  void headers_done(bool fin) {
+    headers_done_ = true;
+    remote_closed_ = fin;
+    had_body_ = !fin;
+  }
+  bool headers_complete() const { return headers_done_; }
+  void on_data(const uint8_t* data, size_t len);
+  void on_remote_end() { remote_closed_ = true; }
+
+  void run();
+  void deliver_body();
+  // nghttp3 closed the stream (response acknowledged, or reset).
+  void on_close();
+  bool closed() const { return closed_; }
+  bool started() const { return exchange_.has_value(); }
+
+  // ---- response, pulled by the session -------------------------------------
+  bool head_ready() const { return head_ != nullptr && !submitted_ && !closed_; }
+  void submit();
+  // nghttp3's data reader: points `vec` at bytes that stay put until acked.
+  nghttp3_ssize read_data(nghttp3_vec* vec, size_t veccnt, uint32_t* flags);
+  void on_acked(uint64_t n);
+
+  bool drain_due() const;
+  void fire_drain();
+
+  // ---- ResponseSink --------------------------------------------------------
+  void send_head(const http::ResponseHead& head) override;
+  void send_body(std::string_view data) override;
+  void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override;
+  void finish() override;
+  void abort() override;
+  void read_body(http::BodyReader* reader) override;
+  void resume_body() override;
+  size_t queued_bytes() const override { return queued_memory_ + inflight_bytes_; }
+  void set_drain_callback(std::function<void()> cb) override;
+
+ private:
+  struct Piece {
+    std::string data;
+    std::shared_ptr<const http::OpenFile> file;
+    int64_t offset = 0;
+    int64_t length = 0;
+    size_t consumed = 0;
+  };
+  // Bytes nghttp3 holds pointers into, in stream order.
+  struct InFlight {
+    std::string data;
+    std::shared_ptr<const http::OpenFile> file;  // bytes that are the cache's copy: no buffer of ours
+    const char* ptr = nullptr;
+    size_t len = 0;
+    size_t acked = 0;
+  };
+
+  int build_head(std::string& reason);
+  void output_changed();
+  void acknowledge(size_t n);
+  void drop_body();
+  void reset(uint64_t app_error);
+  std::string take_buffer();
+
+  Session& session_;
+  int64_t id_;
+
+  std::vector<nghttp3_rcbuf*> rcbufs_;
+  std::vector<http::Header> fields_;
+  std::string_view method_, scheme_, authority_, path_;
+  std::string cookie_;
+  size_t list_size_ = 0;
+  bool too_large_ = false;
+  bool headers_done_ = false;
+  bool remote_closed_ = false;
+  bool had_body_ = false;
+
+  std::optional<http::Exchange> exchange_;
+
+  // Request body.
+  std::string body_;
+  int64_t body_received_ = 0;
+  http::BodyReader* reader_ = nullptr;
+  bool reading_ = false;
+  bool reader_paused_ = false;
+  bool body_end_delivered_ = false;
+  bool dropping_body_ = false;
+
+  // Response.
+  const http::ResponseHead* head_ = nullptr;
+  std::vector<Piece> pieces_;
+  size_t first_piece_ = 0;
+  int64_t queued_total_ = 0;
+  size_t queued_memory_ = 0;
+  // Handed to nghttp3, not yet acknowledged. A deque: its elements never
+  // move, and nghttp3 points into short strings' inline bytes too.
+  std::deque<InFlight> inflight_;
+  size_t inflight_bytes_ = 0;
+  std::vector<std::string> spare_;  // file-read buffers to reuse
+  bool finished_ = false;
+  bool submitted_ = false;
+  bool deferred_ = false;  // the reader said "would block": resume on more output
+  bool eof_sent_ = false;
+  bool closed_ = false;
+  std::function<void()> drain_cb_;
+};
+
+}  // namespace torii::http3

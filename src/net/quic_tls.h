@@ -1,0 +1,32 @@
+// TLS for QUIC: GnuTLS, which ngtcp2's crypto glue drives (ngtcp2_crypto_gnutls).
+// The certificates are the same PEM files the OpenSSL context reads for
+// TLS over TCP; they are loaded once, at config load, and shared by every
+// worker (GnuTLS credentials are read-only once built).
+#pragma once
+
+#include <gnutls/gnutls.h>
+
+#include <memory>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace torii::config {
+struct SslServerConfig;
+}
+
+namespace torii::net {
+
+// Errors read "FILE:LINE: cannot load certificate ...", naming the directive.
+Result<std::shared_ptr<gnutls_certificate_credentials_st>> build_quic_credentials(const config::SslServerConfig& s);
+
+// QUIC is TLS 1.3 only (RFC 9001 4.2); the AEADs QUIC defines packet
+// protection for; no middlebox compatibility mode (RFC 9001 8.4).
+constexpr const char* kQuicPriority =
+    "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:+AES-128-CCM:"
+    "%DISABLE_TLS13_COMPAT_MODE";
+
+// "h3" in the form GnuTLS's ALPN takes.
+constexpr std::string_view kAlpnH3 = "h3";
+
+}  // namespace torii::net
