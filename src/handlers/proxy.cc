@@ -804,7 +804,7 @@ void ProxySession::respond(int status) {
 void ProxySession::on_client_gone() {
   if (phase_ == Phase::done) return;
   loop_.cancel(timer_);
-  if (peer_ >= 0) {
+  if (peer_ >= 0 && phase_ != Phase::tunnel) {  // a tunnel's try was noted when it began
     const char* doing = phase_ == Phase::connecting  ? "connecting to upstream"
                         : phase_ == Phase::exchanging ? (request_sent_ ? "reading response header from upstream"
                                                                        : "sending request to upstream")
@@ -814,7 +814,7 @@ void ProxySession::on_client_gone() {
                  "client prematurely closed connection, so upstream connection is closed too while %s%s", doing,
                  http::log_context(ex_, upstream_url()).c_str());
     }
-    record_try(phase_ == Phase::streaming || phase_ == Phase::tunnel ? resp_.status : 0);
+    record_try(phase_ == Phase::streaming ? resp_.status : 0);
   }
   close_upstream();
   phase_ = Phase::done;

@@ -103,8 +103,13 @@ void Connection::on_timeout() {
       }
       break;
     case State::reading_body:
-      TORII_LOG(info, "client timed out (110: Connection timed out) while reading client request body, client: %s",
-                info_.remote_addr.c_str());
+      if (body_pending_) {
+        TORII_LOG(info, "client timed out (110: Connection timed out) while reading client request body, client: %s",
+                  info_.remote_addr.c_str());
+      } else {  // the response's last bytes wait for the socket
+        TORII_LOG(info, "client timed out (110: Connection timed out) while sending response to client, client: %s",
+                  info_.remote_addr.c_str());
+      }
       break;
     case State::writing:
       TORII_LOG(info, "client timed out (110: Connection timed out) while sending response to client, client: %s",
@@ -291,13 +296,18 @@ void Connection::drive() {
         if (!body_pending_) {
           if (exchange_->finished()) {
             // The line is logged when the last byte has left: until then
-            // the flush at the top waits for the socket (send_timeout).
-            if (!out_.empty()) return;
+            // the flush at the top waits for the socket (send_timeout). A
+            // response that ended in this turn is flushed first.
+            if (!out_.empty()) {
+              if (writable_) continue;
+              return;
+            }
             finish_request();
             continue;
           }
           // Waiting for an asynchronous handler (the proxy), which keeps
           // its own timeouts: no client timer runs while nothing is queued.
+          if (!out_.empty() && writable_) continue;  // queued in this turn: flush it first
           if (out_.empty()) worker_.loop().cancel(timer_);
           if (readable_ && !client_eof_) watch_client();
           return;
