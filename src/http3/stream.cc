@@ -478,6 +478,7 @@ nghttp3_ssize Stream::read_data(nghttp3_vec* vec, size_t veccnt, uint32_t* flags
     }
     queued_total_ -= int64_t(f.len);
     inflight_bytes_ += f.len;
+    if (exchange_) exchange_->body_bytes_sent += int64_t(f.len);  // framed for the client: $body_bytes_sent
     vec[n].base = reinterpret_cast<uint8_t*>(const_cast<char*>(f.ptr));
     vec[n].len = f.len;
     ++n;
