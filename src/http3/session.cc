@@ -189,7 +189,7 @@ class Session::Callbacks {
     // parameter) already bounds how many requests can be open.
     auto st = std::make_unique<Stream>(s, stream_id);
     nghttp3_conn_set_stream_user_data(h3, stream_id, st.get());
-    s.streams_.push_back(std::move(st));
+    s.streams_.insert_or_assign(stream_id, std::move(st));
     return 0;
   }
 
@@ -403,9 +403,8 @@ bool Session::setup_http3() {
 
 Stream* Session::find(int64_t id) {
   if (!h3_) return nullptr;
-  for (const auto& s : streams_)
-    if (s->id() == id) return s.get();
-  return nullptr;
+  const auto it = streams_.find(id);
+  return it == streams_.end() ? nullptr : it->second.get();
 }
 
 Session::Status Session::fail(int liberr) {
@@ -662,19 +661,17 @@ void Session::reset_stream(int64_t id, uint64_t app_error) {
 }
 
 void Session::on_stream_closed(int64_t id) {
-  auto it = std::find_if(streams_.begin(), streams_.end(), [id](const auto& s) { return s->id() == id; });
-  if (it != streams_.end()) {
-    (*it)->on_close();
-    graveyard_.push_back(std::move(*it));
-    *it = std::move(streams_.back());
-    streams_.pop_back();
+  if (auto it = streams_.find(id); it != streams_.end()) {
+    it->second->on_close();
+    graveyard_.push_back(std::move(it->second));
+    streams_.erase(it);
   }
   // A request stream ended: the client may open another.
   if (ngtcp2_is_bidi_stream(id) && !ngtcp2_conn_is_local_stream(conn_, id)) ngtcp2_conn_extend_max_streams_bidi(conn_, 1);
 }
 
 void Session::abort_streams() {
-  for (auto& s : streams_)
+  for (auto& [id, s] : streams_)
     if (!s->closed()) s->on_close();
 }
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "config/config.h"
@@ -168,7 +169,9 @@ class Session {
   uint64_t max_requests_ = 1000;
   uint64_t requests_ = 0;
 
-  std::vector<std::unique_ptr<Stream>> streams_;
+  // By id: the queues below hold ids, and a connection may carry thousands
+  // of open streams, so each lookup must not scan them all.
+  std::unordered_map<int64_t, std::unique_ptr<Stream>> streams_;
   std::vector<std::unique_ptr<Stream>> graveyard_;
   std::vector<int64_t> ready_, submit_, deliver_, drained_;
   std::vector<int64_t> batch_;
