@@ -103,3 +103,11 @@ def test_redirect_default_without_uri_hides_upstream_address(make_server, upstre
     # Outside the location too: the upstream's root becomes "/".
     r = harness.http(srv.port, "/x/gotoroot", host="front.example")
     assert r.header("Location") == f"http://front.example:{srv.port}/root", r.header("Location")
+
+
+def test_redirect_rule_to_a_path_is_absolute_too(make_server, upstreams):
+    up = upstreams()
+    srv = make_server(one_port_conf(f"""location /x {{ proxy_pass http://127.0.0.1:{up.port};
+                          proxy_redirect http://127.0.0.1:{up.port}/x/ /y/; }}"""), nports=2)
+    r = harness.http(srv.port, "/x/goto", host="front.example")
+    assert r.header("Location") == f"http://front.example:{srv.port}/y/went", r.header("Location")
