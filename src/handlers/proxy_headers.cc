@@ -5,6 +5,7 @@
 #include "config/upstream_config.h"
 #include "http/exchange.h"
 #include "http/header_token.h"
+#include "http/special_response.h"
 #include "http/variables.h"
 
 namespace torii::handlers {
@@ -185,12 +186,11 @@ bool rewrite_redirect(const http::Exchange& ex, const config::ProxyConfig& p, st
     return true;
   };
   if (p.redirect_mode == Mode::default_) {
-    if (p.uri_from_regex) return false;
-    // "default": the proxy_pass URL (plus the location when it has no URI
-    // part) becomes the location.
-    std::string from = p.url;
-    if (!p.has_uri) from += p.location_prefix;
-    return try_rule(from, p.location_prefix);
+    // "default", as nginx: with a URI part the proxy_pass URL becomes the
+    // location's prefix; without one the URL's root becomes "/", so the
+    // upstream's address never reaches the client.
+    if (p.has_uri) return try_rule(p.url, p.location_prefix);
+    return try_rule(p.url + "/", "/");
   }
   for (const auto& r : p.redirects) {
     if (try_rule(http::render(r.from, ex), http::render(r.to, ex))) return true;
@@ -222,7 +222,10 @@ void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p,
     if (listed(p.hide_headers, h.name)) continue;
     if (iequals(h.name, "location") || iequals(h.name, "refresh")) {
       std::string v(h.value);
-      rewrite_redirect(ex, p, v);
+      // As nginx: a Location that proxy_redirect rewrote to a path is made
+      // absolute on the client's scheme, host and port; one the upstream
+      // sent relative, and Refresh, stay as they are.
+      if (rewrite_redirect(ex, p, v) && iequals(h.name, "location")) v = http::absolute_location(ex, v);
       out.add(std::string(h.name), std::move(v));
       continue;
     }

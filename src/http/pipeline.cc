@@ -214,6 +214,16 @@ const config::ErrorPage* find_error_page(const config::LocationSettings& s, int 
 
 void run_request(Exchange& ex) {
   if (ex.req.method == Method::head) ex.header_only = true;
+  if (ex.req.method == Method::trace) {
+    // As nginx: TRACE would echo the request (cookies, credentials) back,
+    // so it is refused for every request, proxied or not, before any
+    // location or handler runs. nginx decides keep-alive only after this
+    // check, so the connection ends with the 405.
+    TORII_LOG(info, "client sent TRACE method%s", log_context(ex).c_str());
+    ex.close_connection = true;
+    send_error(ex, 405);
+    return;
+  }
   if (ex.conn().ssl_early_data && ex.conn().requests == 1 && !is_idempotent(ex.req.method)) {
     // TLS early data can be replayed: only what may safely run twice runs (RFC 8470).
     send_error(ex, 425);

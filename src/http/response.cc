@@ -81,7 +81,7 @@ std::string_view reason_phrase(int status) {
     case 402: return "Payment Required";
     case 403: return "Forbidden";
     case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
+    case 405: return "Not Allowed";  // nginx's wording, status line and page
     case 406: return "Not Acceptable";
     case 407: return "Proxy Authentication Required";
     case 408: return "Request Timeout";

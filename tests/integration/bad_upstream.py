@@ -15,6 +15,9 @@ thread of the test process and picks its behaviour from the request path:
   /big/N          N bytes, chunked, in 64 KB chunks
   /ws...          101 Switching Protocols, then echoes bytes until EOF
   /stamped        200 with its own Server and a fixed Date
+  .../goto...     302 to its own absolute URL with "/goto" read as "/went"
+  .../gotoroot    302 to its own absolute URL /root
+  .../relgoto...  302 to the relative "/elsewhere"
   anything else   200 "NAME" (the server's name), keep-alive
 
 A HEAD request, whatever its path, gets a 200 head that announces 1000
@@ -168,6 +171,17 @@ class BadUpstream:
             with self.lock:
                 self.holds.append("answered")
             return False
+        if "/goto" in path:
+            # A redirect to itself by absolute URL, as an upstream that knows
+            # only its own address sends it: proxy_redirect's material.
+            where = f"http://127.0.0.1:{self.port}" + path.replace("/goto", "/went")
+            if "/gotoroot" in path:
+                where = f"http://127.0.0.1:{self.port}/root"
+            conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: %s\r\nContent-Length: 0\r\n\r\n" % where.encode())
+            return True
+        if "/relgoto" in path:
+            conn.sendall(b"HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n")
+            return True
         if path.startswith("/big/"):
             n = int(path.split("/")[2])
             conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
