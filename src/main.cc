@@ -185,14 +185,21 @@ void apply_rlimit(const Config& cfg) {
   }
 }
 
+// Written to a temporary name and renamed, so a reader (systemd's PIDFile=,
+// `torii -s`, a script) sees either no file or the whole pid, never an empty one.
 bool write_pid(const std::string& path) {
-  FILE* f = fopen(path.c_str(), "w");
+  const std::string tmp = path + ".tmp";
+  FILE* f = fopen(tmp.c_str(), "w");
   if (!f) {
-    TORII_LOG(emerg, "open() \"%s\" failed (%d: %s)", path.c_str(), errno, strerror(errno));
+    TORII_LOG(emerg, "open() \"%s\" failed (%d: %s)", tmp.c_str(), errno, strerror(errno));
     return false;
   }
-  fprintf(f, "%d\n", getpid());
-  fclose(f);
+  const bool written = fprintf(f, "%d\n", getpid()) > 0;
+  if (fclose(f) != 0 || !written || rename(tmp.c_str(), path.c_str()) != 0) {
+    TORII_LOG(emerg, "writing \"%s\" failed (%d: %s)", path.c_str(), errno, strerror(errno));
+    unlink(tmp.c_str());
+    return false;
+  }
   return true;
 }
 
