@@ -26,6 +26,10 @@ namespace torii::rewrite {
 struct Program;  // modules/rewrite/program.h: compiled rewrite-module directives
 }
 
+namespace torii::dns {
+struct ResolverConfig;  // dns/resolver_config.h: the `resolver` directive
+}
+
 namespace torii::config {
 
 using Ms = std::chrono::milliseconds;
@@ -170,6 +174,8 @@ struct LocationSettings {
   bool etag = true;
   bool internal = false;  // only reachable by internal redirect
   bool dav_methods_off = true;
+  std::shared_ptr<const dns::ResolverConfig> resolver;  // null: no `resolver` here
+  Ms resolver_timeout{30'000};
 };
 
 struct Location {

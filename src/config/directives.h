@@ -91,6 +91,9 @@ std::span<const DirectiveSpec> http2_directives();  // directives_http2.cc
 std::span<const DirectiveSpec> http3_directives();  // directives_http3.cc
 std::span<const DirectiveSpec> gzip_directives();     // directives_gzip.cc (gzip, brotli, zstd)
 std::span<const DirectiveSpec> rewrite_directives();  // directives_rewrite.cc
+std::span<const DirectiveSpec> resolver_directives();  // directives_resolver.cc
+// Small core and module directives with nginx's meaning (directives_small.cc).
+std::span<const DirectiveSpec> small_directives();
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.
 std::span<const DirectiveSpec> default_only_directives();

@@ -47,7 +47,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"variables_hash_bucket_size", kHttp, Kind::any_size, {}},
     {"limit_rate", kHSL, Kind::size, {"0"}},
     {"limit_rate_after", kHSL, Kind::size, {"0"}},
-    {"resolver_timeout", kHSL, Kind::time, {"30s"}},
     {"satisfy", kHSL, Kind::word, {"all"}},
     {"aio", kHSL, Kind::word, {"off"}},
     {"directio", kHSL, Kind::word, {"off"}},

@@ -309,9 +309,27 @@ Status set_map(Compiler& c, Scope&, const Node& n) {
 
 // ---- proxy_pass ----------------------------------------------------------------
 
+// proxy_pass with variables: checked at load as a template only; the URL
+// is taken apart per request (handlers/proxy_target.cc), as nginx does.
+Status set_proxy_pass_variables(Scope& s, const Node& n) {
+  auto t = compile_template(n.args[0]);
+  if (!t) return node_error(n, t.error());
+  const Location* loc = s.location;
+  using M = Location::Match;
+  bool regex_like = !loc || loc->match == M::regex || loc->match == M::regex_icase || loc->match == M::named;
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.upstream.reset();
+    p.url_template = std::move(*t);
+    p.url = n.args[0];
+    p.location_prefix = loc ? loc->pattern : std::string();
+    p.uri_from_regex = regex_like;
+    return Ok{};
+  });
+}
+
 Status set_proxy_pass(Compiler& c, Scope& s, const Node& n) {
   std::string_view url = n.args[0];
-  if (url.find('$') != std::string_view::npos) return node_error(n, "variables in \"proxy_pass\" are not yet supported");
+  if (url.find('$') != std::string_view::npos) return set_proxy_pass_variables(s, n);
   if (starts_with(url, "https://")) return node_error(n, "\"proxy_pass https://\" is not yet supported");
   if (!starts_with(url, "http://")) return node_error(n, "invalid URL prefix in " + q(url));
   std::string_view rest = url.substr(7);
@@ -375,6 +393,7 @@ Status set_proxy_pass(Compiler& c, Scope& s, const Node& n) {
 
   return edit(s, [&](ProxyConfig& p) -> Status {
     p.upstream = group;
+    p.url_template = Template{};
     p.url = std::string(url);
     std::string h(host);
     if (h.size() > 3 && h.compare(h.size() - 3, 3, ":80") == 0) h.resize(h.size() - 3);
@@ -580,9 +599,10 @@ std::span<const DirectiveSpec> proxy_directives() { return kProxyDirectives; }
 void reset_uninherited_proxy(LocationSettings& s) {
   // proxy_pass belongs to its location: a nested location does not proxy
   // unless it says so (its proxy_* settings are still inherited).
-  if (!s.proxy || !s.proxy->upstream) return;
+  if (!s.proxy || !s.proxy->proxies()) return;
   auto p = std::make_shared<ProxyConfig>(*s.proxy);
   p->upstream.reset();
+  p->url_template = Template{};
   s.proxy = std::move(p);
 }
 

@@ -50,6 +50,12 @@ struct ProxyConfig {
   std::string uri;
   std::string location_prefix;  // the location's pattern, for the URI rules
   bool uri_from_regex = false;  // location is a regex or named: the URI passes unchanged
+  // proxy_pass with variables: the URL is rendered per request, its host
+  // names an upstream {} or is resolved (handlers/proxy_target.cc), and a
+  // URI part replaces the request's whole URI (uri_verbatim).
+  Template url_template;
+  bool uri_verbatim = false;
+  bool proxies() const { return upstream != nullptr || !url_template.empty(); }
 
   int http_version = 10;  // proxy_http_version 1.0 | 1.1
   std::vector<ProxyHeader> set_headers;     // proxy_set_header (replaces the defaults by name)

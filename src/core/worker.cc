@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/fd_budget.h"
+#include "dns/resolver.h"
 #include "handlers/open_file_cache.h"
 #include "http1/connection.h"
 #include "http2/connection.h"
@@ -138,6 +139,8 @@ Worker::Worker(int index, std::shared_ptr<const config::Config> config)
   upstreams_->use_config(*config_);
   services_.loop = &loop_;
   services_.upstreams = upstreams_.get();
+  resolvers_ = std::make_unique<dns::Resolvers>(loop_);
+  services_.resolvers = resolvers_.get();
 }
 
 Worker::~Worker() {
@@ -147,6 +150,7 @@ Worker::~Worker() {
   connections_.clear();
   acceptors_.clear();
   upstreams_.reset();
+  resolvers_.reset();
 }
 
 bool Worker::open_listeners() {
@@ -182,6 +186,7 @@ void Worker::start() {
     connections_.clear();
     acceptors_.clear();
     upstreams_.reset();  // idle upstream connections close on this thread
+    resolvers_.reset();  // and so do the name servers' sockets
   });
 }
 

@@ -30,6 +30,9 @@ class Upstreams;
 namespace torii::http2 {
 class Connection;
 }
+namespace torii::dns {
+class Resolvers;
+}
 namespace torii::net {
 class Transport;
 }
@@ -106,6 +109,7 @@ class Worker {
   std::unique_ptr<handlers::OpenFileCache> open_files_;
   std::unique_ptr<log::AccessLogWriter> access_log_;
   std::unique_ptr<upstream::Upstreams> upstreams_;  // groups' state and keep-alive pools
+  std::unique_ptr<dns::Resolvers> resolvers_;       // `resolver` name servers and their caches
   http::WorkerServices services_;
   using AcceptorMap = std::unordered_map<std::string, std::unique_ptr<Acceptor>>;
   void retire_acceptors(AcceptorMap doomed);

@@ -62,8 +62,11 @@ class ProxySession final : public http::Exchange::HandlerState,
                            public upstream::SocketOwner,
                            public http::BodyReader {
  public:
-  ProxySession(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group)
-      : ex_(ex),
+  // `owned` keeps a per-request config (proxy_pass with variables) alive.
+  ProxySession(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
+               std::shared_ptr<const ProxyConfig> owned = nullptr)
+      : owned_cfg_(std::move(owned)),
+        ex_(ex),
         cfg_(cfg),
         group_(std::move(group)),
         loop_(*ex.services().loop),
@@ -87,6 +90,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   bool body_too_large();
 
  private:
+  std::shared_ptr<const ProxyConfig> owned_cfg_;
   enum class Phase : uint8_t {
     reading_client_body,  // buffering the request body before the first try
     connecting,
@@ -873,8 +877,16 @@ void ProxySession::log_upstream(config::LogLevel level, int err, const char* wha
 
 void serve_proxy(http::Exchange& ex) {
   const auto& cfg = *ex.settings().proxy;
-  auto group = ex.services().upstreams->group(cfg.upstream);
-  auto session = std::make_unique<ProxySession>(ex, cfg, std::move(group));
+  if (!cfg.url_template.empty()) {
+    serve_proxy_with_variables(ex, cfg);  // proxy_target.cc: may resolve a name first
+    return;
+  }
+  start_proxy(ex, cfg, ex.services().upstreams->group(cfg.upstream), nullptr);
+}
+
+void start_proxy(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
+                 std::shared_ptr<const ProxyConfig> owned) {
+  auto session = std::make_unique<ProxySession>(ex, cfg, std::move(group), std::move(owned));
   auto* raw = session.get();
   ex.handler_state = std::move(session);
   raw->start();

@@ -18,13 +18,28 @@
 // error_page applies).
 #pragma once
 
+#include <memory>
+
 namespace torii::http {
 class Exchange;
+}
+namespace torii::config {
+struct ProxyConfig;
+}
+namespace torii::upstream {
+struct Group;
 }
 
 namespace torii::handlers {
 
 // Starts proxying; the response completes later, from the event loop.
 void serve_proxy(http::Exchange& ex);
+// Starts the session for a known group; `owned` (may be null) keeps `cfg`
+// alive when it was made for this request (proxy_pass with variables).
+void start_proxy(http::Exchange& ex, const config::ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
+                 std::shared_ptr<const config::ProxyConfig> owned);
+// proxy_pass with variables (proxy_target.cc): renders the URL, finds the
+// upstream {} it names or resolves its host, then calls start_proxy.
+void serve_proxy_with_variables(http::Exchange& ex, const config::ProxyConfig& cfg);
 
 }  // namespace torii::handlers

@@ -115,6 +115,7 @@ bool listed(const std::vector<std::string_view>& names, std::string_view name) {
 std::string upstream_uri(const http::Exchange& ex, const config::ProxyConfig& p) {
   const auto& req = ex.req;
   std::string uri;
+  if (p.uri_verbatim) return p.uri;  // proxy_pass with variables gave the whole URI
   if (p.has_uri && !p.uri_from_regex && !ex.location_uri_rewritten) {
     std::string_view path = req.path;
     std::string_view rest = path.size() >= p.location_prefix.size() ? path.substr(p.location_prefix.size()) : "";

@@ -29,6 +29,9 @@ class EventLoop;
 namespace torii::upstream {
 class Upstreams;
 }
+namespace torii::dns {
+class Resolvers;
+}
 
 namespace torii::http {
 
@@ -56,6 +59,7 @@ struct WorkerServices {
   handlers::OpenFileCache* open_files = nullptr;
   core::EventLoop* loop = nullptr;             // for handlers with their own sockets and timers
   upstream::Upstreams* upstreams = nullptr;   // upstream groups' state and keep-alive pools
+  dns::Resolvers* resolvers = nullptr;        // name resolution at request time (`resolver`)
 };
 
 class Exchange {
@@ -141,6 +145,7 @@ class Exchange {
   std::string upstream_addr;
   std::string upstream_status;
   std::string upstream_response_time;
+  std::string proxy_host;  // $proxy_host of a proxy_pass with variables, set when it starts
   bool is_internal = false;      // reached by internal redirect (error_page...)
   // A rewrite changed the URI inside this location and stayed (`break`):
   // proxy_pass then sends the whole URI, not its own URI part (nginx's

@@ -166,7 +166,7 @@ void route(Exchange& ex) {
       send_error(ex, 403);
       return;
     }
-    if (s.proxy && s.proxy->upstream) {
+    if (s.proxy && s.proxy->proxies()) {
       handlers::serve_proxy(ex);  // answers later, from the event loop
       return;
     }

@@ -413,6 +413,7 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
     case VarId::gzip_ratio:
       return compression::append_gzip_ratio(ex, out);
     case VarId::proxy_host: {
+      if (!ex.proxy_host.empty()) return append_owned(ex.proxy_host, out);
       const config::LocationSettings* s = settings_of(ex);
       if (!s || !s->proxy || !s->proxy->upstream) return false;
       out.append(s->proxy->proxy_host);

@@ -1,0 +1,265 @@
+// proxy_pass with variables, nginx's way: the URL is rendered per request;
+// a host that names an upstream {} (or the group an address-only
+// proxy_pass made) uses it; an address literal is used as is; any other
+// name goes to the location's `resolver` (dns/resolver.h), asynchronously,
+// and its addresses become a round-robin group for this request. A URI
+// part replaces the request's whole URI; without one the client's URI
+// goes as it came.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cstring>
+
+#include "config/proxy_config.h"
+#include "config/upstream_config.h"
+#include "dns/resolver.h"
+#include "handlers/proxy.h"
+#include "http/exchange.h"
+#include "http/log_context.h"
+#include "http/pipeline.h"
+#include "http/variables.h"
+#include "log/error_log.h"
+#include "upstream/upstreams.h"
+
+namespace torii::handlers {
+
+namespace {
+
+using config::ProxyConfig;
+using config::UpstreamGroupConfig;
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c | 0x20) : c; }
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (lower(a[i]) != lower(b[i])) return false;
+  return true;
+}
+
+struct Target {
+  std::string host;       // without brackets
+  std::string authority;  // as written: "app:8080", "[::1]:81", "app"
+  uint16_t port = 80;
+  bool no_port = true;
+  std::string uri;  // empty: none given
+};
+
+// "http://host[:port][/uri]"; false (with the reason) when unusable.
+bool parse_target(std::string_view url, Target& t, std::string& why) {
+  if (url.size() <= 7 || !iequals(url.substr(0, 7), "http://")) {
+    why = "invalid URL prefix in \"" + std::string(url) + "\"";
+    return false;
+  }
+  std::string_view rest = url.substr(7);
+  size_t end = rest.find_first_of("/?");
+  std::string_view authority = rest.substr(0, end);
+  if (end != std::string_view::npos) {
+    t.uri = std::string(rest.substr(end));
+    if (t.uri[0] == '?') t.uri.insert(0, "/");
+  }
+  t.authority = std::string(authority);
+  std::string_view host = authority;
+  std::string_view port;
+  if (!host.empty() && host[0] == '[') {
+    size_t close = host.find(']');
+    if (close == std::string_view::npos) {
+      why = "invalid host in upstream \"" + std::string(authority) + "\"";
+      return false;
+    }
+    if (close + 1 < host.size()) {
+      if (host[close + 1] != ':') {
+        why = "invalid host in upstream \"" + std::string(authority) + "\"";
+        return false;
+      }
+      port = host.substr(close + 2);
+    }
+    host = host.substr(1, close - 1);
+  } else if (size_t colon = host.find(':'); colon != std::string_view::npos) {
+    port = host.substr(colon + 1);
+    host = host.substr(0, colon);
+  }
+  if (host.empty()) {
+    why = "no host in upstream \"" + std::string(authority) + "\"";
+    return false;
+  }
+  if (authority.find(':') != std::string_view::npos && (authority.back() != ']')) {
+    unsigned p = 0;
+    for (char c : port) {
+      if (c < '0' || c > '9' || p > 65535) {
+        p = 0;
+        break;
+      }
+      p = p * 10 + unsigned(c - '0');
+    }
+    if (p == 0 || p > 65535) {
+      why = "invalid port in upstream \"" + std::string(authority) + "\"";
+      return false;
+    }
+    t.port = static_cast<uint16_t>(p);
+    t.no_port = false;
+  }
+  t.host = std::string(host);
+  return true;
+}
+
+// An upstream {} named like the host (when no port is given), or the
+// group a plain proxy_pass made for the same host and port.
+std::shared_ptr<const UpstreamGroupConfig> find_group(const config::Config& cfg, const Target& t) {
+  const std::string with_port = t.authority.find(':') != std::string::npos || t.authority.back() == ']'
+                                    ? t.authority
+                                    : t.authority + ":80";
+  for (const auto& u : cfg.upstreams) {
+    if (!u->implicit && t.no_port && iequals(u->name, t.host)) return u;
+  }
+  for (const auto& u : cfg.upstreams) {
+    if (!u->implicit) continue;
+    if (iequals(u->name, t.authority) || iequals(u->name, with_port)) return u;
+  }
+  return nullptr;
+}
+
+std::string address_text(const sockaddr_storage& ss) {
+  char text[INET6_ADDRSTRLEN] = {};
+  if (ss.ss_family == AF_INET6) {
+    const auto& s6 = reinterpret_cast<const sockaddr_in6&>(ss);
+    inet_ntop(AF_INET6, &s6.sin6_addr, text, sizeof text);
+    return "[" + std::string(text) + "]:" + std::to_string(ntohs(s6.sin6_port));
+  }
+  const auto& s4 = reinterpret_cast<const sockaddr_in&>(ss);
+  inet_ntop(AF_INET, &s4.sin_addr, text, sizeof text);
+  return std::string(text) + ":" + std::to_string(ntohs(s4.sin_port));
+}
+
+// A literal IPv4/IPv6 address, with the port set.
+bool literal_address(const Target& t, dns::Address& out) {
+  out = {};
+  sockaddr_in s4{};
+  if (inet_pton(AF_INET, t.host.c_str(), &s4.sin_addr) == 1) {
+    s4.sin_family = AF_INET;
+    s4.sin_port = htons(t.port);
+    std::memcpy(&out.addr, &s4, sizeof s4);
+    out.len = sizeof s4;
+    return true;
+  }
+  sockaddr_in6 s6{};
+  if (inet_pton(AF_INET6, t.host.c_str(), &s6.sin6_addr) == 1) {
+    s6.sin6_family = AF_INET6;
+    s6.sin6_port = htons(t.port);
+    std::memcpy(&out.addr, &s6, sizeof s6);
+    out.len = sizeof s6;
+    return true;
+  }
+  return false;
+}
+
+// A group for this request only: the addresses, round robin, no pool.
+std::shared_ptr<upstream::Group> group_of(http::Exchange& ex, const Target& t, std::vector<dns::Address> addrs) {
+  auto g = std::make_shared<UpstreamGroupConfig>();
+  g->name = t.authority;
+  g->implicit = true;
+  for (auto& a : addrs) {
+    if (a.addr.ss_family == AF_INET) reinterpret_cast<sockaddr_in&>(a.addr).sin_port = htons(t.port);
+    if (a.addr.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6&>(a.addr).sin6_port = htons(t.port);
+    config::UpstreamServer sv;
+    sv.name = address_text(a.addr);
+    sv.addr = a.addr;
+    sv.addr_len = a.len;
+    g->servers.push_back(std::move(sv));
+  }
+  return std::make_shared<upstream::Group>(*ex.services().loop, std::move(g));
+}
+
+// The request's own copy of the location's proxy settings, with what the
+// rendered URL says.
+std::shared_ptr<const ProxyConfig> config_for(const ProxyConfig& cfg, const Target& t,
+                                              std::shared_ptr<const UpstreamGroupConfig> group) {
+  auto p = std::make_shared<ProxyConfig>(cfg);
+  p->upstream = std::move(group);
+  p->proxy_host = t.authority;
+  if (p->proxy_host.size() > 3 && p->proxy_host.ends_with(":80")) p->proxy_host.resize(p->proxy_host.size() - 3);
+  p->has_uri = !t.uri.empty();
+  p->uri = t.uri;
+  p->uri_verbatim = !t.uri.empty();
+  // nginx makes no default proxy_redirect rule for a URL with variables.
+  if (p->redirect_mode == ProxyConfig::RedirectMode::default_) p->redirect_mode = ProxyConfig::RedirectMode::off;
+  return p;
+}
+
+void start(http::Exchange& ex, const ProxyConfig& cfg, const Target& t, std::shared_ptr<upstream::Group> group) {
+  auto owned = config_for(cfg, t, group->cfg);
+  ex.proxy_host = owned->proxy_host;
+  const ProxyConfig& ref = *owned;
+  start_proxy(ex, ref, std::move(group), std::move(owned));
+}
+
+// The answer is an error response: at the end of the turn, as the proxy's
+// own errors, so error_page may proxy again.
+void fail(http::Exchange& ex, int status) {
+  struct Failed final : http::Exchange::HandlerState {
+    std::shared_ptr<char> alive = std::make_shared<char>();
+  };
+  auto state = std::make_unique<Failed>();
+  std::weak_ptr<char> alive = state->alive;
+  ex.handler_state = std::move(state);
+  http::Exchange* e = &ex;
+  ex.services().loop->defer([e, alive, status] {
+    if (alive.expired() || e->finished() || e->head_sent()) return;
+    http::send_error(*e, status);
+  });
+}
+
+void start_resolved(http::Exchange& ex, const ProxyConfig& cfg, const Target& t, const dns::Answer& a) {
+  if (a.state != 0) {
+    TORII_LOG(error, "%s could not be resolved (%d: %s)%s", t.host.c_str(), a.state, dns::state_text(a.state),
+              http::log_context(ex).c_str());
+    fail(ex, 502);
+    return;
+  }
+  start(ex, cfg, t, group_of(ex, t, a.addrs));
+}
+
+// Waiting for the resolver; dropped (and the wait with it) if the client goes.
+struct WaitingForName final : http::Exchange::HandlerState {
+  std::shared_ptr<dns::Lookup> lookup;
+};
+
+}  // namespace
+
+void serve_proxy_with_variables(http::Exchange& ex, const ProxyConfig& cfg) {
+  const std::string url = http::render(cfg.url_template, ex);
+  Target t;
+  std::string why;
+  if (!parse_target(url, t, why)) {
+    TORII_LOG(error, "%s%s", why.c_str(), http::log_context(ex).c_str());
+    fail(ex, 500);
+    return;
+  }
+  if (auto named = find_group(*ex.config, t)) {
+    start(ex, cfg, t, ex.services().upstreams->group(named));
+    return;
+  }
+  if (dns::Address a; literal_address(t, a)) {
+    start(ex, cfg, t, group_of(ex, t, {a}));
+    return;
+  }
+  const auto& settings = ex.settings();
+  if (!settings.resolver || !ex.services().resolvers) {
+    TORII_LOG(error, "no resolver defined to resolve %s%s", t.host.c_str(), http::log_context(ex).c_str());
+    fail(ex, 502);
+    return;
+  }
+  dns::Resolver& resolver = ex.services().resolvers->get(*settings.resolver);
+  if (const dns::Answer* cached = resolver.cached(t.host)) {
+    start_resolved(ex, cfg, t, *cached);
+    return;
+  }
+  auto wait = std::make_unique<WaitingForName>();
+  http::Exchange* e = &ex;
+  // `cfg` lives in the exchange's config, which the exchange holds.
+  wait->lookup = resolver.resolve(t.host, settings.resolver_timeout.count(),
+                                  [e, &cfg, t](const dns::Answer& a) { start_resolved(*e, cfg, t, a); });
+  ex.handler_state = std::move(wait);
+}
+
+}  // namespace torii::handlers
