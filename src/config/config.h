@@ -138,6 +138,10 @@ using MimeTypes = std::unordered_map<std::string, std::string>;  // ext (lower) 
 struct LocationSettings {
   std::string root = "html";  // absolute after load (prefix applied)
   std::string alias;          // non-empty: alias instead of root
+  // root/alias with variables, rendered per request (http/document_root.h);
+  // root and alias then keep the text as written.
+  Template root_template;
+  Template alias_template;
   std::vector<std::string> index{"index.html"};
   std::vector<Template> try_files;  // empty: off; last may be "=CODE"
   // The location's rewrite-module directives (return, rewrite, set, if,

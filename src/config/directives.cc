@@ -522,7 +522,13 @@ Status set_client_body_temp_path(Compiler& c, Scope& s, const Node& n) {
 Status set_root(Compiler& c, Scope& s, const Node& n) {
   for (auto other : s.seen)
     if (other == "alias") return node_error(n, "\"root\" directive is duplicate, \"alias\" directive was specified earlier");
-  if (n.args[0].find('$') != std::string::npos) return not_yet(n, "variables in \"root\"");
+  s.settings->root_template = Template{};
+  s.settings->alias_template = Template{};
+  if (n.args[0].find('$') != std::string::npos) {
+    auto t = compile_template(n.args[0]);
+    if (!t) return node_error(n, t.error());
+    s.settings->root_template = std::move(*t);
+  }
   std::string p = c.full_path(n.args[0]);
   // nginx drops a trailing slash from root: the URI brings its own.
   if (!p.empty() && p.back() == '/') p.pop_back();
@@ -534,9 +540,15 @@ Status set_root(Compiler& c, Scope& s, const Node& n) {
 Status set_alias(Compiler& c, Scope& s, const Node& n) {
   for (auto other : s.seen)
     if (other == "root") return node_error(n, "\"alias\" directive is duplicate, \"root\" directive was specified earlier");
-  if (n.args[0].find('$') != std::string::npos) return not_yet(n, "variables in \"alias\"");
   if (s.location && s.location->match == Location::Match::named)
     return node_error(n, "\"alias\" directive cannot be used inside the named location");
+  s.settings->root_template = Template{};
+  s.settings->alias_template = Template{};
+  if (n.args[0].find('$') != std::string::npos) {
+    auto t = compile_template(n.args[0]);
+    if (!t) return node_error(n, t.error());
+    s.settings->alias_template = std::move(*t);
+  }
   s.settings->alias = c.full_path(n.args[0]);
   return Ok{};
 }

@@ -12,6 +12,7 @@
 
 #include "handlers/open_file_cache.h"
 #include "http/date.h"
+#include "http/document_root.h"
 #include "http/etag.h"
 #include "http/exchange.h"
 #include "http/range.h"
@@ -31,79 +32,7 @@ using http::Method;
 
 // ---- mapping a URI to a file name ----------------------------------------
 
-// True if a "." or ".." segment starts at or after the segment holding
-// position `from`. The URI is already normalised, so only the seam between
-// alias and URI (location "/i" + alias "/data/" turns "/i../x" into
-// "/data/../x") or a regex capture can bring one in.
-bool has_dot_segment(std::string_view p, size_t from) {
-  size_t seg = from == 0 ? 0 : p.rfind('/', from - 1);
-  seg = seg == std::string_view::npos ? 0 : seg + 1;
-  while (seg <= p.size()) {
-    size_t end = p.find('/', seg);
-    if (end == std::string_view::npos) end = p.size();
-    const std::string_view s = p.substr(seg, end - seg);
-    if (s == "." || s == "..") return true;
-    seg = end + 1;
-  }
-  return false;
-}
-
-// An alias with $1..$9 (or ${1}): substitute the location's regex captures.
-void render_alias(std::string_view alias, const Exchange& ex, std::string& out) {
-  out.clear();
-  for (size_t i = 0; i < alias.size(); ++i) {
-    const char c = alias[i];
-    if (c == '$' && i + 1 < alias.size()) {
-      if (alias[i + 1] >= '1' && alias[i + 1] <= '9') {
-        out.append(ex.captures.get(static_cast<size_t>(alias[i + 1] - '0')));
-        ++i;
-        continue;
-      }
-      if (alias[i + 1] == '{' && i + 3 < alias.size() && alias[i + 2] >= '1' &&
-          alias[i + 2] <= '9' && alias[i + 3] == '}') {
-        out.append(ex.captures.get(static_cast<size_t>(alias[i + 2] - '0')));
-        i += 3;
-        continue;
-      }
-    }
-    out.push_back(c);
-  }
-}
-
-// root + uri, or the alias in place of the location's prefix. Returns false
-// when the URI cannot map to a file we are willing to open.
-bool map_uri(const Exchange& ex, std::string_view uri, std::string& out) {
-  const config::LocationSettings& s = ex.settings();
-  if (uri.empty() || uri[0] != '/' || uri.find('\0') != std::string_view::npos) return false;
-  if (s.alias.empty()) {
-    out.reserve(s.root.size() + uri.size());
-    out.assign(s.root);
-    out.append(uri);
-    return true;
-  }
-  const config::Location* loc = ex.location;
-  if (s.alias.find('$') != std::string::npos) {
-    render_alias(s.alias, ex, out);
-    return out.find('\0') == std::string::npos && !has_dot_segment(out, 0);
-  }
-  const bool regex = loc && (loc->match == config::Location::Match::regex ||
-                             loc->match == config::Location::Match::regex_icase);
-  if (regex || !loc) {
-    // A regex location's alias names the whole file.
-    out.assign(s.alias);
-    return true;
-  }
-  if (uri.substr(0, loc->pattern.size()) != loc->pattern) {
-    // Only reachable through try_files naming a URI outside the location.
-    TORII_LOG(error, "\"%.*s\" is outside alias location \"%s\"%s", static_cast<int>(uri.size()),
-              uri.data(), loc->pattern.c_str(), http::log_context(ex).c_str());
-    return false;
-  }
-  out.reserve(s.alias.size() + uri.size());
-  out.assign(s.alias);
-  out.append(uri.substr(loc->pattern.size()));
-  return !has_dot_segment(out, s.alias.size());
-}
+bool map_uri(const Exchange& ex, std::string_view uri, std::string& out) { return http::map_uri_to_path(ex, uri, out); }
 
 OpenResult open_path(Exchange& ex, const std::string& path) {
   const config::OpenFileCache& c = ex.settings().open_file_cache;

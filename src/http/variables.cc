@@ -12,6 +12,7 @@
 
 #include "config/map_config.h"
 #include "config/proxy_config.h"
+#include "http/document_root.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "log/error_log.h"
@@ -237,10 +238,9 @@ const config::LocationSettings* settings_of(const Exchange& ex) {
   return &ex.settings();
 }
 
-bool append_document_root(const Exchange& ex, std::string& out) {
-  const config::LocationSettings* s = settings_of(ex);
-  if (!s) return false;
-  out.append(s->alias.empty() ? s->root : s->alias);
+bool append_root(const Exchange& ex, std::string& out) {
+  if (!settings_of(ex)) return false;
+  append_document_root(ex, out);
   return true;
 }
 
@@ -249,9 +249,9 @@ bool append_realpath_root(const Exchange& ex, std::string& out) {
     out.append(ex.realpath_root);
     return true;
   }
-  const config::LocationSettings* s = settings_of(ex);
-  if (!s) return false;
-  const std::string& root = s->alias.empty() ? s->root : s->alias;
+  if (!settings_of(ex)) return false;
+  std::string root;
+  append_document_root(ex, root);
   char resolved[PATH_MAX];
   if (!::realpath(root.c_str(), resolved)) return false;
   out.append(resolved);
@@ -259,26 +259,16 @@ bool append_realpath_root(const Exchange& ex, std::string& out) {
 }
 
 // The static handler stores the file it mapped to; otherwise map the URI
-// the way it would: root + uri, or alias replacing the location's prefix.
+// the way it would.
 bool append_request_filename(const Exchange& ex, std::string& out) {
   if (!ex.request_filename.empty()) {
     out.append(ex.request_filename);
     return true;
   }
-  const config::LocationSettings* s = settings_of(ex);
-  if (!s) return false;
-  const std::string& path = ex.req.path;
-  if (s->alias.empty()) {
-    out.append(s->root);
-    out.append(path);
-    return true;
-  }
-  out.append(s->alias);
-  const config::Location* loc = ex.location;
-  using M = config::Location::Match;
-  if (loc && (loc->match == M::prefix || loc->match == M::prefix_no_regex || loc->match == M::exact) &&
-      path.starts_with(loc->pattern))
-    out.append(path, loc->pattern.size());
+  if (!settings_of(ex)) return false;
+  std::string path;
+  if (!map_uri_to_path(ex, ex.req.path, path)) return false;
+  out.append(path);
   return true;
 }
 
@@ -578,7 +568,7 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return true;
     }
     case VarId::document_root:
-      return append_document_root(ex, out);
+      return append_root(ex, out);
     case VarId::realpath_root:
       return append_realpath_root(ex, out);
     case VarId::request_filename:

@@ -681,7 +681,7 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http { server {\ninternal; } }", "string:2: \"internal\" directive is not allowed here"},
       {"http {\nroot /a;\nroot /b; }", "string:3: \"root\" directive is duplicate"},
       {"http {\ntypes { text/html; } }", "string:2: invalid number of arguments in \"text/html\" directive"},
-      {"http {\nroot $uri; }", "string:2: \"variables in \"root\"\" is not yet supported"},
+      {"http {\nroot /srv/$nosuch; }", "string:2: unknown \"nosuch\" variable"},
   };
   for (const auto& c : cases) EXPECT_EQ(load_error(c.text), c.want) << c.text;
 }

@@ -395,6 +395,7 @@ TEST_F(StaticFileTest, AliasInRegexLocation) {
   EXPECT_EQ(sink_.body, "body{}");
 
   settings().alias = root_ + "/assets/$1";
+  settings().alias_template = *config::compile_template(settings().alias);
   captures_.subject = "/img/app.css";
   captures_.spans = {{0, 12}, {5, 12}};
   r = run(Method::get, "/img/app.css");
