@@ -278,6 +278,7 @@ struct Config {
   std::vector<std::shared_ptr<const UpstreamGroupConfig>> upstreams;
   std::vector<std::shared_ptr<const MapConfig>> maps;  // $name of map i: VarId::map_ with arg i
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
+  bool keep_upstream_headers = false;  // some template reads $upstream_http_* / $upstream_cookie_*
 
   // Every file read, in order, with its text: for `torii -T`.
   std::vector<std::pair<std::string, std::string>> sources;

@@ -278,6 +278,14 @@ Status set_map(Compiler& c, Scope&, const Node& n) {
       continue;
     }
     if (d.args.size() != 1) return node_error(d, "invalid number of the map parameters");
+    MapConfig::Entry e;
+    if (d.name.size() > 1 && d.name[0] == '~') {
+      // Compiled before the value, which may name its (?<captures>).
+      bool icase = d.name.size() > 2 && d.name[1] == '*';
+      auto re = Regex::compile(std::string_view(d.name).substr(icase ? 2 : 1), icase);
+      if (!re) return node_error(d, re.error());
+      e.regex = std::move(*re);
+    }
     auto value = compile_template(d.args[0]);
     if (!value) return node_error(d, value.error());
     if (d.name == "default") {
@@ -285,17 +293,9 @@ Status set_map(Compiler& c, Scope&, const Node& n) {
       continue;
     }
     if (d.name == "include") return node_error(d, "\"include\" inside map is not yet supported");
-    MapConfig::Entry e;
     std::string key = d.name;
     if (!key.empty() && key[0] == '\\') key.erase(0, 1);  // "\~" is a literal tilde
-    if (d.name.size() > 1 && d.name[0] == '~') {
-      bool icase = d.name.size() > 2 && d.name[1] == '*';
-      auto re = Regex::compile(std::string_view(d.name).substr(icase ? 2 : 1), icase);
-      if (!re) return node_error(d, re.error());
-      e.regex = std::move(*re);
-    } else {
-      e.key = m->hostnames ? lower(key) : key;
-    }
+    if (!e.regex) e.key = m->hostnames ? lower(key) : key;
     e.value = std::move(*value);
     m->entries.push_back(std::move(e));
   }

@@ -163,6 +163,7 @@ Status Compiler::run(const std::vector<Node>& main) {
   st = build_listen_groups();
   if (!st) return st;
   cfg_.variables = user_variable_names();
+  cfg_.keep_upstream_headers = upstream_headers_used();
   return build_ssl_contexts(servers_, cfg_);  // certificates are read now: -t names a bad one
 }
 

@@ -38,6 +38,7 @@ constexpr Named kPlain[] = {
     {"remote_user", VarId::remote_user},
     {"request", VarId::request},
     {"request_filename", VarId::request_filename},
+    {"request_id", VarId::request_id},
     {"request_length", VarId::request_length},
     {"request_method", VarId::request_method},
     {"request_time", VarId::request_time},
@@ -90,6 +91,7 @@ void add_literal(Template& t, std::string_view s) {
 thread_local std::vector<std::pair<std::string, size_t>> t_defined;
 // `set` variables and named captures, by slot.
 thread_local std::vector<std::string> t_user;
+thread_local bool t_upstream_headers = false;
 
 }  // namespace
 
@@ -106,6 +108,7 @@ void define_variable(const std::string& name, size_t map_index) {
 void clear_defined_variables() {
   t_defined.clear();
   t_user.clear();
+  t_upstream_headers = false;
 }
 
 uint32_t define_user_variable(std::string_view name) {
@@ -116,6 +119,8 @@ uint32_t define_user_variable(std::string_view name) {
 }
 
 const std::vector<std::string>& user_variable_names() { return t_user; }
+
+bool upstream_headers_used() { return t_upstream_headers; }
 
 bool is_builtin_variable(std::string_view name) {
   for (const auto& n : kPlain)
@@ -159,6 +164,8 @@ bool lookup_variable(std::string_view name, Variable& out) {
     bool header;
   };
   static constexpr Family kFamilies[] = {
+      {"upstream_http_", VarId::upstream_http_, true},
+      {"upstream_cookie_", VarId::upstream_cookie_, false},
       {"http_", VarId::http_, true},
       {"sent_http_", VarId::sent_http_, true},
       {"arg_", VarId::arg_, false},
@@ -169,6 +176,7 @@ bool lookup_variable(std::string_view name, Variable& out) {
       std::string_view rest = name.substr(f.prefix.size());
       out.id = f.id;
       out.arg = f.header ? header_arg(rest) : std::string(rest);
+      if (f.id == VarId::upstream_http_ || f.id == VarId::upstream_cookie_) t_upstream_headers = true;
       return true;
     }
   }

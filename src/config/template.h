@@ -20,6 +20,8 @@ enum class VarId : uint8_t {
   capture,      // $1..$9 from the last regex match; arg "1".."9"
   map_,         // a map {} variable; arg is its index in Config::maps
   user_,        // a `set` variable or a named regex capture; `index` is its slot
+  upstream_http_,    // the upstream response's header, spelled as http_
+  upstream_cookie_,  // a cookie the upstream set (Set-Cookie), arg as written
   // Plain variables.
   args,
   body_bytes_sent,
@@ -47,6 +49,7 @@ enum class VarId : uint8_t {
   remote_user,
   request,
   request_filename,
+  request_id,  // 32 hex digits, random, one per request
   request_length,
   request_method,
   request_time,
@@ -110,5 +113,9 @@ const std::vector<std::string>& user_variable_names();
 // True for the names of built-in variables (`set` may not redefine them,
 // except $args, which it changes).
 bool is_builtin_variable(std::string_view name);
+// True when a template compiled since clear_defined_variables() reads the
+// upstream's response headers ($upstream_http_*, $upstream_cookie_*): only
+// then does the proxy keep a copy of them.
+bool upstream_headers_used();
 
 }  // namespace torii::config

@@ -558,6 +558,7 @@ void ProxySession::on_head(size_t head_len) {
     }
   }
 
+  if (ex_.config && ex_.config->keep_upstream_headers) http::keep_upstream_headers(ex_, resp_.headers);
   framing_ = http1::response_framing(resp_, ex_.req.method == http::Method::head);
   if (status == 101) framing_ = BodyFraming::none;
   http::ResponseHead head;

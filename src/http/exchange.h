@@ -146,6 +146,10 @@ class Exchange {
   std::string upstream_status;
   std::string upstream_response_time;
   std::string proxy_host;  // $proxy_host of a proxy_pass with variables, set when it starts
+  // The upstream's response fields, kept only when the config reads
+  // $upstream_http_* or $upstream_cookie_* (Config::keep_upstream_headers).
+  std::vector<std::pair<std::string, std::string>> upstream_headers;
+  mutable std::string request_id;  // $request_id, made on first use
   bool is_internal = false;      // reached by internal redirect (error_page...)
   // A rewrite changed the URI inside this location and stayed (`break`):
   // proxy_pass then sends the whole URI, not its own URI part (nginx's

@@ -111,6 +111,24 @@ namespace {
 
 // Location phase onwards, for the current ex.req.path; loops on internal
 // redirects (index, try_files, error_page).
+// A server chosen by a regular-expression server_name keeps that match's
+// captures ($1.., named ones as variables), as nginx does.
+void assign_server_name_captures(Exchange& ex) {
+  if (!ex.server) return;
+  bool has_regex = false;
+  for (const auto& n : ex.server->names) {
+    if (n.kind == config::ServerName::Kind::exact && n.name == ex.req.host) return;  // chosen by name
+    has_regex = has_regex || n.kind == config::ServerName::Kind::regex;
+  }
+  if (!has_regex) return;
+  for (const auto& n : ex.server->names) {
+    if (n.kind != config::ServerName::Kind::regex || !n.regex) continue;
+    if (!n.regex->match(ex.req.host, &ex.captures)) continue;
+    if (!n.regex->named().empty()) rewrite::assign_named_captures(*n.regex, ex);
+    return;
+  }
+}
+
 void route(Exchange& ex) {
   // A redirect to a URI starts again at the server rewrite phase; one to a
   // named location goes straight to that location's rewrite phase.
@@ -229,6 +247,7 @@ void run_request(Exchange& ex) {
     send_error(ex, 425);
     return;
   }
+  assign_server_name_captures(ex);
   route(ex);
 }
 

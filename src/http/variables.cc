@@ -7,6 +7,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <random>
 #include <cstdio>
 #include <cstring>
 
@@ -17,6 +18,7 @@
 #include "http/log_context.h"
 #include "log/error_log.h"
 #include "modules/compression/compression_filter.h"
+#include "modules/rewrite/runner.h"
 
 namespace torii::http {
 
@@ -347,16 +349,31 @@ bool append_map(const Exchange& ex, std::string_view arg, std::string& out) {
     for (auto& c : key) c = lower(c);
   }
   const config::Template* value = &m.default_value;
-  bool found = false;
+  config::Captures captures;
+  const config::Regex* captured = nullptr;  // the regex that matched, when it has groups
   for (const auto& e : m.entries) {
-    if (e.regex ? e.regex->match(key, nullptr) : e.key == key) {
+    if (!e.regex) {
+      if (e.key != key) continue;
       value = &e.value;
-      found = true;
       break;
     }
+    const bool groups = e.regex->capture_count() > 0;
+    if (!e.regex->match(key, groups ? &captures : nullptr)) continue;
+    value = &e.value;
+    if (groups) captured = e.regex.get();
+    break;
   }
-  (void)found;
-  render(*value, ex, out);
+  if (captured) {
+    // As nginx: named groups become variables for the rest of the request;
+    // $1..$9 in the value are the map's own, swapped in while it renders.
+    auto& mut = const_cast<Exchange&>(ex);
+    std::swap(mut.captures, captures);
+    rewrite::assign_named_captures(*captured, mut);
+    render(*value, ex, out);
+    std::swap(mut.captures, captures);
+  } else {
+    render(*value, ex, out);
+  }
   --depth;
   return true;
 }
@@ -373,6 +390,51 @@ bool append_user_variable(const Exchange& ex, uint32_t slot, std::string& out) {
               log_context(ex).c_str());
   }
   return true;
+}
+
+// Every field of the upstream's response with this name, joined by ", ".
+bool append_upstream_header(const Exchange& ex, std::string_view name, std::string& out) {
+  bool found = false;
+  for (const auto& [n, v] : ex.upstream_headers) {
+    if (!header_matches(n, name)) continue;
+    if (found) out.append(", ");
+    out.append(v);
+    found = true;
+  }
+  return found;
+}
+
+// nginx's $upstream_cookie_NAME: the value of the first Set-Cookie of the
+// upstream's response that sets NAME (case-insensitive), up to its ';'.
+bool append_upstream_cookie(const Exchange& ex, std::string_view name, std::string& out) {
+  for (const auto& [n, v] : ex.upstream_headers) {
+    if (!iequals(n, "set-cookie")) continue;
+    std::string_view c = v;
+    while (!c.empty() && c.front() == ' ') c.remove_prefix(1);
+    if (c.size() <= name.size() || c[name.size()] != '=' || !iequals(c.substr(0, name.size()), name)) continue;
+    c.remove_prefix(name.size() + 1);
+    out.append(c.substr(0, c.find(';')));
+    return true;
+  }
+  return false;
+}
+
+// 128 random bits in hex, made once per request, as nginx's $request_id.
+void append_request_id(const Exchange& ex, std::string& out) {
+  if (ex.request_id.empty()) {
+    thread_local std::mt19937_64 rng = [] {
+      std::random_device rd;
+      std::seed_seq seq{rd(), rd(), rd(), rd(), rd(), rd(), rd(), rd()};
+      return std::mt19937_64(seq);
+    }();
+    static constexpr char kHex[] = "0123456789abcdef";
+    ex.request_id.resize(32);
+    for (int half = 0; half < 2; ++half) {
+      uint64_t bits = rng();
+      for (int i = 0; i < 16; ++i) ex.request_id[size_t(half * 16 + i)] = kHex[(bits >> (i * 4)) & 0xf];
+    }
+  }
+  out.append(ex.request_id);
 }
 
 bool append_owned(const std::string& v, std::string& out) {
@@ -400,6 +462,13 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_map(ex, v.arg, out);
     case VarId::user_:
       return append_user_variable(ex, v.index, out);
+    case VarId::upstream_http_:
+      return append_upstream_header(ex, v.arg, out);
+    case VarId::upstream_cookie_:
+      return append_upstream_cookie(ex, v.arg, out);
+    case VarId::request_id:
+      append_request_id(ex, out);
+      return true;
     case VarId::gzip_ratio:
       return compression::append_gzip_ratio(ex, out);
     case VarId::proxy_host: {
@@ -575,6 +644,11 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_request_filename(ex, out);
   }
   return false;
+}
+
+void keep_upstream_headers(Exchange& ex, const std::vector<Header>& fields) {
+  ex.upstream_headers.clear();
+  for (const Header& h : fields) ex.upstream_headers.emplace_back(std::string(h.name), std::string(h.value));
 }
 
 void render(const config::Template& t, const Exchange& ex, std::string& out) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "config/template.h"
 
@@ -16,5 +17,10 @@ std::string render(const config::Template& t, const Exchange& ex);
 
 // Appends one variable's value; returns false if it has no value here.
 bool append_variable(const config::Variable& v, const Exchange& ex, std::string& out);
+
+// The proxy hands over the upstream's response fields (when the config
+// reads them, see Config::keep_upstream_headers).
+struct Header;
+void keep_upstream_headers(Exchange& ex, const std::vector<Header>& fields);
 
 }  // namespace torii::http

@@ -1,0 +1,111 @@
+"""Variables configs copy from guides: $request_id, $cookie_NAME,
+$arg_NAME, $sent_http_NAME, $upstream_http_NAME, $upstream_cookie_NAME,
+$msec, $time_iso8601, $time_local, $connection_requests, $pid, $hostname,
+$request_length, $bytes_sent, $body_bytes_sent, and named captures in
+server_name and map regexes. Every expectation is nginx's: the file passes
+with TORII_BIN=/usr/sbin/nginx."""
+
+import re
+import socket
+
+import pytest
+
+import harness
+from echo_backend import EchoBackend
+
+
+@pytest.fixture
+def backend():
+    b = EchoBackend("app")
+    yield b.port
+    b.stop()
+
+
+def conf(port):
+    return harness.base_conf(access_log=False, http=f"""
+    log_format vars '$request_id|$sent_http_content_type|$upstream_http_x_backend|$connection_requests|'
+                    '$pid|$hostname|$request_length|$bytes_sent|$body_bytes_sent|$msec|$time_iso8601|'
+                    '$time_local|$upstream_cookie_sid';
+    map $uri $mapped {{
+        ~^/map/(?<part>[a-z]+)/(\\d+)$ "$2-$part";
+        default none;
+    }}
+    server {{
+        listen 127.0.0.1:@PORT@;
+        server_name localhost;
+        access_log @PREFIX@/logs/vars.log vars;
+        location /id {{
+            add_header X-Id $request_id;
+            return 200 "$request_id\\n";
+        }}
+        location /ca {{ return 200 "cookie=$cookie_session arg=$arg_b\\n"; }}
+        location /up/ {{
+            add_header X-Up $upstream_http_x_backend;
+            add_header X-Up-Cookie $upstream_cookie_sid;
+            proxy_pass http://127.0.0.1:{port};
+        }}
+        location /map/ {{ return 200 "mapped=$mapped part=$part\\n"; }}
+    }}
+    server {{
+        listen 127.0.0.1:@PORT@;
+        server_name ~^(?<sub>[a-z]+)\\.example\\.test$;
+        location / {{ return 200 "sub=$sub one=$1\\n"; }}
+    }}
+""")
+
+
+def test_request_id_is_random_per_request_and_stable_within_it(make_server, backend):
+    srv = make_server(conf(backend))
+    a = harness.http(srv.port, "/id")
+    b = harness.http(srv.port, "/id")
+    assert re.fullmatch(r"[0-9a-f]{32}\n", a.text())
+    assert a.header("X-Id") + "\n" == a.text()
+    assert a.text() != b.text()
+
+
+def test_cookie_and_arg(make_server, backend):
+    srv = make_server(conf(backend))
+    r = harness.http(srv.port, "/ca?a=1&b=two", headers={"Cookie": "x=1; session=abc"})
+    assert r.text() == "cookie=abc arg=two\n"
+
+
+def test_upstream_http_and_upstream_cookie(make_server, backend):
+    srv = make_server(conf(backend))
+    r = harness.http(srv.port, "/up/x")
+    assert r.status == 200
+    assert r.header("X-Up") == "app"
+    assert r.header("X-Up-Cookie") == "app"
+
+
+def test_log_variables(make_server, backend):
+    srv = make_server(conf(backend))
+    with harness.Conn(srv.port) as c:
+        c.request("GET", "/up/one")
+        c.request("GET", "/up/two")
+    log = srv.prefix / "logs" / "vars.log"
+    lines = harness.wait_until(lambda: log.exists() and len(log.read_text().splitlines()) >= 2 and
+                               log.read_text().splitlines(), 10, what="two log lines")
+    second = lines[1].split("|")
+    rid, ctype, up, creq, pid, host, rlen, sent, body, msec, iso, local, cookie = second
+    assert re.fullmatch(r"[0-9a-f]{32}", rid)
+    assert ctype == "text/plain" and up == "app" and cookie == "app"
+    assert creq == "2"
+    assert pid.isdigit() and host == socket.gethostname()
+    assert int(rlen) > len("GET /up/two HTTP/1.1\r\n")
+    assert int(body) == len("backend=app uri=/up/two host=127.0.0.1:0\n") - 1 + len(str(backend))
+    assert int(sent) > int(body)
+    assert re.fullmatch(r"\d{10}\.\d{3}", msec)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", iso)
+    assert re.fullmatch(r"\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}", local)
+
+
+def test_named_captures_in_map(make_server, backend):
+    srv = make_server(conf(backend))
+    assert harness.http(srv.port, "/map/abc/42").text() == "mapped=42-abc part=abc\n"
+    assert harness.http(srv.port, "/map/x").text() == "mapped=none part=\n"
+
+
+def test_named_captures_in_server_name(make_server, backend):
+    srv = make_server(conf(backend))
+    r = harness.http(srv.port, "/", host="shop.example.test")
+    assert r.text() == "sub=shop one=shop\n"
