@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "http/exchange.h"
+#include "http/field_section.h"
 #include "http/response.h"
 
 namespace torii::http3 {
@@ -92,7 +93,6 @@ class Stream final : public http::ResponseSink {
     size_t acked = 0;
   };
 
-  int build_head(std::string& reason);
   void output_changed();
   void acknowledge(size_t n);
   void drop_body();
@@ -103,11 +103,7 @@ class Stream final : public http::ResponseSink {
   int64_t id_;
 
   std::vector<nghttp3_rcbuf*> rcbufs_;
-  std::vector<http::Header> fields_;
-  std::string_view method_, scheme_, authority_, path_;
-  std::string cookie_;
-  size_t list_size_ = 0;
-  bool too_large_ = false;
+  http::FieldSection head_fields_;  // the request head as decoded, until run()
   bool headers_done_ = false;
   bool remote_closed_ = false;
   bool had_body_ = false;
