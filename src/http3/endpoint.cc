@@ -114,7 +114,11 @@ const std::string& static_secret(const std::string& host_key) {
 }
 
 Endpoint::Endpoint(core::Worker& worker, int fd, std::shared_ptr<core::ListenBinding> binding)
-    : worker_(worker), fd_(fd), binding_(std::move(binding)), rx_(kSlots * kSlotSize), tx_(kTxSize) {
+    : worker_(worker),
+      fd_(fd),
+      binding_(std::move(binding)),
+      key_(key_for(binding_->group->listen)),
+      rx_(kSlots * kSlotSize), tx_(kTxSize) {
   const auto& h3 = binding_->group->default_server->http3_settings;
   gso_ = h3.gso;
   secret_ = static_secret(h3.host_key);
@@ -126,6 +130,17 @@ Endpoint::~Endpoint() {
     worker_.loop().remove(fd_);
     close(fd_);
   }
+}
+
+std::string Endpoint::key_for(const config::Listen& listen) { return "udp " + listen.text; }
+
+bool Endpoint::take_handed(HandedDatagram& d) {
+  if (d.bytes.empty()) return false;
+  ngtcp2_version_cid vc;
+  if (ngtcp2_pkt_decode_version_cid(&vc, d.bytes.data(), d.bytes.size(), kCidLength) != 0) return false;
+  if (by_cid_.find(CidKey(vc.dcid, vc.dcidlen)) == by_cid_.end()) return false;
+  handle_datagram(d.bytes.data(), d.bytes.size(), d.peer, d.peer_len, d.local, d.local_len);
+  return true;
 }
 
 bool Endpoint::watch() { return worker_.loop().add(fd_, this, EPOLLIN | EPOLLOUT); }
@@ -212,12 +227,18 @@ void Endpoint::handle_datagram(uint8_t* data, size_t len, const sockaddr_storage
   }
   if (!(data[0] & 0x80)) {
     // A short-header packet for no connection of ours.
-    const size_t workers = size_t(binding_->config->worker_processes);
-    if (vc.dcidlen == kCidLength && workers > 1 && vc.dcid[0] != uint8_t(worker_.index()) && vc.dcid[0] < workers) {
-      // Another worker's connection after the client's address changed
-      // (NAT rebinding, migration). Handing it over is not built: dropped,
-      // not reset, so the owner's connection survives if the client
-      // returns to its old path.
+    // Our IDs start with the owning worker's index. A client whose address
+    // changed (NAT rebinding, migration) hashes to another worker's socket:
+    // the datagram goes to its owner, which answers from the same address.
+    core::Worker* owner = vc.dcidlen == kCidLength ? core::worker_at(vc.dcid[0]) : nullptr;
+    if (owner && owner != &worker_) {
+      auto d = std::make_shared<HandedDatagram>();
+      d->bytes.assign(data, data + len);
+      d->peer = peer;
+      d->peer_len = peer_len;
+      d->local = local;
+      d->local_len = local_len;
+      owner->hand_quic_datagram(key_, std::move(d));
       return;
     }
     send_stateless_reset(vc.dcid, vc.dcidlen, path, len);

@@ -635,3 +635,22 @@ def test_two_workers_each_with_its_own_socket(make_server, tmp_path, cert):
         assert (dl / "index.html").read_text() == "hello h3\n"
     out = gtls(srv.port, "/index.html", args=["-n", "50"])
     assert statuses(out).count("200") == 50
+
+
+@pytest.mark.parametrize("rebinding", [False, True], ids=["migration", "nat-rebinding"])
+def test_client_address_change_with_two_workers(make_server, tmp_path, cert, rebinding):
+    # The client moves to a new local port after the handshake, then sends
+    # its request. The new 4-tuple lands on either worker's socket (the
+    # kernel's hash); the connection must survive whichever it is. Eight
+    # clients: a drop on the other worker would show in about half of them.
+    srv = make_server(h3_conf(cert).replace("# written by the integration tests",
+                                            "worker_processes 2;"), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    args = ["--change-local-addr=100ms", "--delay-stream=400ms"] + (["--nat-rebinding"] if rebinding else [])
+    for i in range(8):
+        dl = tmp_path / f"dl{i}"
+        dl.mkdir()
+        out = gtls(srv.port, "/index.html", args=args, download=dl)
+        assert (dl / "index.html").exists(), f"client {i}: {out[-2000:]}"
+        assert (dl / "index.html").read_text() == "hello h3\n"
