@@ -55,6 +55,11 @@ class Session::Callbacks {
     s.handshake_done_ = true;
     s.info_.ssl_protocol = "TLSv1.3";
     if (const char* c = gnutls_ciphersuite_get(s.tls_)) s.info_.ssl_cipher = c;
+    s.info_.ssl_session_reused = gnutls_session_is_resumed(s.tls_) != 0;
+    // One ticket per handshake, resumed or not: TLS 1.3 clients use each
+    // ticket once (RFC 8446 C.4), so a resumption must bring the next one.
+    if (s.tickets_ && gnutls_session_ticket_send(s.tls_, 1, 0) != 0)
+      TORII_LOG(info, "gnutls_session_ticket_send() failed, client: %s", s.info_.remote_addr.c_str());
     return 0;
   }
 
@@ -351,9 +356,9 @@ bool Session::start(const SessionStart& st, int64_t now_ns) {
     return false;
   host_.cid_added(scid);
 
-  // No early data and no session tickets over QUIC yet: 0-RTT requests
-  // can be replayed by an attacker (RFC 9001 9.2), so they stay off until
-  // the 425 rule and an anti-replay store cover them as over TCP.
+  // No early data over QUIC yet: 0-RTT requests can be replayed by an
+  // attacker (RFC 9001 9.2), so they stay off until the 425 rule and the
+  // anti-replay store cover them as over TCP.
   if (gnutls_init(&tls_, GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET | GNUTLS_NO_END_OF_EARLY_DATA) != 0) return false;
   if (gnutls_priority_set_direct(tls_, net::kQuicPriority, nullptr) != 0) return false;
   if (ngtcp2_crypto_gnutls_configure_server_session(tls_) != 0) return false;
@@ -362,6 +367,13 @@ bool Session::start(const SessionStart& st, int64_t now_ns) {
   gnutls_session_set_ptr(tls_, &conn_ref_);
   gnutls_handshake_set_post_client_hello_function(tls_, &Callbacks::post_client_hello);
   if (gnutls_credentials_set(tls_, GNUTLS_CRD_CERTIFICATE, srv.ssl->quic_credentials.get()) != 0) return false;
+  if (const auto& key = srv.ssl->quic_ticket_key) {
+    // Stateless tickets (GnuTLS rotates the encryption key it derives from
+    // this one): a returning client skips the certificate and its signature.
+    gnutls_datum_t k{reinterpret_cast<unsigned char*>(const_cast<char*>(key->data())), unsigned(key->size())};
+    if (gnutls_session_ticket_enable_server(tls_, &k) != 0) return false;
+    tickets_ = true;
+  }
   // RFC 9114 3.1: "h3" or no connection (GNUTLS_ALPN_MANDATORY).
   gnutls_datum_t alpn{reinterpret_cast<unsigned char*>(const_cast<char*>(net::kAlpnH3.data())),
                       unsigned(net::kAlpnH3.size())};

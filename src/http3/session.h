@@ -179,6 +179,7 @@ class Session {
   size_t carry_len_ = 0;
   ngtcp2_path_storage carry_path_{};
   bool handshake_done_ = false;
+  bool tickets_ = false;  // session tickets are issued (ssl_session_tickets)
   bool going_away_ = false;
   bool in_callback_ = false;
 };

@@ -654,3 +654,63 @@ def test_client_address_change_with_two_workers(make_server, tmp_path, cert, reb
         out = gtls(srv.port, "/index.html", args=args, download=dl)
         assert (dl / "index.html").exists(), f"client {i}: {out[-2000:]}"
         assert (dl / "index.html").read_text() == "hello h3\n"
+
+
+RESUMED_LOCATION = """
+        location = /reused {
+            return 200 "reused=$ssl_session_reused\\n";
+        }
+"""
+
+
+def reused_over_h3(port, dl, session_file, args=()):
+    out = gtls(port, "/reused", args=[f"--session-file={session_file}", *args], download=dl)
+    assert statuses(out) == ["200"] or (dl / "reused").exists(), out[-2000:]
+    return (dl / "reused").read_text().strip()
+
+
+def test_session_ticket_resumes_a_returning_client(make_server, tmp_path, cert):
+    srv = make_server(h3_conf(cert, extra_server=RESUMED_LOCATION), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    session = tmp_path / "session.pem"
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    assert reused_over_h3(srv.port, dl, session) == "reused=."
+    assert session.exists() and session.stat().st_size > 0, "no session ticket was issued"
+    assert reused_over_h3(srv.port, dl, session) == "reused=r"
+    # Each resumption brings a fresh ticket, and it resumes too.
+    assert reused_over_h3(srv.port, dl, session) == "reused=r"
+
+
+def test_session_tickets_off_means_full_handshakes(make_server, tmp_path, cert):
+    srv = make_server(h3_conf(cert, extra_server=RESUMED_LOCATION + "ssl_session_tickets off;"), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    session = tmp_path / "session.pem"
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    assert reused_over_h3(srv.port, dl, session) == "reused=."
+    assert reused_over_h3(srv.port, dl, session) == "reused=."
+
+
+def test_ticket_key_file_resumes_across_restarts(make_server, tmp_path, cert):
+    # The same ssl_session_ticket_key file: a ticket from one run of the
+    # server resumes on the next, as on another machine sharing the file.
+    keyfile = tmp_path / "ticket.key"
+    keyfile.write_bytes(os.urandom(80))
+    conf = h3_conf(cert, extra_server=RESUMED_LOCATION + f"ssl_session_ticket_key {keyfile};")
+    session = tmp_path / "session.pem"
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    first = make_server(conf, start=False)
+    write_site(first.prefix)
+    first.start()
+    assert reused_over_h3(first.port, dl, session) == "reused=."
+    first.stop()
+    second = make_server(conf.replace(str(first.port), str(first.port)), start=False)
+    write_site(second.prefix)
+    second.start()
+    # The client's ticket names the first run's port; the server answers any.
+    out = gtls(second.port, "/reused", args=[f"--session-file={session}"], download=dl)
+    assert (dl / "reused").read_text().strip() == "reused=r", out[-2000:]
