@@ -67,8 +67,10 @@ class Session::Callbacks {
                               size_t len, void* user, void*) {
     Session& s = *of(user);
     if (!s.h3_) return 0;
+    s.reading_early_ = (flags & NGTCP2_STREAM_DATA_FLAG_EARLY) != 0;
     const nghttp3_ssize n =
         nghttp3_conn_read_stream(s.h3_, stream_id, data, len, (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0);
+    s.reading_early_ = false;
     if (n < 0) {
       TORII_LOG(info, "client sent invalid HTTP/3 data (%s), client: %s", nghttp3_strerror(int(n)),
                 s.info_.remote_addr.c_str());
@@ -193,6 +195,7 @@ class Session::Callbacks {
     // QUIC's stream limit (http3_max_concurrent_streams, the transport
     // parameter) already bounds how many requests can be open.
     auto st = std::make_unique<Stream>(s, stream_id);
+    if (s.reading_early_) st->mark_early_data();
     nghttp3_conn_set_stream_user_data(h3, stream_id, st.get());
     s.streams_.insert_or_assign(stream_id, std::move(st));
     return 0;
@@ -210,6 +213,7 @@ class Session::Callbacks {
     auto* st = static_cast<Stream*>(stream_user);
     if (!st) return 0;
     st->headers_done(fin != 0);
+    if (s.reading_early_) st->mark_early_data();
     s.ready_.push_back(stream_id);
     return 0;
   }
@@ -356,10 +360,12 @@ bool Session::start(const SessionStart& st, int64_t now_ns) {
     return false;
   host_.cid_added(scid);
 
-  // No early data over QUIC yet: 0-RTT requests can be replayed by an
-  // attacker (RFC 9001 9.2), so they stay off until the 425 rule and the
-  // anti-replay store cover them as over TCP.
-  if (gnutls_init(&tls_, GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET | GNUTLS_NO_END_OF_EARLY_DATA) != 0) return false;
+  // 0-RTT only with ssl_early_data on and tickets to carry it; the anti-replay
+  // check and the 425 rule for unsafe methods then apply as over TCP.
+  const bool early = srv.ssl->early_data && srv.ssl->quic_ticket_key && net::quic_anti_replay();
+  unsigned flags = GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET | GNUTLS_NO_END_OF_EARLY_DATA;
+  if (early) flags |= GNUTLS_ENABLE_EARLY_DATA;
+  if (gnutls_init(&tls_, flags) != 0) return false;
   if (gnutls_priority_set_direct(tls_, net::kQuicPriority, nullptr) != 0) return false;
   if (ngtcp2_crypto_gnutls_configure_server_session(tls_) != 0) return false;
   conn_ref_.get_conn = &get_conn;
@@ -373,6 +379,12 @@ bool Session::start(const SessionStart& st, int64_t now_ns) {
     gnutls_datum_t k{reinterpret_cast<unsigned char*>(const_cast<char*>(key->data())), unsigned(key->size())};
     if (gnutls_session_ticket_enable_server(tls_, &k) != 0) return false;
     tickets_ = true;
+  }
+  if (early) {
+    gnutls_anti_replay_enable(tls_, net::quic_anti_replay());
+    // RFC 9001 4.6.1: a ticket that allows 0-RTT says 0xffffffff; QUIC's
+    // flow control, not TLS, bounds the early bytes.
+    gnutls_record_set_max_early_data_size(tls_, 0xffffffffu);
   }
   // RFC 9114 3.1: "h3" or no connection (GNUTLS_ALPN_MANDATORY).
   gnutls_datum_t alpn{reinterpret_cast<unsigned char*>(const_cast<char*>(net::kAlpnH3.data())),

@@ -180,6 +180,7 @@ class Session {
   ngtcp2_path_storage carry_path_{};
   bool handshake_done_ = false;
   bool tickets_ = false;  // session tickets are issued (ssl_session_tickets)
+  bool reading_early_ = false;  // nghttp3 is reading bytes of a 0-RTT packet
   bool going_away_ = false;
   bool in_callback_ = false;
 };

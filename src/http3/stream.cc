@@ -104,6 +104,7 @@ void Stream::run() {
   const config::ListenGroup& group = *binding->group;
   ex.server = group.default_server.get();
   ex.start_unix_ms = core::unix_ms();
+  ex.early_data = early_data_;
   std::string reason;
   const int status = head_fields_.build(ex, 30, had_body_, reason);
   if (status != 0) {

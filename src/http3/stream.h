@@ -45,6 +45,8 @@ class Stream final : public http::ResponseSink {
     had_body_ = !fin;
   }
   bool headers_complete() const { return headers_done_; }
+  // Part of the request head came in 0-RTT packets: it may be a replay.
+  void mark_early_data() { early_data_ = true; }
   void on_data(const uint8_t* data, size_t len);
   void on_remote_end() { remote_closed_ = true; }
 
@@ -105,6 +107,7 @@ class Stream final : public http::ResponseSink {
   std::vector<nghttp3_rcbuf*> rcbufs_;
   http::FieldSection head_fields_;  // the request head as decoded, until run()
   bool headers_done_ = false;
+  bool early_data_ = false;
   bool remote_closed_ = false;
   bool had_body_ = false;
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/ssl_config.h"
+#include "net/tls_replay_guard.h"
 
 namespace torii::net {
 
@@ -30,6 +31,27 @@ Result<std::shared_ptr<gnutls_certificate_credentials_st>> build_quic_credential
     }
   }
   return creds;
+}
+
+namespace {
+
+int remember_early_data(void*, time_t expires, const gnutls_datum_t* key, const gnutls_datum_t*) {
+  const std::string_view k(reinterpret_cast<const char*>(key->data), key->size);
+  return TlsReplayGuard::process().first_use(k, int64_t(expires), int64_t(time(nullptr))) ? 0
+                                                                                           : GNUTLS_E_DB_ENTRY_EXISTS;
+}
+
+}  // namespace
+
+gnutls_anti_replay_t quic_anti_replay() {
+  // Made once; GnuTLS only reads it afterwards, from every worker thread.
+  static const gnutls_anti_replay_t guard = [] {
+    gnutls_anti_replay_t g = nullptr;
+    if (gnutls_anti_replay_init(&g) != 0) return gnutls_anti_replay_t(nullptr);
+    gnutls_anti_replay_set_add_function(g, &remember_early_data);
+    return g;
+  }();
+  return guard;
 }
 
 Result<std::shared_ptr<const std::string>> build_quic_ticket_key(const config::SslServerConfig& s) {

@@ -10,14 +10,17 @@ plus the form seed 000 uses (`http3 on` beside `listen ... ssl`).
 
 import os
 import re
+import select
 import shutil
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
 
 import harness
+import http.server
 from harness import base_conf, wait_until
 
 pytestmark = [
@@ -714,3 +717,150 @@ def test_ticket_key_file_resumes_across_restarts(make_server, tmp_path, cert):
     # The client's ticket names the first run's port; the server answers any.
     out = gtls(second.port, "/reused", args=[f"--session-file={session}"], download=dl)
     assert (dl / "reused").read_text().strip() == "reused=r", out[-2000:]
+
+
+EARLY_LOCATION = """
+        ssl_early_data on;
+        location = /early {
+            return 200 "early=$ssl_early_data\\n";
+        }
+"""
+
+
+def test_zero_rtt_request_with_ssl_early_data(make_server, tmp_path, cert):
+    # A returning client with a ticket and the server's transport
+    # parameters sends its request in 0-RTT packets: safe methods run at
+    # once and see $ssl_early_data = 1; a POST gets 425 (RFC 8470), and a
+    # request after the handshake is not early.
+    srv = make_server(h3_conf(cert, extra_server=EARLY_LOCATION), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    session, tp = tmp_path / "session.pem", tmp_path / "tp"
+    args = [f"--session-file={session}", f"--tp-file={tp}"]
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    out = gtls(srv.port, "/early", args=args, download=dl)
+    assert (dl / "early").read_text() == "early=\n", out[-2000:]
+    out = gtls(srv.port, "/early", args=args, download=dl)
+    assert (dl / "early").read_text() == "early=1\n", out[-2000:]
+    body = tmp_path / "body"
+    body.write_bytes(b"x" * 100)
+    out = gtls(srv.port, "/early", args=args + ["-m", "POST", "-d", str(body)])
+    assert statuses(out) == ["425"], out[-2000:]
+
+
+def test_zero_rtt_off_by_default(make_server, tmp_path, cert):
+    srv = make_server(h3_conf(cert, extra_server=EARLY_LOCATION.replace("ssl_early_data on;", "")), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    session, tp = tmp_path / "session.pem", tmp_path / "tp"
+    args = [f"--session-file={session}", f"--tp-file={tp}"]
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    gtls(srv.port, "/early", args=args, download=dl)
+    out = gtls(srv.port, "/early", args=args, download=dl)
+    assert (dl / "early").read_text() == "early=\n", out[-2000:]
+
+
+class RecordingRelay:
+    """A UDP relay between one client and the server that keeps the
+    client's datagrams, so a test can send them again verbatim as an
+    attacker on the path would."""
+
+    def __init__(self, server_port):
+        self.server = ("127.0.0.1", server_port)
+        self.front = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.front.bind(("127.0.0.1", 0))
+        self.back = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.back.connect(self.server)
+        self.port = self.front.getsockname()[1]
+        self.sent = []
+        self.client = None
+        self.done = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.done:
+            ready, _, _ = select.select([self.front, self.back], [], [], 0.1)
+            for s in ready:
+                if s is self.front:
+                    data, self.client = s.recvfrom(65535)
+                    self.sent.append(data)
+                    self.back.send(data)
+                elif self.client:
+                    self.front.sendto(s.recv(65535), self.client)
+
+    def close(self):
+        self.done = True
+        self.thread.join()
+        self.front.close()
+        self.back.close()
+
+
+class CountingUpstream(http.server.ThreadingHTTPServer):
+    """Counts the requests that reach it (what a replay would repeat)."""
+
+    def __init__(self):
+        self.count = 0
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                outer.count += 1
+                self.send_response(200)
+                self.send_header("Content-Length", "3")
+                self.end_headers()
+                self.wfile.write(b"ok\n")
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+
+def test_replayed_zero_rtt_flight_does_not_run_twice(make_server, tmp_path, cert):
+    # An attacker who captured a client's first flight (Initial with the
+    # ClientHello, then the 0-RTT request) sends it again from elsewhere.
+    # The replay cannot finish the handshake, and its early data must be
+    # refused, so the request reaches the application once (RFC 9001 9.2,
+    # RFC 8446 8).
+    upstream = CountingUpstream()
+    srv = make_server(h3_conf(cert, extra_server=EARLY_LOCATION + f"""
+        location = /counted {{
+            proxy_pass http://127.0.0.1:{upstream.server_address[1]};
+        }}
+"""), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    session, tp = tmp_path / "session.pem", tmp_path / "tp"
+    args = [f"--session-file={session}", f"--tp-file={tp}"]
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    gtls(srv.port, "/early", args=args, download=dl)
+    relay = RecordingRelay(srv.port)
+    try:
+        out = subprocess.run(["gtlsclient", "--no-quic-dump", "--no-http-dump", "--exit-on-all-streams-close",
+                              "--timeout=10s", "-q", f"--download={dl}", *args, "127.0.0.1", str(relay.port),
+                              f"https://a.test:{srv.port}/counted"], capture_output=True, timeout=30)
+    finally:
+        relay.close()
+    assert (dl / "counted").read_text() == "ok\n", out.stdout[-2000:]
+    assert upstream.count == 1
+    attacker = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    attacker.settimeout(0.2)
+    # Until the original connection's closing period is over, the server
+    # takes the replay for duplicate packets of it; then as a new connection.
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        for data in relay.sent[:2]:
+            attacker.sendto(data, ("127.0.0.1", srv.port))
+        try:
+            while True:
+                attacker.recv(65535)  # the server's handshake flight, unanswered
+        except socket.timeout:
+            pass
+    attacker.close()
+    upstream.shutdown()
+    assert upstream.count == 1
