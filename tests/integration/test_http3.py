@@ -864,3 +864,28 @@ def test_replayed_zero_rtt_flight_does_not_run_twice(make_server, tmp_path, cert
     attacker.close()
     upstream.shutdown()
     assert upstream.count == 1
+
+
+def test_request_cut_by_a_vanished_client_is_logged(make_server, tmp_path, cert):
+    # The client disappears mid-download (no CONNECTION_CLOSE; its small
+    # flow-control window keeps the response unfinished): when the idle
+    # timeout ends the connection, the request still gets its access-log
+    # line, as every request does.
+    srv = make_server(h3_conf(cert, extra_server="keepalive_timeout 1s;"), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    client = subprocess.Popen(["gtlsclient", "--no-quic-dump", "--no-http-dump", "--max-data=30000",
+                               "--max-stream-data-bidi-local=30000", "127.0.0.1", str(srv.port),
+                               f"https://a.test:{srv.port}/big.bin"], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT)
+    seen = []
+    reader = threading.Thread(target=lambda: seen.extend(iter(client.stdout.readline, b"")), daemon=True)
+    reader.start()
+    try:
+        wait_until(lambda: any(b":status: 200" in line for line in seen), 10, what="the response head")
+    finally:
+        client.kill()
+        client.wait()
+    wait_until(lambda: srv.access_log.exists() and "GET /big.bin" in srv.access_log.read_text(), 10,
+               what="the access-log line of the cut request")
+
