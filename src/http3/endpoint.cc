@@ -37,6 +37,11 @@ constexpr uint64_t kRetryTokenLifetime = 10 * NGTCP2_SECONDS;
 // endpoints cannot bounce resets forever (RFC 9000 10.3.3), and at least
 // 21 bytes to look like a short-header packet (RFC 9000 10.3).
 constexpr size_t kMinResetTrigger = 42;
+// Handshakes in progress on one socket past which new clients must prove
+// their address with a Retry first, quic_retry or not: a flood of Initials
+// (often from spoofed addresses) then costs one stateless packet each,
+// not a connection and a TLS handshake.
+constexpr size_t kRetryAboveHandshakes = 256;
 
 
 uint64_t wall_ns() {
@@ -272,7 +277,7 @@ void Endpoint::new_connection(const ngtcp2_pkt_hd& hd, uint8_t* data, size_t len
   st.worker_byte = uint8_t(worker_.index());
   st.static_secret = &secret_;
   st.handshake_timeout_ms = uint64_t(srv.client_header_timeout.count());
-  if (srv.http3_settings.retry) {
+  if (srv.http3_settings.retry || handshakes_ >= kRetryAboveHandshakes) {
     // Address validation (amplification and spoofed-source floods): a new
     // client proves it receives at its address by echoing our token.
     if (hd.token.len == 0 || hd.token.base[0] != NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY) {
@@ -302,6 +307,9 @@ void Endpoint::new_connection(const ngtcp2_pkt_hd& hd, uint8_t* data, size_t len
 
   auto conn = std::make_unique<Connection>(*this, worker_, info, binding_);
   Connection* raw = conn.get();
+  raw->client_dcid = hd.dcid;
+  raw->in_handshake = true;
+  ++handshakes_;
   connections_.emplace(raw, std::move(conn));
   worker_.count_connection(+1);
   if (!raw->start(st)) {
@@ -318,13 +326,20 @@ void Endpoint::add_cid(const ngtcp2_cid& cid, Connection* c) { by_cid_[CidKey(ci
 
 void Endpoint::remove_cid(const ngtcp2_cid& cid) { by_cid_.erase(CidKey(cid)); }
 
+void Endpoint::handshake_finished(Connection* c) {
+  if (!c->in_handshake) return;
+  c->in_handshake = false;
+  --handshakes_;
+}
+
 void Endpoint::release(Connection* c) {
   auto it = connections_.find(c);
   if (it == connections_.end()) return;
-  for (auto k = by_cid_.begin(); k != by_cid_.end();) {
-    if (k->second == c) k = by_cid_.erase(k);
-    else ++k;
-  }
+  handshake_finished(c);
+  // Only this connection's own IDs: a scan of every route would make
+  // closing n connections cost n squared.
+  for (const ngtcp2_cid& cid : c->cids()) remove_cid(cid);
+  if (auto k = by_cid_.find(CidKey(c->client_dcid)); k != by_cid_.end() && k->second == c) by_cid_.erase(k);
   blocked_.erase(std::remove(blocked_.begin(), blocked_.end(), c), blocked_.end());
   auto owned = std::make_shared<std::unique_ptr<Connection>>(std::move(it->second));
   connections_.erase(it);

@@ -56,6 +56,7 @@ class Session::Callbacks {
     s.info_.ssl_protocol = "TLSv1.3";
     if (const char* c = gnutls_ciphersuite_get(s.tls_)) s.info_.ssl_cipher = c;
     s.info_.ssl_session_reused = gnutls_session_is_resumed(s.tls_) != 0;
+    s.host_.handshake_completed();
     // One ticket per handshake, resumed or not: TLS 1.3 clients use each
     // ticket once (RFC 8446 C.4), so a resumption must bring the next one.
     if (s.tickets_ && gnutls_session_ticket_send(s.tls_, 1, 0) != 0)

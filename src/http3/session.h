@@ -47,6 +47,8 @@ class SessionHost {
   // A connection ID of ours started or stopped naming this connection.
   virtual void cid_added(const ngtcp2_cid& cid) = 0;
   virtual void cid_removed(const ngtcp2_cid& cid) = 0;
+  // The TLS handshake completed (the endpoint counts those in progress).
+  virtual void handshake_completed() = 0;
 };
 
 // The first Initial packet's facts, from ngtcp2_accept and token checks.

@@ -889,3 +889,42 @@ def test_request_cut_by_a_vanished_client_is_logged(make_server, tmp_path, cert)
     wait_until(lambda: srv.access_log.exists() and "GET /big.bin" in srv.access_log.read_text(), 10,
                what="the access-log line of the cut request")
 
+
+
+def test_flood_of_initials_turns_on_retry(make_server, tmp_path, cert):
+    # 300 new connections from one address that never finish their
+    # handshakes (a real client's Initial, protected again under fresh
+    # connection IDs). Past 256 handshakes in progress, quic_retry off or
+    # not, a new Initial gets a Retry (one stateless packet) instead of a
+    # connection and a TLS handshake; a real client still gets through.
+    import quic_initial
+    srv = make_server(h3_conf(cert, extra_server="client_header_timeout 30s;"), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    first = quic_initial.capture_first_initial(port=srv.port)
+    flood = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    flood.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    answers = []
+
+    def collect(quiet):
+        flood.settimeout(quiet)
+        try:
+            while True:
+                answers.append(flood.recv(65535))
+        except socket.timeout:
+            pass
+
+    packets = [quic_initial.with_dcid(first, os.urandom(first[5])) for _ in range(300)]
+    for i in range(0, 300, 20):  # in bursts the server's socket buffer holds
+        for p in packets[i:i + 20]:
+            flood.sendto(p, ("127.0.0.1", srv.port))
+        collect(0.05)
+    collect(1.0)
+    flood.close()
+    retries = [a for a in answers if a[0] & 0xF0 == 0xF0]  # long header, packet type Retry
+    assert len(retries) == 300 - 256, (len(retries), len(answers))
+    assert len(answers) > len(retries)  # the first 256 got their handshake flights
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    out = gtls(srv.port, "/index.html", download=dl)
+    assert (dl / "index.html").read_text() == "hello h3\n", out[-2000:]
