@@ -928,3 +928,18 @@ def test_flood_of_initials_turns_on_retry(make_server, tmp_path, cert):
     dl.mkdir()
     out = gtls(srv.port, "/index.html", download=dl)
     assert (dl / "index.html").read_text() == "hello h3\n", out[-2000:]
+
+
+@pytest.mark.parametrize("loss", [["-t", "0.05"], ["-r", "0.05"], ["-t", "0.03", "-r", "0.03"]],
+                         ids=["client-tx-loss", "client-rx-loss", "both"])
+def test_download_survives_packet_loss(make_server, tmp_path, cert, loss):
+    # gtlsclient drops a share of the packets it sends (its requests and
+    # acknowledgements) or receives (our response): loss recovery must
+    # still deliver every byte of 1 MB.
+    srv = make_server(h3_conf(cert), start=False)
+    big = write_site(srv.prefix)
+    srv.start()
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    out = gtls(srv.port, "/big.bin", args=loss, download=dl, timeout=60)
+    assert (dl / "big.bin").read_bytes() == big, out[-2000:]
