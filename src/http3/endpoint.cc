@@ -21,6 +21,9 @@
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
 #endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 namespace torii::http3 {
 
@@ -28,6 +31,11 @@ namespace {
 
 constexpr size_t kSlots = 32;         // datagrams per recvmmsg
 constexpr size_t kSlotSize = 4096;    // the largest datagram we take (our max_udp_payload_size)
+// With UDP_GRO the kernel hands over a client's burst of equal-sized
+// datagrams as one buffer of up to 64 KB (and truncates it if the slot is
+// smaller): fewer, larger slots, split here by the segment size it reports.
+constexpr size_t kGroSlots = 16;
+constexpr size_t kGroSlotSize = 65536;
 constexpr size_t kTxSize = 64 * 1024;  // one GSO batch at most
 constexpr int kBatchesPerTurn = 8;    // then other sockets and connections get the loop
 // Retry tokens are good this long: long enough for a slow round trip,
@@ -51,6 +59,18 @@ uint64_t wall_ns() {
 }
 
 // The datagram's local address, from IP_PKTINFO / IPV6_PKTINFO.
+// The segment size of a GRO buffer, or 0 for a single datagram.
+size_t gro_segment(msghdr& msg) {
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+      int size = 0;
+      std::memcpy(&size, CMSG_DATA(c), sizeof size);
+      return size > 0 ? size_t(size) : 0;
+    }
+  }
+  return 0;
+}
+
 bool local_address(msghdr& msg, sockaddr_storage& local, uint16_t port_be) {
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
     if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
@@ -96,6 +116,8 @@ Result<int> open_udp_listener(const config::Listen& l) {
   } else {
     setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
   }
+  // Where the kernel has it (Linux 5.0+); read back by the endpoint.
+  setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof one);
   if (bind(fd, reinterpret_cast<const sockaddr*>(&l.addr), l.addr_len) != 0) {
     int err = errno;
     close(fd);
@@ -123,7 +145,13 @@ Endpoint::Endpoint(core::Worker& worker, int fd, std::shared_ptr<core::ListenBin
       fd_(fd),
       binding_(std::move(binding)),
       key_(key_for(binding_->group->listen)),
-      rx_(kSlots * kSlotSize), tx_(kTxSize) {
+      tx_(kTxSize) {
+  int gro = 0;
+  socklen_t gro_len = sizeof gro;
+  gro_ = fd_ >= 0 && getsockopt(fd_, SOL_UDP, UDP_GRO, &gro, &gro_len) == 0 && gro != 0;
+  slots_ = gro_ ? kGroSlots : kSlots;
+  slot_size_ = gro_ ? kGroSlotSize : kSlotSize;
+  rx_.resize(slots_ * slot_size_);
   const auto& h3 = binding_->group->default_server->http3_settings;
   gso_ = h3.gso;
   secret_ = static_secret(h3.host_key);
@@ -164,11 +192,11 @@ void Endpoint::read_batch() {
   mmsghdr msgs[kSlots];
   iovec iov[kSlots];
   sockaddr_storage peers[kSlots];
-  alignas(cmsghdr) uint8_t ctrl[kSlots][CMSG_SPACE(sizeof(in6_pktinfo))];
+  alignas(cmsghdr) uint8_t ctrl[kSlots][CMSG_SPACE(sizeof(in6_pktinfo)) + CMSG_SPACE(sizeof(int))];
   const uint16_t port_be = reinterpret_cast<const sockaddr_in&>(binding_->group->listen.addr).sin_port;
   for (int turn = 0; turn < kBatchesPerTurn; ++turn) {
-    for (size_t i = 0; i < kSlots; ++i) {
-      iov[i] = {rx_.data() + i * kSlotSize, kSlotSize};
+    for (size_t i = 0; i < slots_; ++i) {
+      iov[i] = {rx_.data() + i * slot_size_, slot_size_};
       msgs[i].msg_hdr = msghdr{};
       msgs[i].msg_hdr.msg_name = &peers[i];
       msgs[i].msg_hdr.msg_namelen = sizeof peers[i];
@@ -178,7 +206,7 @@ void Endpoint::read_batch() {
       msgs[i].msg_hdr.msg_controllen = sizeof ctrl[i];
       msgs[i].msg_len = 0;
     }
-    const int n = recvmmsg(fd_, msgs, kSlots, 0, nullptr);
+    const int n = recvmmsg(fd_, msgs, unsigned(slots_), 0, nullptr);
     if (n <= 0) {
       if (n < 0 && errno != EAGAIN && errno != EINTR)
         TORII_LOG(alert, "recvmmsg() failed (%d: %s)", errno, strerror(errno));
@@ -191,10 +219,17 @@ void Endpoint::read_batch() {
       if (!local_address(m, local, port_be)) {
         local = binding_->group->listen.addr;
       }
-      handle_datagram(rx_.data() + size_t(i) * kSlotSize, msgs[i].msg_len, peers[i], m.msg_namelen, local,
-                      sockaddr_size(local));
+      uint8_t* data = rx_.data() + size_t(i) * slot_size_;
+      const size_t len = msgs[i].msg_len;
+      const size_t segment = gro_segment(m);
+      // Each datagram of a GRO buffer is handled as if read alone (the last may be shorter).
+      const size_t step = segment > 0 && segment < len ? segment : len;
+      for (size_t off = 0; off < len; off += step) {
+        handle_datagram(data + off, std::min(step, len - off), peers[i], m.msg_namelen, local,
+                        sockaddr_size(local));
+      }
     }
-    if (size_t(n) < kSlots) return;
+    if (size_t(n) < slots_) return;
   }
   // More waiting: finish at the end of the turn, after the others (edge-triggered: no new edge would come).
   worker_.loop().defer([this, alive = std::weak_ptr<char>(alive_)] {

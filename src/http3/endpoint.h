@@ -121,6 +121,8 @@ class Endpoint final : public core::IoHandler {
   std::shared_ptr<core::ListenBinding> binding_;
   std::string key_;
   bool gso_ = false;
+  bool gro_ = false;  // the kernel may hand over several datagrams in one buffer
+  size_t slots_ = 0, slot_size_ = 0;  // receive slots per recvmmsg, and their size
   bool draining_ = false;
   // A copy: the config that named the key file may be gone after a
   // reload while this socket and its connections live on.

@@ -943,3 +943,35 @@ def test_download_survives_packet_loss(make_server, tmp_path, cert, loss):
     dl.mkdir()
     out = gtls(srv.port, "/big.bin", args=loss, download=dl, timeout=60)
     assert (dl / "big.bin").read_bytes() == big, out[-2000:]
+
+
+def test_datagrams_sent_as_one_gso_batch_are_each_handled(make_server, tmp_path, cert):
+    # A client that sends with UDP_SEGMENT (as browsers on Linux do): five
+    # Initials of distinct connections leave in one sendmsg. Where the
+    # kernel offers UDP_GRO the server reads them as one buffer and must
+    # split it; every one of the five gets its own handshake answer.
+    import quic_initial
+    srv = make_server(h3_conf(cert), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    first = quic_initial.capture_first_initial(port=srv.port)
+    assert len(first) == 1200
+    client = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    client.connect(("127.0.0.1", srv.port))
+    batch = b"".join(quic_initial.with_dcid(first, os.urandom(first[5])) for _ in range(5))
+    udp_segment = 103
+    client.sendmsg([batch], [(socket.IPPROTO_UDP, udp_segment, (1200).to_bytes(2, "little"))])
+    answered = set()
+    client.settimeout(1.0)
+    try:
+        while len(answered) < 5:
+            a = client.recv(65535)
+            # The server's Initial names our connection by its own new SCID:
+            # one distinct SCID per connection it opened.
+            dcid_len = a[5]
+            scid_len = a[6 + dcid_len]
+            answered.add(a[7 + dcid_len:7 + dcid_len + scid_len])
+    except socket.timeout:
+        pass
+    client.close()
+    assert len(answered) == 5, len(answered)
