@@ -685,6 +685,26 @@ void Session::reset_stream(int64_t id, uint64_t app_error) {
   if (h3_) nghttp3_conn_shutdown_stream_read(h3_, id);
 }
 
+void Session::stop_reading(int64_t id) {
+  ngtcp2_conn_shutdown_stream_read(conn_, id, NGHTTP3_H3_NO_ERROR);
+  if (h3_) nghttp3_conn_shutdown_stream_read(h3_, id);
+}
+
+int64_t Session::body_deadline() const {
+  int64_t due = INT64_MAX;
+  for (const auto& [id, st] : streams_) due = std::min(due, st->body_deadline());
+  return due;
+}
+
+void Session::expire_bodies(int64_t now_ms) {
+  // Collected first: a 408 runs handler code that may change streams_.
+  std::vector<int64_t> due;
+  for (const auto& [id, st] : streams_)
+    if (st->body_deadline() <= now_ms) due.push_back(id);
+  for (int64_t id : due)
+    if (auto it = streams_.find(id); it != streams_.end()) it->second->body_timed_out();
+}
+
 void Session::on_stream_closed(int64_t id) {
   if (auto it = streams_.find(id); it != streams_.end()) {
     it->second->on_close();

@@ -767,7 +767,10 @@ class RecordingRelay:
     client's datagrams, so a test can send them again verbatim as an
     attacker on the path would."""
 
-    def __init__(self, server_port):
+    def __init__(self, server_port, forward_limit=None):
+        # forward_limit: after that many client datagrams, the client's
+        # packets are dropped (it seems to go silent); the server's still pass.
+        self.forward_limit = forward_limit
         self.server = ("127.0.0.1", server_port)
         self.front = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.front.bind(("127.0.0.1", 0))
@@ -787,7 +790,8 @@ class RecordingRelay:
                 if s is self.front:
                     data, self.client = s.recvfrom(65535)
                     self.sent.append(data)
-                    self.back.send(data)
+                    if self.forward_limit is None or len(self.sent) <= self.forward_limit:
+                        self.back.send(data)
                 elif self.client:
                     self.front.sendto(s.recv(65535), self.client)
 
@@ -975,3 +979,46 @@ def test_datagrams_sent_as_one_gso_batch_are_each_handled(make_server, tmp_path,
         pass
     client.close()
     assert len(answered) == 5, len(answered)
+
+
+def test_client_silent_mid_body_gets_408(make_server, tmp_path, cert):
+    # The client sends its headers and part of a 1 MB body, then goes
+    # silent: after client_body_timeout the stream is answered 408 (and the
+    # rest of the body is declined with STOP_SENDING), as over HTTP/1.1 and 2.
+    # (The relay keeps dropping the client's packets, so the client never
+    # sees its stream close: the test ends it once the 408 has arrived.)
+    srv = make_server(h3_conf(cert, extra_server="""
+        client_body_timeout 1s;
+        keepalive_timeout 30s;
+        location = /upload {
+            client_max_body_size 10m;
+            proxy_pass http://127.0.0.1:9;
+        }
+"""), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    body = tmp_path / "body"
+    body.write_bytes(os.urandom(1024 * 1024))
+    relay = RecordingRelay(srv.port, forward_limit=30)
+    try:
+        start = time.monotonic()
+        client = subprocess.Popen(["gtlsclient", "--no-quic-dump", "--no-http-dump", "--exit-on-all-streams-close",
+                                   "--timeout=20s", "-m", "POST", "-d", str(body), "127.0.0.1", str(relay.port),
+                                   f"https://a.test:{srv.port}/upload"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT)
+        seen = []
+        reader = threading.Thread(target=lambda: seen.extend(iter(client.stdout.readline, b"")), daemon=True)
+        reader.start()
+        try:
+            wait_until(lambda: any(b":status:" in line for line in seen), 15, what="a response")
+        finally:
+            elapsed = time.monotonic() - start
+            client.kill()
+            client.wait()
+            reader.join()
+    finally:
+        relay.close()
+    out = b"".join(seen).decode("latin-1")
+    assert statuses(out) == ["408"], out[-2000:]
+    assert elapsed < 10, elapsed  # client_body_timeout, not the 30 s idle timeout
+    wait_until(lambda: "while reading client request body" in srv.error_log_text(), 5, what="the timeout's log line")
