@@ -179,6 +179,14 @@ struct LocationSettings {
   bool internal = false;  // only reachable by internal redirect
   bool dav_methods_off = true;
   std::shared_ptr<const dns::ResolverConfig> resolver;  // null: no `resolver` here
+  // Redirects torii writes (directory slash, return, error_page): nginx's
+  // absolute_redirect, port_in_redirect, server_name_in_redirect.
+  bool absolute_redirect = true;
+  bool port_in_redirect = true;
+  bool server_name_in_redirect = false;
+  bool reset_timedout_connection = false;  // a timed-out client gets a RST, not a FIN
+  std::string charset;  // `charset`: added to Content-Type of charset_types; empty: off
+  std::shared_ptr<const std::vector<std::string>> charset_types;  // null: nginx's default list
   Ms resolver_timeout{30'000};
 };
 

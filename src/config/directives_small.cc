@@ -1,17 +1,149 @@
 // Small core and module directives with nginx's meaning, each a line or
-// two: settings that change a detail of a response or of a connection.
+// two: settings that change a detail of a response or of a connection,
+// and the tuning knobs whose job torii's design already does (accepted,
+// with a notice where a value asks for something that does not happen).
 #include "config/directives.h"
+#include "modules/charset/charset_filter.h"
 
 namespace torii::config {
 
 namespace {
 
+std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+Error invalid_value(const Node& n, std::string_view value) {
+  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
+}
+
+template <bool LocationSettings::*F>
+Status set_flag(Compiler&, Scope& s, const Node& n) {
+  s.settings->*F = n.args[0] == "on";
+  return Ok{};
+}
+
+// ---- ngx_http_charset_module (no recoding) ----------------------------------
+
+Status set_charset(Compiler&, Scope& s, const Node& n) {
+  s.settings->charset = n.args[0] == "off" ? std::string() : n.args[0];
+  return Ok{};
+}
+
+Status set_charset_types(Compiler&, Scope& s, const Node& n) {
+  std::vector<std::string> types;
+  for (const auto& a : n.args) types.push_back(a);
+  s.settings->charset_types = std::make_shared<const std::vector<std::string>>(std::move(types));
+  return Ok{};
+}
+
+// source_charset and override_charset ask for recoding between charsets,
+// which torii does not do: bytes pass unchanged (UTF-8 sites need none).
+Status accept_recoding(Compiler& c, Scope&, const Node& n) {
+  if (n.name == "override_charset" && n.args[0] == "on")
+    c.warn(n, "\"override_charset on\" has no effect: torii does not recode responses");
+  return Ok{};
+}
+
+// ---- accepted: torii's model already does their job ---------------------------
+
+Status accept_time(Compiler&, Scope&, const Node& n) {
+  int64_t ms = 0;
+  if (!parse_time_ms(n.args[0], ms)) return invalid_value(n, n.args[0]);
+  return Ok{};
+}
+
+Status accept_size_or_off(Compiler&, Scope&, const Node& n) {
+  int64_t v = 0;
+  if (n.args[0] != "off" && !parse_size(n.args[0], v)) return invalid_value(n, n.args[0]);
+  return Ok{};
+}
+
+Status accept_size(Compiler&, Scope&, const Node& n) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v)) return invalid_value(n, n.args[0]);
+  return Ok{};
+}
+
+// aio and directio move disk reads off nginx's single-threaded worker; a
+// torii worker reads files with sendfile or from the open-file cache and
+// the page cache, so they change nothing.
+Status accept_aio(Compiler& c, Scope&, const Node& n) {
+  const std::string& v = n.args[0];
+  if (n.name == "aio" && v != "on" && v != "off" && v != "threads" && !v.starts_with("threads="))
+    return invalid_value(n, v);
+  if (n.name == "aio_write" && v != "on" && v != "off") return invalid_value(n, v);
+  if (v != "off") c.warn(n, q(n.name + " " + v) + " has no effect: torii's workers do not block on file reads");
+  return Ok{};
+}
+
+Status accept_directio(Compiler& c, Scope& s, const Node& n) {
+  if (Status st = accept_size_or_off(c, s, n); !st) return st;
+  if (n.args[0] != "off") c.warn(n, "\"directio\" has no effect: files are read through the page cache");
+  return Ok{};
+}
+
+// accept_mutex serialises accept() among nginx's processes; each torii
+// worker has its own SO_REUSEPORT socket, which the kernel balances.
+Status accept_accept_mutex(Compiler& c, Scope&, const Node& n) {
+  if (n.args[0] == "on") c.warn(n, "\"accept_mutex on\" has no effect: each worker accepts on its own SO_REUSEPORT socket");
+  return Ok{};
+}
+
+Status accept_notice_on(Compiler& c, Scope&, const Node& n) {
+  if (n.args[0] == "on") {
+    if (n.name == "recursive_error_pages") c.warn(n, "\"recursive_error_pages on\": torii follows one error_page only");
+    if (n.name == "log_subrequest") c.warn(n, "\"log_subrequest on\": torii makes no subrequests");
+    if (n.name == "msie_refresh") c.warn(n, "\"msie_refresh on\" has no effect: redirects always use Location");
+  }
+  return Ok{};
+}
+
+// *_temp_path: where nginx buffers bodies on disk. torii buffers proxied
+// responses in memory (proxy_buffers) and request bodies under
+// client_body_temp_path, so these paths are checked and not used.
+Status accept_temp_path(Compiler&, Scope&, const Node& n) {
+  if (n.args.empty() || n.args.size() > 4) return invalid_value(n, n.args.empty() ? "" : n.args[0]);
+  for (size_t i = 1; i < n.args.size(); ++i) {
+    uint64_t level = 0;
+    if (!parse_number(n.args[i], level) || level < 1 || level > 2) return invalid_value(n, n.args[i]);
+  }
+  return Ok{};
+}
+
+constexpr uint16_t kHSL = kHttp | kServer | kLocation;
+
 constexpr DirectiveSpec kSmallDirectives[] = {
-    {"", 0, 0, false, false, kMain, nullptr},
+    {"charset", kHSL | kLocationIf, kArgs1, true, false, kMain, &set_charset},
+    {"charset_types", kHSL, kArgs1More, true, false, kMain, &set_charset_types},
+    {"source_charset", kHSL | kLocationIf, kArgs1, true, false, kMain, &accept_recoding},
+    {"override_charset", kHSL | kLocationIf, kFlag, true, false, kMain, &accept_recoding},
+    {"absolute_redirect", kHSL, kFlag, true, false, kMain, &set_flag<&LocationSettings::absolute_redirect>},
+    {"port_in_redirect", kHSL, kFlag, true, false, kMain, &set_flag<&LocationSettings::port_in_redirect>},
+    {"server_name_in_redirect", kHSL, kFlag, true, false, kMain,
+     &set_flag<&LocationSettings::server_name_in_redirect>},
+    {"reset_timedout_connection", kHSL, kFlag, true, false, kMain,
+     &set_flag<&LocationSettings::reset_timedout_connection>},
+    {"sendfile_max_chunk", kHSL, kArgs1, true, false, kMain, &accept_size},
+    {"aio", kHSL, kArgs1, true, false, kMain, &accept_aio},
+    {"aio_write", kHSL, kFlag, true, false, kMain, &accept_aio},
+    {"directio", kHSL, kArgs1, true, false, kMain, &accept_directio},
+    {"directio_alignment", kHSL, kArgs1, true, false, kMain, &accept_size},
+    {"accept_mutex", kEvents, kFlag, true, false, kMain, &accept_accept_mutex},
+    {"accept_mutex_delay", kEvents, kArgs1, true, false, kMain, &accept_time},
+    {"msie_padding", kHSL, kFlag, true, false, kMain, &accept_notice_on},
+    {"msie_refresh", kHSL, kFlag, true, false, kMain, &accept_notice_on},
+    {"recursive_error_pages", kHSL, kFlag, true, false, kMain, &accept_notice_on},
+    {"log_subrequest", kHSL, kFlag, true, false, kMain, &accept_notice_on},
+    {"worker_shutdown_timeout", kMain, kArgs1, true, false, kMain, &accept_time},
+    {"map_hash_max_size", kHttp, kArgs1, true, false, kMain, &accept_size},
+    {"map_hash_bucket_size", kHttp, kArgs1, true, false, kMain, &accept_size},
+    {"proxy_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
+    {"fastcgi_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
+    {"uwsgi_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
+    {"scgi_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
 };
 
 }  // namespace
 
-std::span<const DirectiveSpec> small_directives() { return std::span(kSmallDirectives).subspan(1); }
+std::span<const DirectiveSpec> small_directives() { return kSmallDirectives; }
 
 }  // namespace torii::config

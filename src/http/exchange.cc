@@ -8,6 +8,7 @@
 #include "http/date.h"
 #include "modules/compression/compression_filter.h"
 #include "http/variables.h"
+#include "modules/charset/charset_filter.h"
 #include "log/error_log.h"
 
 namespace torii::http {
@@ -93,6 +94,7 @@ void Exchange::send_head(ResponseHead head) {
   // (RFC 7838 Alt-Svc), so browsers move over; `http3_alt_svc off` stops it.
   if (req.version != 30 && server && !server->alt_svc.empty() && !head.find("Alt-Svc"))
     head.add("Alt-Svc", server->alt_svc);
+  if (!s.charset.empty()) charset::apply(s.charset, s.charset_types ? *s.charset_types : charset::default_types(), head);
   // Compression last among the filters: it judges the head as the others left it.
   if (s.compression) body_filter = compression::header_filter(*this, head, sink_);
   // Ours go first, unless the upstream's were passed (proxy_pass_header).

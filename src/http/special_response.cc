@@ -42,9 +42,15 @@ void write_special_response(Exchange& ex, int status) {
 
 std::string absolute_location(const Exchange& ex, std::string_view url) {
   if (url.empty() || url[0] != '/') return std::string(url);
+  const config::LocationSettings* s = ex.server ? &ex.settings() : nullptr;
+  if (s && !s->absolute_redirect) return std::string(url);
   const auto& conn = ex.conn();
   std::string out = conn.tls ? "https://" : "http://";
-  if (!ex.req.host.empty()) {
+  const bool by_name = s && s->server_name_in_redirect && !ex.server->names.empty() &&
+                       ex.server->names[0].kind == config::ServerName::Kind::exact && !ex.server->names[0].name.empty();
+  if (by_name) {
+    out += ex.server->names[0].name;
+  } else if (!ex.req.host.empty()) {
     out += ex.req.host;
   } else if (ex.server && !ex.server->names.empty() && !ex.server->names[0].name.empty() &&
              ex.server->names[0].kind == config::ServerName::Kind::exact) {
@@ -57,7 +63,8 @@ std::string absolute_location(const Exchange& ex, std::string_view url) {
     if (v6) out += ']';
   }
   uint16_t port = conn.server_port;
-  if (!((conn.tls && port == 443) || (!conn.tls && port == 80))) out += ":" + std::to_string(port);
+  if ((!s || s->port_in_redirect) && !((conn.tls && port == 443) || (!conn.tls && port == 80)))
+    out += ":" + std::to_string(port);
   out += url;
   return out;
 }

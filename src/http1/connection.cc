@@ -122,6 +122,12 @@ void Connection::on_timeout() {
     default:
       break;
   }
+  // reset_timedout_connection: a client that stopped reading or sending
+  // mid-request gets a RST, so the kernel drops what it still queues for it.
+  if (exchange_ && exchange_->server && exchange_->settings().reset_timedout_connection && transport_) {
+    linger lg{1, 0};
+    setsockopt(transport_->fd(), SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+  }
   close_now();
 }
 
