@@ -280,6 +280,7 @@ bool H3Session::start(const sockaddr* local, socklen_t local_len, const sockaddr
   params.initial_max_streams_bidi = 0;  // a server opens none
   params.initial_max_streams_uni = 3;   // control, QPACK encoder and decoder
   params.max_idle_timeout = kIdleTimeout;
+  params.max_udp_payload_size = kMaxDatagram;
   params.active_connection_id_limit = 2;
 
   ngtcp2_path path{{const_cast<sockaddr*>(local), local_len}, {const_cast<sockaddr*>(remote), remote_len}, nullptr};

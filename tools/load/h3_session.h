@@ -26,6 +26,9 @@ namespace torii::load {
 
 class H3Session {
  public:
+  // The largest datagram the server may send (max_udp_payload_size).
+  static constexpr size_t kMaxDatagram = 4096;
+
   // `one_request`: the connection ends after its first response
   // (--connect-per-request).
   H3Session(const RequestTemplates& templates, unsigned streams, bool one_request, RequestSink& sink);

@@ -40,6 +40,12 @@ class QuicConnection final : public ClientConnection, private RequestSink {
   // A UDP datagram's largest payload; ngtcp2 writes at most its
   // max_tx_udp_payload_size (1452 by default) per packet.
   static constexpr size_t kMaxPacket = 1500;
+  // The socket's receive buffer (the kernel caps it at net.core.rmem_max).
+  static constexpr int kReceiveBuffer = 4 * 1024 * 1024;
+  // Datagrams read per recvmmsg, each in a slot of the largest size our
+  // transport parameters allow the server (H3Session::kMaxDatagram).
+  static constexpr size_t kReadBatch = 16;
+  static constexpr size_t kMaxDatagram = H3Session::kMaxDatagram;
 
   void begin_connect(int64_t now_ns);
   void connect_failed(ErrorKind kind, const char* why, bool at_once);

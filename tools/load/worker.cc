@@ -190,7 +190,11 @@ void Worker::flush_all() {
 void Worker::arm_timer(int64_t now) {
   if (timer_fd_ < 0) return;
   int64_t due = std::min(source_.open_loop() ? source_.next_due() : INT64_MAX, earliest_deadline_);
-  if (due == INT64_MAX || due <= now || due == timer_armed_) return;
+  if (due == INT64_MAX || due <= now) return;
+  // A wake-up no later than this one is already set: keep it (waking early
+  // costs a loop turn; re-arming at every turn would cost a system call,
+  // and QUIC's timers move at nearly every packet).
+  if (timer_armed_ != 0 && timer_armed_ <= due) return;
   itimerspec spec{};
   spec.it_value.tv_sec = due / kNsPerSec;
   spec.it_value.tv_nsec = due % kNsPerSec;
