@@ -103,22 +103,32 @@ else
   echo "caddy is not installed: its HTTP/3 rows are skipped"
 fi
 
+# Seconds PID's threads spent runnable but waiting for a CPU (schedstat):
+# on a shared machine, a server that "waited" much was starved, and its
+# latency says more about the machine than about the server.
+runq_wait_seconds() {
+  cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $2 } END { printf "%.6f\n", s / 1e9 }'
+}
+
 # row RATE TARGET SERVER PROTO PORT: one open-loop run; prints and records
-# "RATE TARGET SERVER PROTO achieved cpu_us_per_200 busy% p50_ms p99_ms failed"
+# "RATE TARGET SERVER PROTO achieved cpu_us_per_200 busy% p50_ms p99_ms failed waited%"
 row() {
   local rate=$1 target=$2 server=$3 proto=$4 p=$5
-  local pid=${PIDS[$server]} path before after t0 t1
+  local pid=${PIDS[$server]} path before after t0 t1 wait_before wait_after
   path=/20k.bin
   [ "$target" = proxy ] && path=/proxy
+  wait_before=$(runq_wait_seconds "$pid")
   before=$(cpu_seconds "$pid")
   t0=$(date +%s.%N)
   taskset -c "$CLIENT_CPU" "$LOAD_BIN" --"$proto" --rate "$rate" -d "$DURATION" -c "$CONNS" -m "$STREAMS" \
     --json "$work/run.json" "https://localhost:$p$path" > "$work/run.out" 2>&1 || true
   t1=$(date +%s.%N)
   after=$(cpu_seconds "$pid")
-  python3 - "$work/run.json" "$rate" "$target" "$server" "$proto" "$before" "$after" "$t0" "$t1" "$RESULTS" <<'PY'
+  wait_after=$(runq_wait_seconds "$pid")
+  python3 - "$work/run.json" "$rate" "$target" "$server" "$proto" "$before" "$after" "$t0" "$t1" "$RESULTS" \
+    "$wait_before" "$wait_after" <<'PY'
 import json, sys
-f, rate, target, server, proto, b, a, t0, t1, results = sys.argv[1:]
+f, rate, target, server, proto, b, a, t0, t1, results, wb, wa = sys.argv[1:]
 try:
     s = json.load(open(f))
 except (OSError, ValueError):
@@ -127,13 +137,16 @@ except (OSError, ValueError):
 ok = s["status"].get("200", 0)
 cpu = (float(a) - float(b)) * 1e6 / ok if ok else 0
 busy = (float(a) - float(b)) * 100 / (float(t1) - float(t0))
+waited = (float(wa) - float(wb)) * 100 / (float(t1) - float(t0))
 d = s["http_req_duration"]
 failed = s["http_req_failed"]["count"]
 achieved = s["http_reqs"]["rate"]
 print(f"{rate:>5} {target:<6} {server:<6} {proto}: {achieved:7.0f} req/s  {cpu:7.1f} us CPU/req  busy {busy:3.0f}%"
-      f"  p50 {d['med']:7.2f} ms  p99 {d['p99']:7.2f} ms  failed {failed}  not sent {s['not_sent_at_end']}")
+      f"  waited {waited:3.0f}%  tool {s['cpu_s'] * 100 / s['duration_s']:3.0f}%  p50 {d['med']:7.2f} ms  p99 {d['p99']:7.2f} ms  failed {failed}"
+      f"  not sent {s['not_sent_at_end']}")
 with open(results, "a") as out:
-    out.write(f"{rate} {target} {server} {proto} {achieved:.0f} {cpu:.1f} {busy:.0f} {d['med']:.2f} {d['p99']:.2f} {failed}\n")
+    out.write(f"{rate} {target} {server} {proto} {achieved:.0f} {cpu:.1f} {busy:.0f} {d['med']:.2f} {d['p99']:.2f} {failed}"
+              f" {waited:.0f}\n")
 PY
 }
 
@@ -158,15 +171,16 @@ med() {
 
 echo
 echo "medians over $ROUNDS rounds (load average before: $load_before):"
-printf '%-6s %-7s %-6s %-5s %8s %10s %6s %9s %9s %7s\n' rate target server proto "req/s" "us CPU/req" busy "p50 ms" "p99 ms" failed
+printf '%-6s %-7s %-6s %-5s %8s %10s %6s %7s %9s %9s %7s\n' rate target server proto "req/s" "us CPU/req" busy waited \
+  "p50 ms" "p99 ms" failed
 for rate in $RATES; do
   for target in static proxy; do
     for sp in "torii h2" "torii h3" "caddy h3"; do
       set -- $sp
       [ "$1" = caddy ] && [ -z "$caddy_port" ] && continue
-      printf '%-6s %-7s %-6s %-5s %8s %10s %5s%% %9s %9s %7s\n' "$rate" "$target" "$1" "$2" \
+      printf '%-6s %-7s %-6s %-5s %8s %10s %5s%% %6s%% %9s %9s %7s\n' "$rate" "$target" "$1" "$2" \
         "$(med "$rate" "$target" "$1" "$2" 5)" "$(med "$rate" "$target" "$1" "$2" 6)" \
-        "$(med "$rate" "$target" "$1" "$2" 7)" "$(med "$rate" "$target" "$1" "$2" 8)" \
+        "$(med "$rate" "$target" "$1" "$2" 7)" "$(med "$rate" "$target" "$1" "$2" 11)" "$(med "$rate" "$target" "$1" "$2" 8)" \
         "$(med "$rate" "$target" "$1" "$2" 9)" "$(med "$rate" "$target" "$1" "$2" 10)"
     done
   done
