@@ -103,6 +103,8 @@ class Endpoint final : public core::IoHandler {
   void add_cid(const ngtcp2_cid& cid, Connection* c);
   void remove_cid(const ngtcp2_cid& cid);
   void release(Connection* c);
+  // The connection's handshake completed, or it ended before that.
+  void handshake_finished(Connection* c);
 
  private:
   void read_batch();
@@ -119,12 +121,15 @@ class Endpoint final : public core::IoHandler {
   std::shared_ptr<core::ListenBinding> binding_;
   std::string key_;
   bool gso_ = false;
+  bool gro_ = false;  // the kernel may hand over several datagrams in one buffer
+  size_t slots_ = 0, slot_size_ = 0;  // receive slots per recvmmsg, and their size
   bool draining_ = false;
   // A copy: the config that named the key file may be gone after a
   // reload while this socket and its connections live on.
   std::string secret_;
   std::unordered_map<CidKey, Connection*, CidHash> by_cid_;
   std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
+  size_t handshakes_ = 0;  // connections whose handshake is in progress
   std::vector<Connection*> blocked_;  // waiting for the socket to take writes
   // Receive slots and the send buffer, allocated once.
   std::vector<uint8_t> rx_;

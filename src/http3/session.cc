@@ -56,6 +56,7 @@ class Session::Callbacks {
     s.info_.ssl_protocol = "TLSv1.3";
     if (const char* c = gnutls_ciphersuite_get(s.tls_)) s.info_.ssl_cipher = c;
     s.info_.ssl_session_reused = gnutls_session_is_resumed(s.tls_) != 0;
+    s.host_.handshake_completed();
     // One ticket per handshake, resumed or not: TLS 1.3 clients use each
     // ticket once (RFC 8446 C.4), so a resumption must bring the next one.
     if (s.tickets_ && gnutls_session_ticket_send(s.tls_, 1, 0) != 0)
@@ -682,6 +683,26 @@ void Session::consume(int64_t id, size_t n) {
 void Session::reset_stream(int64_t id, uint64_t app_error) {
   ngtcp2_conn_shutdown_stream(conn_, id, app_error);
   if (h3_) nghttp3_conn_shutdown_stream_read(h3_, id);
+}
+
+void Session::stop_reading(int64_t id) {
+  ngtcp2_conn_shutdown_stream_read(conn_, id, NGHTTP3_H3_NO_ERROR);
+  if (h3_) nghttp3_conn_shutdown_stream_read(h3_, id);
+}
+
+int64_t Session::body_deadline() const {
+  int64_t due = INT64_MAX;
+  for (const auto& [id, st] : streams_) due = std::min(due, st->body_deadline());
+  return due;
+}
+
+void Session::expire_bodies(int64_t now_ms) {
+  // Collected first: a 408 runs handler code that may change streams_.
+  std::vector<int64_t> due;
+  for (const auto& [id, st] : streams_)
+    if (st->body_deadline() <= now_ms) due.push_back(id);
+  for (int64_t id : due)
+    if (auto it = streams_.find(id); it != streams_.end()) it->second->body_timed_out();
 }
 
 void Session::on_stream_closed(int64_t id) {

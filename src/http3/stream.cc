@@ -120,6 +120,7 @@ void Stream::run() {
 
 void Stream::on_data(const uint8_t* data, size_t len) {
   body_received_ += int64_t(len);
+  body_activity_ms_ = session_.host().now_ms();
   if (exchange_) exchange_->request_length += int64_t(len);
   if (dropping_body_) {
     acknowledge(len);
@@ -185,13 +186,37 @@ void Stream::read_body(http::BodyReader* reader) {
   }
   reading_ = true;
   reader_ = reader;
+  body_activity_ms_ = session_.host().now_ms();
   session_.stream_wants_delivery(*this);
 }
 
 void Stream::resume_body() {
   if (!reader_paused_) return;
   reader_paused_ = false;
+  body_activity_ms_ = session_.host().now_ms();
   session_.stream_wants_delivery(*this);
+}
+
+int64_t Stream::body_deadline() const {
+  // Only while the client owes bytes to a handler that wants them: a
+  // paused reader is our wait, not the client's.
+  if (!reading_ || !reader_ || reader_paused_ || remote_closed_ || closed_ || !exchange_) return INT64_MAX;
+  const int64_t timeout = exchange_->settings().client_body_timeout.count();
+  return timeout > 0 ? body_activity_ms_ + timeout : INT64_MAX;
+}
+
+void Stream::body_timed_out() {
+  http::Exchange& ex = *exchange_;
+  TORII_LOG(info, "client timed out (110: Connection timed out) while reading client request body, client: %s",
+            session_.info().remote_addr.c_str());
+  drop_body();
+  if (ex.head_sent()) {
+    reset(kH3RequestCancelled);
+    return;
+  }
+  session_.stop_reading(id_);
+  http::send_error(ex, 408);
+  session_.host().wake();
 }
 
 void Stream::reset(uint64_t app_error) {

@@ -45,6 +45,11 @@ class Stream final : public http::ResponseSink {
     had_body_ = !fin;
   }
   bool headers_complete() const { return headers_done_; }
+  // When the silence of a client that owes this stream's handler body
+  // bytes ends the request (client_body_timeout); INT64_MAX while none are owed.
+  int64_t body_deadline() const;
+  // That time came: 408, or a reset once the response has begun.
+  void body_timed_out();
   // Part of the request head came in 0-RTT packets: it may be a replay.
   void mark_early_data() { early_data_ = true; }
   void on_data(const uint8_t* data, size_t len);
@@ -119,6 +124,7 @@ class Stream final : public http::ResponseSink {
   http::BodyReader* reader_ = nullptr;
   bool reading_ = false;
   bool reader_paused_ = false;
+  int64_t body_activity_ms_ = 0;  // the reader started, resumed or got bytes
   bool body_end_delivered_ = false;
   bool dropping_body_ = false;
 

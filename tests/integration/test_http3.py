@@ -767,7 +767,10 @@ class RecordingRelay:
     client's datagrams, so a test can send them again verbatim as an
     attacker on the path would."""
 
-    def __init__(self, server_port):
+    def __init__(self, server_port, forward_limit=None):
+        # forward_limit: after that many client datagrams, the client's
+        # packets are dropped (it seems to go silent); the server's still pass.
+        self.forward_limit = forward_limit
         self.server = ("127.0.0.1", server_port)
         self.front = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.front.bind(("127.0.0.1", 0))
@@ -787,7 +790,8 @@ class RecordingRelay:
                 if s is self.front:
                     data, self.client = s.recvfrom(65535)
                     self.sent.append(data)
-                    self.back.send(data)
+                    if self.forward_limit is None or len(self.sent) <= self.forward_limit:
+                        self.back.send(data)
                 elif self.client:
                     self.front.sendto(s.recv(65535), self.client)
 
@@ -889,3 +893,132 @@ def test_request_cut_by_a_vanished_client_is_logged(make_server, tmp_path, cert)
     wait_until(lambda: srv.access_log.exists() and "GET /big.bin" in srv.access_log.read_text(), 10,
                what="the access-log line of the cut request")
 
+
+
+def test_flood_of_initials_turns_on_retry(make_server, tmp_path, cert):
+    # 300 new connections from one address that never finish their
+    # handshakes (a real client's Initial, protected again under fresh
+    # connection IDs). Past 256 handshakes in progress, quic_retry off or
+    # not, a new Initial gets a Retry (one stateless packet) instead of a
+    # connection and a TLS handshake; a real client still gets through.
+    import quic_initial
+    srv = make_server(h3_conf(cert, extra_server="client_header_timeout 30s;"), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    first = quic_initial.capture_first_initial(port=srv.port)
+    flood = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    flood.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    answers = []
+
+    def collect(quiet):
+        flood.settimeout(quiet)
+        try:
+            while True:
+                answers.append(flood.recv(65535))
+        except socket.timeout:
+            pass
+
+    packets = [quic_initial.with_dcid(first, os.urandom(first[5])) for _ in range(300)]
+    for i in range(0, 300, 20):  # in bursts the server's socket buffer holds
+        for p in packets[i:i + 20]:
+            flood.sendto(p, ("127.0.0.1", srv.port))
+        collect(0.05)
+    collect(1.0)
+    flood.close()
+    retries = [a for a in answers if a[0] & 0xF0 == 0xF0]  # long header, packet type Retry
+    assert len(retries) == 300 - 256, (len(retries), len(answers))
+    assert len(answers) > len(retries)  # the first 256 got their handshake flights
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    out = gtls(srv.port, "/index.html", download=dl)
+    assert (dl / "index.html").read_text() == "hello h3\n", out[-2000:]
+
+
+@pytest.mark.parametrize("loss", [["-t", "0.05"], ["-r", "0.05"], ["-t", "0.03", "-r", "0.03"]],
+                         ids=["client-tx-loss", "client-rx-loss", "both"])
+def test_download_survives_packet_loss(make_server, tmp_path, cert, loss):
+    # gtlsclient drops a share of the packets it sends (its requests and
+    # acknowledgements) or receives (our response): loss recovery must
+    # still deliver every byte of 1 MB.
+    srv = make_server(h3_conf(cert), start=False)
+    big = write_site(srv.prefix)
+    srv.start()
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    out = gtls(srv.port, "/big.bin", args=loss, download=dl, timeout=60)
+    assert (dl / "big.bin").read_bytes() == big, out[-2000:]
+
+
+def test_datagrams_sent_as_one_gso_batch_are_each_handled(make_server, tmp_path, cert):
+    # A client that sends with UDP_SEGMENT (as browsers on Linux do): five
+    # Initials of distinct connections leave in one sendmsg. Where the
+    # kernel offers UDP_GRO the server reads them as one buffer and must
+    # split it; every one of the five gets its own handshake answer.
+    import quic_initial
+    srv = make_server(h3_conf(cert), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    first = quic_initial.capture_first_initial(port=srv.port)
+    assert len(first) == 1200
+    client = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    client.connect(("127.0.0.1", srv.port))
+    batch = b"".join(quic_initial.with_dcid(first, os.urandom(first[5])) for _ in range(5))
+    udp_segment = 103
+    client.sendmsg([batch], [(socket.IPPROTO_UDP, udp_segment, (1200).to_bytes(2, "little"))])
+    answered = set()
+    client.settimeout(1.0)
+    try:
+        while len(answered) < 5:
+            a = client.recv(65535)
+            # The server's Initial names our connection by its own new SCID:
+            # one distinct SCID per connection it opened.
+            dcid_len = a[5]
+            scid_len = a[6 + dcid_len]
+            answered.add(a[7 + dcid_len:7 + dcid_len + scid_len])
+    except socket.timeout:
+        pass
+    client.close()
+    assert len(answered) == 5, len(answered)
+
+
+def test_client_silent_mid_body_gets_408(make_server, tmp_path, cert):
+    # The client sends its headers and part of a 1 MB body, then goes
+    # silent: after client_body_timeout the stream is answered 408 (and the
+    # rest of the body is declined with STOP_SENDING), as over HTTP/1.1 and 2.
+    # (The relay keeps dropping the client's packets, so the client never
+    # sees its stream close: the test ends it once the 408 has arrived.)
+    srv = make_server(h3_conf(cert, extra_server="""
+        client_body_timeout 1s;
+        keepalive_timeout 30s;
+        location = /upload {
+            client_max_body_size 10m;
+            proxy_pass http://127.0.0.1:9;
+        }
+"""), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    body = tmp_path / "body"
+    body.write_bytes(os.urandom(1024 * 1024))
+    relay = RecordingRelay(srv.port, forward_limit=30)
+    try:
+        start = time.monotonic()
+        client = subprocess.Popen(["gtlsclient", "--no-quic-dump", "--no-http-dump", "--exit-on-all-streams-close",
+                                   "--timeout=20s", "-m", "POST", "-d", str(body), "127.0.0.1", str(relay.port),
+                                   f"https://a.test:{srv.port}/upload"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT)
+        seen = []
+        reader = threading.Thread(target=lambda: seen.extend(iter(client.stdout.readline, b"")), daemon=True)
+        reader.start()
+        try:
+            wait_until(lambda: any(b":status:" in line for line in seen), 15, what="a response")
+        finally:
+            elapsed = time.monotonic() - start
+            client.kill()
+            client.wait()
+            reader.join()
+    finally:
+        relay.close()
+    out = b"".join(seen).decode("latin-1")
+    assert statuses(out) == ["408"], out[-2000:]
+    assert elapsed < 10, elapsed  # client_body_timeout, not the 30 s idle timeout
+    wait_until(lambda: "while reading client request body" in srv.error_log_text(), 5, what="the timeout's log line")
