@@ -41,7 +41,7 @@ def cert(tmp_path_factory):
     return d
 
 
-def h3_conf(cert, keepalive_requests=1000):
+def h3_conf(cert, keepalive_requests=1000, silent_port=1):
     return base_conf(f"""
     log_format proto '$server_protocol $status $request_uri';
     access_log @PREFIX@/logs/proto.log proto;
@@ -57,6 +57,7 @@ def h3_conf(cert, keepalive_requests=1000):
         location = /fail {{ return 503; }}
         location = /close {{ return 444; }}
         location /echo {{ return 200 "$request_method $content_length\\n"; }}
+        location /silent {{ proxy_pass http://127.0.0.1:{silent_port}; proxy_read_timeout 60s; }}
         location / {{ return 404; }}
     }}
 """)
@@ -160,6 +161,24 @@ def test_stream_resets_are_counted(h3_server, tmp_path):
     assert s["errors"]["reset"] == 40
     assert s["status"] == {}
     assert "stream reset" in s["error_messages"]["reset"]
+
+
+def test_a_response_that_never_comes_is_a_timeout(h3_server, tmp_path):
+    # The upstream takes the connection (the kernel's backlog) and never
+    # answers; torii waits for it, and torii-load's --timeout ends the wait.
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    try:
+        srv = h3_server(silent_port=silent.getsockname()[1])
+        started = time.monotonic()
+        s, _ = run_load(tmp_path, "--h3", "-n", 3, "-c", 1, "-m", 3, "--timeout", "1s", url(srv, "/silent"))
+        assert time.monotonic() - started < 10
+    finally:
+        silent.close()
+    assert s["http_reqs"]["count"] == 3
+    assert s["errors"]["timeout"] == 3
+    assert s["status"] == {}
 
 
 def test_no_server_on_the_port_is_a_connect_error(tmp_path):
