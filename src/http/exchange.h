@@ -81,6 +81,15 @@ class Exchange {
   bool early_data = false;
   bool in_early_data() const { return early_data || (conn_.ssl_early_data && conn_.requests == 1); }
 
+  // client_body_timeout: when a client that owes body bytes and has been
+  // silent since `activity_ms` times out (INT64_MAX: no limit). The log
+  // line nginx writes when it does.
+  int64_t body_timeout_at(int64_t activity_ms) const {
+    const int64_t timeout = settings().client_body_timeout.count();
+    return timeout > 0 ? activity_ms + timeout : INT64_MAX;
+  }
+  void log_body_timeout() const;
+
   // Response. send_head runs the header filters, then hands the head on.
   void send_head(ResponseHead head);
   void send_body(std::string_view data);

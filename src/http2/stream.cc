@@ -215,14 +215,12 @@ int64_t Stream::body_deadline() const {
   // Only while the client owes bytes to a handler that wants them: a
   // paused reader is our wait, not the client's.
   if (!reading_ || !reader_ || reader_paused_ || remote_closed_ || closed_ || !exchange_) return INT64_MAX;
-  const int64_t timeout = exchange_->settings().client_body_timeout.count();
-  return timeout > 0 ? body_activity_ms_ + timeout : INT64_MAX;
+  return exchange_->body_timeout_at(body_activity_ms_);
 }
 
 void Stream::body_timed_out() {
   http::Exchange& ex = *exchange_;
-  TORII_LOG(info, "client timed out (110: Connection timed out) while reading client request body, client: %s",
-            session_.info().remote_addr.c_str());
+  ex.log_body_timeout();
   drop_body();
   if (!ex.head_sent()) {
     reset_after_response_ = true;

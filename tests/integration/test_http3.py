@@ -84,6 +84,24 @@ def gtls(port, *paths, args=(), download=None, timeout=30):
     return r.stdout.decode("latin-1") + r.stderr.decode("latin-1")
 
 
+def gtls_until(port, path, marker, timeout, args=(), connect_port=None):
+    """Runs gtlsclient until its output shows `marker` (bytes), then kills
+    it: for clients a test abandons mid-exchange. Returns the output."""
+    cmd = ["gtlsclient", "--no-quic-dump", "--no-http-dump", *args, "127.0.0.1", str(connect_port or port),
+           f"https://a.test:{port}{path}"]
+    client = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    seen = []
+    reader = threading.Thread(target=lambda: seen.extend(iter(client.stdout.readline, b"")), daemon=True)
+    reader.start()
+    try:
+        wait_until(lambda: any(marker in line for line in seen), timeout, what=marker.decode())
+    finally:
+        client.kill()
+        client.wait()
+        reader.join()
+    return b"".join(seen).decode("latin-1")
+
+
 def statuses(out):
     return re.findall(r"\[:status: (\d+)\]", out)
 
@@ -878,18 +896,8 @@ def test_request_cut_by_a_vanished_client_is_logged(make_server, tmp_path, cert)
     srv = make_server(h3_conf(cert, extra_server="keepalive_timeout 1s;"), start=False)
     write_site(srv.prefix)
     srv.start()
-    client = subprocess.Popen(["gtlsclient", "--no-quic-dump", "--no-http-dump", "--max-data=30000",
-                               "--max-stream-data-bidi-local=30000", "127.0.0.1", str(srv.port),
-                               f"https://a.test:{srv.port}/big.bin"], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT)
-    seen = []
-    reader = threading.Thread(target=lambda: seen.extend(iter(client.stdout.readline, b"")), daemon=True)
-    reader.start()
-    try:
-        wait_until(lambda: any(b":status: 200" in line for line in seen), 10, what="the response head")
-    finally:
-        client.kill()
-        client.wait()
+    gtls_until(srv.port, "/big.bin", b":status: 200", 10,
+               args=["--max-data=30000", "--max-stream-data-bidi-local=30000"])
     wait_until(lambda: srv.access_log.exists() and "GET /big.bin" in srv.access_log.read_text(), 10,
                what="the access-log line of the cut request")
 
@@ -1002,23 +1010,11 @@ def test_client_silent_mid_body_gets_408(make_server, tmp_path, cert):
     relay = RecordingRelay(srv.port, forward_limit=30)
     try:
         start = time.monotonic()
-        client = subprocess.Popen(["gtlsclient", "--no-quic-dump", "--no-http-dump", "--exit-on-all-streams-close",
-                                   "--timeout=20s", "-m", "POST", "-d", str(body), "127.0.0.1", str(relay.port),
-                                   f"https://a.test:{srv.port}/upload"], stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT)
-        seen = []
-        reader = threading.Thread(target=lambda: seen.extend(iter(client.stdout.readline, b"")), daemon=True)
-        reader.start()
-        try:
-            wait_until(lambda: any(b":status:" in line for line in seen), 15, what="a response")
-        finally:
-            elapsed = time.monotonic() - start
-            client.kill()
-            client.wait()
-            reader.join()
+        out = gtls_until(srv.port, "/upload", b":status:", 15, connect_port=relay.port,
+                         args=["--timeout=20s", "-m", "POST", "-d", str(body)])
+        elapsed = time.monotonic() - start
     finally:
         relay.close()
-    out = b"".join(seen).decode("latin-1")
     assert statuses(out) == ["408"], out[-2000:]
     assert elapsed < 10, elapsed  # client_body_timeout, not the 30 s idle timeout
     wait_until(lambda: "while reading client request body" in srv.error_log_text(), 5, what="the timeout's log line")
