@@ -180,8 +180,10 @@ class H3Session::Callbacks {
   }
 
   // GOAWAY: no new requests here; those in flight finish (or are rejected).
-  static int h3_shutdown(nghttp3_conn*, int64_t, void* user) {
-    of(user)->draining_ = true;
+  static int h3_shutdown(nghttp3_conn*, int64_t id, void* user) {
+    H3Session& s = *of(user);
+    s.draining_ = true;
+    s.goaway_id_ = std::min(s.goaway_id_, id);
     return 0;
   }
 
@@ -236,6 +238,7 @@ bool H3Session::start(const sockaddr* local, socklen_t local_len, const sockaddr
   active_ = 0;
   answered_ = bytes_received_ = bytes_sent_ = 0;
   submitted_ = handshake_done_ = draining_ = failed_ = clean_ = false;
+  goaway_id_ = INT64_MAX;
   error_[0] = '\0';
 
   ngtcp2_callbacks cb{};
@@ -540,8 +543,15 @@ void H3Session::fail_all(ErrorKind kind, const char* why) {
   for (Slot& slot : slots_) {
     if (!slot.used) continue;
     const int64_t from = slot.from_ns;
+    const bool unprocessed = slot.stream_id >= goaway_id_;
     release(slot);
-    sink_.failed(from, kind, why);
+    if (unprocessed && answered_ > 0) {
+      // At or above the GOAWAY's id: the server says it did not process
+      // it (RFC 9114 5.2), so it is safe to send again.
+      sink_.retry(from);
+    } else {
+      sink_.failed(from, kind, why);
+    }
   }
 }
 

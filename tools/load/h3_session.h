@@ -122,6 +122,7 @@ class H3Session {
   bool submitted_ = false;
   bool handshake_done_ = false;
   bool draining_ = false;  // GOAWAY received
+  int64_t goaway_id_ = INT64_MAX;  // streams from this id on were not processed
   bool failed_ = false;
   bool clean_ = false;
   ErrorKind error_kind_ = ErrorKind::protocol;
