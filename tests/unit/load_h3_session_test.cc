@@ -78,6 +78,19 @@ TEST_F(H3SessionTest, FirstFlightIsAPaddedInitialAndNothingIsTakenBeforeTheHands
   EXPECT_LT(s.expiry(), now + 5 * kNsPerSec);
 }
 
+TEST_F(H3SessionTest, NoPacingBeforeTheHandshakeHasMeasuredTheRoundTrip) {
+  // Paced from ngtcp2's initial RTT guess (333 ms), the 1200-byte Initial
+  // would hold the client's next flight (its Finished and first request)
+  // back by ~26 ms: every new connection's first request paid for it.
+  H3Session s(*templates_, 1, false, sink_);
+  const int64_t now = now_ns();
+  ASSERT_TRUE(start(s, now));
+  uint8_t pkt[1500];
+  ASSERT_GE(s.produce(pkt, sizeof pkt, now), 1200);
+  s.burst_sent(now);
+  EXPECT_GT(s.expiry(), now + 100 * kNsPerMs);  // the loss timer, not a pacing slot
+}
+
 TEST_F(H3SessionTest, GarbageIsDroppedAndTheConnectionLivesOn) {
   H3Session s(*templates_, 1, false, sink_);
   const int64_t now = now_ns();

@@ -508,7 +508,10 @@ ssize_t H3Session::produce(uint8_t* buf, size_t cap, int64_t now_ns) {
 }
 
 void H3Session::burst_sent(int64_t now_ns) {
-  if (conn_) ngtcp2_conn_update_pkt_tx_time(conn_, uint64_t(now_ns));
+  // Not before the handshake: ngtcp2 would pace from its initial RTT guess
+  // (333 ms), and the 1200-byte Initial would hold the next flight back
+  // ~26 ms, a delay no network put there.
+  if (conn_ && handshake_done_) ngtcp2_conn_update_pkt_tx_time(conn_, uint64_t(now_ns));
 }
 
 size_t H3Session::max_packet_size() const { return conn_ ? ngtcp2_conn_get_max_tx_udp_payload_size(conn_) : 1200; }

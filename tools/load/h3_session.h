@@ -52,7 +52,8 @@ class H3Session {
   // Returns its length, 0 when nothing is to be sent now, -1 when the
   // connection is over.
   ssize_t produce(uint8_t* buf, size_t cap, int64_t now_ns);
-  // After a burst of packets: when ngtcp2 may send the next (pacing).
+  // After a burst of packets: when ngtcp2 may send the next (pacing, once
+  // the handshake has measured the round trip).
   void burst_sent(int64_t now_ns);
   size_t max_packet_size() const;
   size_t send_quantum() const;
