@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "config/limits_config.h"
 #include "config/template.h"
 #include "core/result.h"
 #include "http/method.h"
@@ -170,6 +171,7 @@ struct LocationSettings {
   bool etag = true;
   bool internal = false;  // only reachable by internal redirect
   bool dav_methods_off = true;
+  LimitsSettings limits;  // limit_req, limit_conn, limit_rate, auth_*, satisfy (limits_config.h)
 };
 
 struct Location {
@@ -267,6 +269,7 @@ struct Config {
   std::vector<ListenGroup> listen_groups;
   std::vector<std::shared_ptr<const UpstreamGroupConfig>> upstreams;
   std::vector<std::shared_ptr<const MapConfig>> maps;  // $name of map i: VarId::map_ with arg i
+  std::vector<std::shared_ptr<LimitZone>> limit_zones;  // limit_req_zone, limit_conn_zone, by name
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
 
   // Every file read, in order, with its text: for `torii -T`.
