@@ -165,6 +165,7 @@ bool lookup_variable(std::string_view name, Variable& out) {
   static constexpr Family kFamilies[] = {
       {"http_", VarId::http_, true},
       {"sent_http_", VarId::sent_http_, true},
+      {"upstream_http_", VarId::upstream_http_, true},
       {"arg_", VarId::arg_, false},
       {"cookie_", VarId::cookie_, false},
   };

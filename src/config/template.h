@@ -15,6 +15,7 @@ enum class VarId : uint8_t {
   // Prefix families: the part after the prefix is in Variable::arg.
   http_,        // $http_user_agent -> arg "user-agent" (lower-case, '_' -> '-')
   sent_http_,   // response header, same spelling rule
+  upstream_http_,  // the upstream's response header, as passed into the response head
   arg_,         // query argument, arg as written
   cookie_,      // cookie, arg as written
   capture,      // $1..$9 from the last regex match; arg "1".."9"

@@ -428,6 +428,11 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_request_header(req, v.arg, out);
     case VarId::sent_http_:
       return append_response_header(ex.response, v.arg, out);
+    case VarId::upstream_http_:
+      // The proxied head as the client gets it (fields the proxy hides are
+      // not there); nothing without an upstream.
+      if (ex.upstream_status.empty()) return false;
+      return append_response_header(ex.response, v.arg, out);
     case VarId::arg_:
       return append_arg(req, v.arg, out);
     case VarId::cookie_:

@@ -16,6 +16,7 @@ from harness import http
 CONF = r"""
     server {
         listen 127.0.0.1:@PORT@;
+        listen 127.0.0.1:@PORT1@ http2;
         server_name localhost;
         root @PREFIX@/www;
 
@@ -94,7 +95,7 @@ def auth_service():
 
 @pytest.fixture
 def srv(make_server, auth_service):
-    s = make_server(harness.base_conf(CONF.replace("@AUTHPORT@", str(auth_service))), start=False)
+    s = make_server(harness.base_conf(CONF.replace("@AUTHPORT@", str(auth_service))), nports=2, start=False)
     for d in ("private", "any", "local-auth"):
         (s.prefix / "www" / d).mkdir(parents=True, exist_ok=True)
         (s.prefix / "www" / d / "index.html").write_text("secret\n")
@@ -149,10 +150,13 @@ def test_a_local_location_answers_the_subrequest(srv):
 
 def test_over_http2(srv):
     import subprocess
-    out = subprocess.run(["curl", "-s", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code}",
-                          "-H", "X-Token: good", f"http://127.0.0.1:{srv.port}/private/"],
-                         capture_output=True, text=True, timeout=10)
-    # h2c needs `http2 on`: without it, curl's prior knowledge fails; skip then.
-    if out.stdout == "000":
-        pytest.skip("no h2c on this listen")
-    assert out.stdout == "200"
+
+    def code(*extra):
+        out = subprocess.run(["curl", "-s", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code}",
+                              *extra, f"http://127.0.0.1:{srv.ports[1]}/private/"],
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout
+
+    assert code("-H", "X-Token: good") == "200"
+    assert code() == "401"
+    assert code("-H", "X-Token: bad") == "403"

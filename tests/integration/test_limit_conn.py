@@ -105,3 +105,48 @@ def test_sequential_requests_on_one_connection_never_count_twice(make_server):
         for _ in range(5):
             r = c.request("GET", "/fast/big")
             assert r.status == 200 and len(r.body) == len(BIG)
+
+
+H2_CONF = r"""
+    limit_conn_zone $binary_remote_addr zone=addr:1m;
+    server {
+        listen 127.0.0.1:@PORT@ http2;
+        server_name localhost;
+        root @PREFIX@/www;
+        location /slow/ { limit_conn addr 1; limit_rate 1k; }
+    }
+"""
+
+
+def test_http2_streams_count_one_by_one(make_server):
+    """nginx counts requests, not connections: a second stream on the same
+    HTTP/2 connection is refused while the first is in progress."""
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    srv = make_server(harness.base_conf(H2_CONF), start=False)
+    (srv.prefix / "www" / "slow").mkdir(parents=True)
+    (srv.prefix / "www" / "slow" / "big").write_bytes(BIG)
+    srv.start()
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    conn.initiate_connection()
+    headers = [(":method", "GET"), (":path", "/slow/big"), (":scheme", "http"), (":authority", "localhost")]
+    conn.send_headers(1, headers, end_stream=True)
+    s.sendall(conn.data_to_send())
+    statuses = {}
+    while 1 not in statuses:
+        for ev in conn.receive_data(s.recv(65536)):
+            if isinstance(ev, h2.events.ResponseReceived):
+                statuses[ev.stream_id] = dict(ev.headers)[b":status"]
+        s.sendall(conn.data_to_send())
+    conn.send_headers(3, headers, end_stream=True)
+    s.sendall(conn.data_to_send())
+    while 3 not in statuses:
+        for ev in conn.receive_data(s.recv(65536)):
+            if isinstance(ev, h2.events.ResponseReceived):
+                statuses[ev.stream_id] = dict(ev.headers)[b":status"]
+        s.sendall(conn.data_to_send())
+    assert statuses == {1: b"200", 3: b"503"}, statuses
+    s.close()
