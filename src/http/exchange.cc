@@ -9,6 +9,7 @@
 #include "modules/compression/compression_filter.h"
 #include "modules/limit_rate/limit_rate.h"
 #include "http/variables.h"
+#include "log/error_log.h"
 
 namespace torii::http {
 
@@ -156,6 +157,11 @@ void Exchange::abort() {
   if (body_filter) body_filter->abort();
   if (rate_filter) rate_filter->abort();
   sink_.abort();
+}
+
+void Exchange::log_body_timeout() const {
+  TORII_LOG(info, "client timed out (110: Connection timed out) while reading client request body, client: %s",
+            conn_.remote_addr.c_str());
 }
 
 }  // namespace torii::http
