@@ -3,6 +3,7 @@
 Every expectation is nginx's: the file passes with TORII_BIN=/usr/sbin/nginx."""
 
 import base64
+import hashlib
 import re
 import subprocess
 import warnings
@@ -83,6 +84,8 @@ def users():
         "u_bcrypt": htpasswd("B", "u_bcrypt", PASSWORD),
         "u_sha": htpasswd("s", "u_sha", PASSWORD),
         "u_plain": "{PLAIN}" + PASSWORD,
+        "u_ssha": "{SSHA}" + base64.b64encode(hashlib.sha1(PASSWORD.encode() + b"salt1234").digest()
+                                               + b"salt1234").decode(),
         "u_pycrypt": crypt.crypt(PASSWORD, crypt.mksalt(crypt.METHOD_SHA512)),
     }
     assert u["u_bcrypt"].startswith("$2y$"), u["u_bcrypt"]
@@ -109,7 +112,7 @@ def srv(make_server):
 
 
 @pytest.mark.parametrize("user", ["u_md5", "u_sha256", "u_sha512", "u_apr1", "u_bcrypt", "u_sha", "u_plain",
-                                  "u_pycrypt"])
+                                  "u_ssha", "u_pycrypt"])
 def test_each_hash_scheme_accepts_its_password(srv, user):
     r = http(srv.port, "/private/", headers=basic(user, PASSWORD))
     assert r.status == 200, (r, srv.error_log_text())
