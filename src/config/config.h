@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "config/limits_config.h"
 #include "config/template.h"
 #include "core/result.h"
 #include "http/method.h"
@@ -188,6 +189,7 @@ struct LocationSettings {
   std::string charset;  // `charset`: added to Content-Type of charset_types; empty: off
   std::shared_ptr<const std::vector<std::string>> charset_types;  // null: nginx's default list
   Ms resolver_timeout{30'000};
+  LimitsSettings limits;  // limit_req, limit_conn, limit_rate, auth_*, satisfy (limits_config.h)
 };
 
 struct Location {
@@ -285,6 +287,7 @@ struct Config {
   std::vector<ListenGroup> listen_groups;
   std::vector<std::shared_ptr<const UpstreamGroupConfig>> upstreams;
   std::vector<std::shared_ptr<const MapConfig>> maps;  // $name of map i: VarId::map_ with arg i
+  std::vector<std::shared_ptr<LimitZone>> limit_zones;  // limit_req_zone, limit_conn_zone, by name
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
   bool keep_upstream_headers = false;  // some template reads $upstream_http_* / $upstream_cookie_*
 

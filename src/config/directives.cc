@@ -836,6 +836,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
   // The modules' own tables, each in its directives_<module>.cc.
   for (auto table : {ssl_directives(), proxy_directives(), http2_directives(), http3_directives(),
                      rewrite_directives(), gzip_directives(), resolver_directives(), small_directives(),
+                     limits_directives(), auth_directives(),
                      default_only_directives()}) {
     for (const auto& d : table)
       if (d.name == name) return &d;

@@ -69,6 +69,7 @@ struct Scope {
   // Work that needs this block's settings complete (an `if` block's own
   // settings start from them): run after the plain directives, before children.
   std::vector<std::function<Status()>> after_plain;
+  uint32_t limits_here = 0;  // limit_req, limit_conn set in this block (directives_limits.cc)
   uint32_t compression_here = 0;  // gzip_types, gzip_disable... set in this block (directives_gzip.cc)
 };
 
@@ -94,6 +95,8 @@ std::span<const DirectiveSpec> rewrite_directives();  // directives_rewrite.cc
 std::span<const DirectiveSpec> resolver_directives();  // directives_resolver.cc
 // Small core and module directives with nginx's meaning (directives_small.cc).
 std::span<const DirectiveSpec> small_directives();
+std::span<const DirectiveSpec> limits_directives();   // directives_limits.cc (limit_req, limit_conn, limit_rate)
+std::span<const DirectiveSpec> auth_directives();     // directives_auth.cc (auth_basic, auth_request, satisfy)
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.
 std::span<const DirectiveSpec> default_only_directives();

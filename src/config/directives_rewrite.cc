@@ -79,6 +79,8 @@ Status set_set(Compiler&, Scope& s, const Node& n) {
   rewrite::SetStep step;
   if (name == "args") {
     step.args = true;
+  } else if (name == "limit_rate") {
+    step.limit_rate = true;  // the response's pace (modules/limit_rate)
   } else {
     Variable v;
     if (!lookup_variable(name, v) || v.id != VarId::user_)
@@ -321,11 +323,11 @@ std::span<const DirectiveSpec> rewrite_directives() { return kRewriteDirectives;
 
 Status define_rewrite_variables(const std::vector<Node>& nodes) {
   for (const auto& n : nodes) {
-    if (n.name == "set" && !n.args.empty()) {
+    if ((n.name == "set" || n.name == "auth_request_set") && !n.args.empty()) {
       std::string_view name = n.args[0];
       if (name.size() < 2 || name[0] != '$') return node_error(n, "invalid variable name " + q(name));
       name.remove_prefix(1);
-      if (name == "args") continue;
+      if (name == "args" || name == "limit_rate") continue;
       if (is_builtin_variable(name)) return node_error(n, "the duplicate " + q(name) + " variable");
       define_user_variable(name);
     } else if (n.name == "rewrite" && !n.args.empty()) {

@@ -13,6 +13,7 @@ struct Named {
 
 constexpr Named kPlain[] = {
     {"args", VarId::args},
+    {"binary_remote_addr", VarId::binary_remote_addr},
     {"body_bytes_sent", VarId::body_bytes_sent},
     {"bytes_sent", VarId::bytes_sent},
     {"connection", VarId::connection},
@@ -27,6 +28,9 @@ constexpr Named kPlain[] = {
     {"http3", VarId::http3},
     {"https", VarId::https},
     {"is_args", VarId::is_args},
+    {"limit_conn_status", VarId::limit_conn_status},
+    {"limit_rate", VarId::limit_rate},
+    {"limit_req_status", VarId::limit_req_status},
     {"msec", VarId::msec},
     {"pid", VarId::pid},
     {"proxy_add_x_forwarded_for", VarId::proxy_add_x_forwarded_for},

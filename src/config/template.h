@@ -24,6 +24,7 @@ enum class VarId : uint8_t {
   upstream_cookie_,  // a cookie the upstream set (Set-Cookie), arg as written
   // Plain variables.
   args,
+  binary_remote_addr,  // the client's address as 4 or 16 bytes (limit zones' usual key)
   body_bytes_sent,
   bytes_sent,
   connection,
@@ -38,6 +39,9 @@ enum class VarId : uint8_t {
   http3,  // "h3" on an HTTP/3 request, empty otherwise
   https,
   is_args,
+  limit_conn_status,  // limit_conn module
+  limit_rate,         // limit_rate module; settable with `set`
+  limit_req_status,   // limit_req module
   msec,
   pid,
   proxy_add_x_forwarded_for,

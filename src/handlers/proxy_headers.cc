@@ -2,6 +2,7 @@
 
 #include <strings.h>
 
+#include "config/directives.h"
 #include "config/upstream_config.h"
 #include "http/exchange.h"
 #include "http/header_token.h"
@@ -215,6 +216,11 @@ void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p,
         continue;
       default:
         break;
+    }
+    if (iequals(h.name, "x-accel-limit-rate")) {
+      // The response's pace, as nginx's: a number of bytes a second.
+      uint64_t v = 0;
+      if (config::parse_number(h.value, v)) out.accel_limit_rate = int64_t(v);
     }
     if (hidden_by_default(h.name)) {
       if (!listed(p.pass_headers, h.name)) continue;

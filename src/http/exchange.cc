@@ -7,6 +7,7 @@
 #include "config/compression_config.h"
 #include "http/date.h"
 #include "modules/compression/compression_filter.h"
+#include "modules/limit_rate/limit_rate.h"
 #include "http/variables.h"
 #include "modules/charset/charset_filter.h"
 #include "log/error_log.h"
@@ -96,7 +97,11 @@ void Exchange::send_head(ResponseHead head) {
     head.add("Alt-Svc", server->alt_svc);
   if (!s.charset.empty()) charset::apply(s.charset, s.charset_types ? *s.charset_types : charset::default_types(), head);
   // Compression last among the filters: it judges the head as the others left it.
-  if (s.compression) body_filter = compression::header_filter(*this, head, sink_);
+  // The upstream's X-Accel-Limit-Rate sets $limit_rate, then the pace is
+  // fixed for the response (not for a 101's tunnel).
+  if (head.accel_limit_rate >= 0) access.limit_rate = head.accel_limit_rate;
+  if (status != 101) rate_filter = limits::make_rate_sink(*this, sink_);
+  if (s.compression) body_filter = compression::header_filter(*this, head, below());
   // Ours go first, unless the upstream's were passed (proxy_pass_header).
   const bool own_server = !head.has_upstream_server_or_date || head.find("Server") == nullptr;
   const bool own_date = !head.has_upstream_server_or_date || head.find("Date") == nullptr;
@@ -112,23 +117,31 @@ void Exchange::send_head(ResponseHead head) {
 void Exchange::send_body(std::string_view data) {
   if (header_only || finished_ || data.empty()) return;
   if (body_filter) return body_filter->send_body(data);
-  sink_.send_body(data);
+  below().send_body(data);
 }
 
 void Exchange::send_file(std::shared_ptr<const OpenFile> file, int64_t offset, int64_t length) {
   if (header_only || finished_ || length <= 0) return;
   if (body_filter) return body_filter->send_file(std::move(file), offset, length);
-  sink_.send_file(std::move(file), offset, length);
+  below().send_file(std::move(file), offset, length);
 }
 
 void Exchange::finish() {
   if (finished_) return;
   if (body_filter) return body_filter->finish();  // it calls finish_filtered() when its output is out
+  if (rate_filter) return rate_filter->finish();  // it calls finish_paced() when the last byte left it
   finished_ = true;
   sink_.finish();
 }
 
 void Exchange::finish_filtered() {
+  if (finished_) return;
+  if (rate_filter) return rate_filter->finish();
+  finished_ = true;
+  sink_.finish();
+}
+
+void Exchange::finish_paced() {
   if (finished_) return;
   finished_ = true;
   sink_.finish();
@@ -144,6 +157,7 @@ void Exchange::abort() {
   finished_ = true;
   close_connection = true;
   if (body_filter) body_filter->abort();
+  if (rate_filter) rate_filter->abort();
   sink_.abort();
 }
 

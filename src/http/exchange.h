@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "http/access_state.h"
 #include "http/request.h"
 #include "http/response.h"
 
@@ -107,8 +108,15 @@ class Exchange {
   // and it ends the response with finish_filtered().
   std::shared_ptr<ResponseSink> body_filter;
   void finish_filtered();
+  // The pacing sink (limit_rate) handed on the response's last byte.
+  void finish_paced();
   int64_t compressed_in = 0;   // body bytes the filter took ($gzip_ratio)
   int64_t compressed_out = 0;  // and the encoded bytes it gave the codec
+  // limit_rate's pacing sink (modules/limit_rate), under the body filter:
+  // what both hand on reaches the codec through it. Null: no rate.
+  std::shared_ptr<ResponseSink> rate_filter;
+  // The sink under the body filter: the pacing sink or the codec's.
+  ResponseSink& below() const { return rate_filter ? *rate_filter : sink_; }
 
   bool head_sent() const { return head_sent_; }
   bool finished() const { return finished_; }
@@ -117,9 +125,9 @@ class Exchange {
   bool has_body() const { return req.chunked || req.content_length > 0; }
   void read_body(BodyReader* reader) { sink_.read_body(reader); }
   void resume_body() { sink_.resume_body(); }
-  size_t queued_bytes() const { return body_filter ? body_filter->queued_bytes() : sink_.queued_bytes(); }
+  size_t queued_bytes() const { return body_filter ? body_filter->queued_bytes() : below().queued_bytes(); }
   void set_drain_callback(std::function<void()> cb) {
-    (body_filter ? *body_filter : sink_).set_drain_callback(std::move(cb));
+    (body_filter ? *body_filter : below()).set_drain_callback(std::move(cb));
   }
 
   // What an asynchronous handler keeps for this exchange (upstream
@@ -182,6 +190,8 @@ class Exchange {
   };
   std::vector<UserVariable> variables;
   bool close_connection = false; // no keep-alive after this response (or 444: no response)
+  // limit_req, limit_conn, limit_rate, auth: their decisions and holds.
+  AccessState access;
 
  private:
   ResponseSink& sink_;

@@ -14,6 +14,7 @@
 #include "http/variables.h"
 #include "http/log_context.h"
 #include "log/error_log.h"
+#include "modules/access/access_phase.h"
 #include "modules/rewrite/runner.h"
 
 namespace torii::http {
@@ -21,39 +22,6 @@ namespace torii::http {
 namespace {
 
 constexpr int kMaxInternalRedirects = 10;
-
-// The client's address as raw bytes, IPv4-mapped IPv6 shown as IPv4.
-int peer_bytes(const sockaddr_storage& peer, uint8_t out[16]) {
-  if (peer.ss_family == AF_INET) {
-    memcpy(out, &reinterpret_cast<const sockaddr_in&>(peer).sin_addr, 4);
-    return AF_INET;
-  }
-  const auto& a6 = reinterpret_cast<const sockaddr_in6&>(peer).sin6_addr;
-  if (IN6_IS_ADDR_V4MAPPED(&a6)) {
-    memcpy(out, &a6.s6_addr[12], 4);
-    return AF_INET;
-  }
-  memcpy(out, &a6, 16);
-  return AF_INET6;
-}
-
-// allow/deny: the first rule that matches decides; no match allows.
-bool access_allowed(const std::vector<config::AccessRule>& rules, const ConnectionInfo& conn) {
-  if (rules.empty()) return true;
-  uint8_t addr[16] = {};
-  int family = peer_bytes(conn.peer, addr);
-  for (const auto& r : rules) {
-    if (!r.all) {
-      if (r.family != family) continue;
-      size_t n = family == AF_INET ? 4 : 16;
-      bool match = true;
-      for (size_t i = 0; i < n && match; ++i) match = (addr[i] & r.mask[i]) == (r.addr[i] & r.mask[i]);
-      if (!match) continue;
-    }
-    return r.allow;
-  }
-  return true;
-}
 
 bool method_listed(const config::LimitExcept& le, Method m) {
   for (auto allowed : le.methods) {
@@ -109,8 +77,6 @@ void send_return(Exchange& ex, const config::Return& ret) {
 
 namespace {
 
-// Location phase onwards, for the current ex.req.path; loops on internal
-// redirects (index, try_files, error_page).
 // A server chosen by a regular-expression server_name keeps that match's
 // captures ($1.., named ones as variables), as nginx does.
 void assign_server_name_captures(Exchange& ex) {
@@ -129,14 +95,16 @@ void assign_server_name_captures(Exchange& ex) {
   }
 }
 
-void route(Exchange& ex) {
-  // A redirect to a URI starts again at the server rewrite phase; one to a
-  // named location goes straight to that location's rewrite phase.
-  bool server_phase = !ex.location || ex.location->match != config::Location::Match::named;
+
+// Server rewrite (when `server_phase`), location, location rewrite and
+// the access phases for the current ex.req.path, looping on rewrites that
+// change the URI. True: go on to the content handler; false: the request
+// was answered or waits (a limit_req delay, an auth subrequest).
+bool before_content(Exchange& ex, bool server_phase) {
   while (true) {
     if (server_phase) {
       server_phase = false;
-      if (rewrite::run_server(ex) == rewrite::Outcome::responded) return;
+      if (rewrite::run_server(ex) == rewrite::Outcome::responded) return false;
     }
     if (!ex.location || ex.location->match != config::Location::Match::named) {
       ex.location = config::find_location(*ex.server, ex.req.path, &ex.captures);
@@ -145,27 +113,27 @@ void route(Exchange& ex) {
     }
     if (ex.settings().internal && !ex.is_internal) {
       send_error(ex, 404);
-      return;
+      return false;
     }
     if (ex.settings().client_max_body_size > 0 && ex.req.content_length > ex.settings().client_max_body_size) {
       TORII_LOG(error, "client intended to send too large body: %lld bytes%s",
                 static_cast<long long>(ex.req.content_length), log_context(ex).c_str());
       ex.close_connection = true;
       send_error(ex, 413);
-      return;
+      return false;
     }
     // A method limit_except does not list runs under the limit_except
     // block's settings in nginx, which have no rewrite directives.
     bool limited = ex.settings().limit_except && !method_listed(*ex.settings().limit_except, ex.req.method);
     switch (limited ? rewrite::Outcome::proceed : rewrite::run_location(ex)) {
       case rewrite::Outcome::responded:
-        return;
+        return false;
       case rewrite::Outcome::uri_changed:
         if (++ex.internal_redirects > kMaxInternalRedirects) {
           TORII_LOG(error, "rewrite or internal redirection cycle while processing \"%s\"%s", ex.req.path.c_str(),
                     log_context(ex).c_str());
           send_error(ex, 500);
-          return;
+          return false;
         }
         ex.location = nullptr;
         continue;
@@ -174,16 +142,32 @@ void route(Exchange& ex) {
     }
     const auto& s = ex.settings();  // an `if` block's settings when one held
     if (s.limit_except && !method_listed(*s.limit_except, ex.req.method) &&
-        !access_allowed(s.limit_except->rules, ex.conn())) {
+        !access::rules_allow(s.limit_except->rules, ex)) {
       TORII_LOG(error, "access forbidden by rule%s", log_context(ex).c_str());
       send_error(ex, 403);
+      return false;
+    }
+    return access::run_access_phases(ex, Phase::start) == access::Gate::proceed;
+  }
+}
+
+// Location phase onwards, for the current ex.req.path; loops on internal
+// redirects (index, try_files, error_page). `from` is where a request
+// that waited goes on (Phase::start for a new request or a redirect).
+void route(Exchange& ex, Phase from) {
+  // A redirect to a URI starts again at the server rewrite phase; one to a
+  // named location goes straight to that location's rewrite phase.
+  bool server_phase = !ex.location || ex.location->match != config::Location::Match::named;
+  while (true) {
+    if (from != Phase::start) {
+      auto gate = access::run_access_phases(ex, from);
+      from = Phase::start;
+      if (gate != access::Gate::proceed) return;
+    } else if (!before_content(ex, server_phase)) {
       return;
     }
-    if (!access_allowed(s.access_rules, ex.conn())) {
-      TORII_LOG(error, "access forbidden by rule%s", log_context(ex).c_str());
-      send_error(ex, 403);
-      return;
-    }
+    server_phase = false;
+    const auto& s = ex.settings();  // an `if` block's settings when one held
     if (s.proxy && s.proxy->proxies()) {
       handlers::serve_proxy(ex);  // answers later, from the event loop
       return;
@@ -248,8 +232,10 @@ void run_request(Exchange& ex) {
     return;
   }
   assign_server_name_captures(ex);
-  route(ex);
+  route(ex, Phase::start);
 }
+
+void resume_request(Exchange& ex, Phase at) { route(ex, at); }
 
 void send_error(Exchange& ex, int status) {
   if (ex.head_sent()) {
@@ -298,7 +284,7 @@ void send_error(Exchange& ex, int status) {
       set_uri(ex, uri);
     }
     ex.status_override = override_status;
-    route(ex);
+    route(ex, Phase::start);
     return;
   }
   write_special_response(ex, status);

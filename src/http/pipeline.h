@@ -1,6 +1,8 @@
 // The request pipeline every codec calls once a head is decoded: server
 // rewrite → location → body size → location rewrite (return, rewrite, set,
-// if) → access (limit_except, allow/deny) → proxy | static → error_page.
+// if) → preaccess (limit_req, limit_conn) → access (limit_except,
+// allow/deny, auth_basic, auth_request, satisfy) → proxy | static →
+// error_page.
 // Explicit steps, one place each.
 #pragma once
 
@@ -16,6 +18,12 @@ class Exchange;
 // complete (finish() called) when this returns, unless the connection is to
 // be closed with no response (return 444: ex.close_connection and no head).
 void run_request(Exchange& ex);
+
+// Where a request that waited in a phase goes on from, once its wait is
+// over: after a limit_req delay (limit_conn), after an auth subrequest
+// (content).
+enum class Phase : unsigned char { start, limit_conn, access, content };
+void resume_request(Exchange& ex, Phase at);
 
 // Sends the response for an error or redirect status: error_page if one
 // applies, else the built-in page. Also used by codecs for bad requests.

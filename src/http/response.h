@@ -23,6 +23,9 @@ struct ResponseHead {
   // it goes out instead of ours. Set by the proxy, so that other responses
   // need no search for them.
   bool has_upstream_server_or_date = false;
+  // The upstream's X-Accel-Limit-Rate (bytes a second), set by the proxy;
+  // -1: none. Exchange::send_head makes it the response's $limit_rate.
+  int64_t accel_limit_rate = -1;
 
   void add(std::string name, std::string value) {
     headers.emplace_back(std::move(name), std::move(value));

@@ -1,6 +1,8 @@
 #include "http/variables.h"
 
+#include <arpa/inet.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +21,9 @@
 #include "log/error_log.h"
 #include "modules/compression/compression_filter.h"
 #include "modules/rewrite/runner.h"
+#include "modules/limit_conn/limit_conn.h"
+#include "modules/limit_rate/limit_rate.h"
+#include "modules/limit_req/limit_req.h"
 
 namespace torii::http {
 
@@ -437,6 +442,29 @@ void append_request_id(const Exchange& ex, std::string& out) {
   out.append(ex.request_id);
 }
 
+// $binary_remote_addr: $remote_addr's address as 4 (IPv4) or 16 bytes,
+// read from $remote_addr so that what rewrites the client's address
+// (real_ip, PROXY protocol) changes this key too. A UNIX-socket client
+// has no address bytes: the text stands in, as nginx's does.
+bool append_binary_remote_addr(const Exchange& ex, std::string& out) {
+  static const config::Variable kRemoteAddr{VarId::remote_addr, {}, 0};
+  thread_local std::string text;
+  text.clear();
+  append_variable(kRemoteAddr, ex, text);
+  unsigned char bytes[16];
+  if (inet_pton(AF_INET, text.c_str(), bytes) == 1) {
+    out.append(reinterpret_cast<const char*>(bytes), 4);
+  } else if (inet_pton(AF_INET6, text.c_str(), bytes) == 1) {
+    if (IN6_IS_ADDR_V4MAPPED(reinterpret_cast<const in6_addr*>(bytes)))
+      out.append(reinterpret_cast<const char*>(bytes) + 12, 4);
+    else
+      out.append(reinterpret_cast<const char*>(bytes), 16);
+  } else {
+    out.append(text);
+  }
+  return true;
+}
+
 bool append_owned(const std::string& v, std::string& out) {
   if (v.empty()) return false;
   out.append(v);
@@ -568,6 +596,15 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return true;
     case VarId::remote_port:
       append_uint(out, ex.conn().remote_port);
+      return true;
+    case VarId::binary_remote_addr:
+      return append_binary_remote_addr(ex, out);
+    case VarId::limit_req_status:
+      return limits::append_limit_req_status(ex, out);
+    case VarId::limit_conn_status:
+      return limits::append_limit_conn_status(ex, out);
+    case VarId::limit_rate:
+      append_int(out, limits::effective_limit_rate(ex));
       return true;
     case VarId::remote_user:
       return append_remote_user(req, out);

@@ -159,7 +159,7 @@ def test_the_defaults_start_and_serve(make_server):
     ("http", "ssl_verify_client optional;"),
     ("server", "ssl_verify_client on;"),
     ("http", "ssi on;"),
-    ("http", "limit_rate 100k;"),
+    ("http", "sendfile_max_chunk 1m;"),
     ("http", "keepalive_time 2h;"),
     ("http", "proxy_cache zone;"),
     ("http", "output_buffers 4 32k;"),

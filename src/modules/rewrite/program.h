@@ -37,6 +37,7 @@ struct Condition {
 struct SetStep {
   uint32_t slot = 0;  // Config::variables
   bool args = false;  // `set $args ...` changes the request's arguments
+  bool limit_rate = false;  // `set $limit_rate ...` changes the response's pace
   config::Template value;
 };
 

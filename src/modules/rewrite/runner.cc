@@ -12,6 +12,7 @@
 #include "http/special_response.h"
 #include "http/variables.h"
 #include "log/error_log.h"
+#include "modules/limit_rate/limit_rate.h"
 #include "modules/rewrite/program.h"
 
 namespace torii::rewrite {
@@ -213,6 +214,8 @@ Outcome run(Exchange& ex, const Program& program) {
       render_replacement(s->value, ex, value, r.quote, false);
       if (s->args) {
         set_args(ex, value);
+      } else if (s->limit_rate) {
+        limits::set_limit_rate(ex, value);
       } else {
         set_slot(ex, s->slot, value);
       }

@@ -1,0 +1,197 @@
+#include "modules/auth_basic/auth_basic.h"
+
+#include <fcntl.h>
+#include <strings.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_set>
+
+#include "http/exchange.h"
+#include "http/log_context.h"
+#include "http/variables.h"
+#include "log/error_log.h"
+#include "modules/auth_basic/password.h"
+
+namespace torii::auth {
+
+namespace {
+
+constexpr size_t kMaxFileSize = 16 << 20;
+constexpr size_t kMaxRemembered = 4096;
+
+int base64_value(unsigned char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+// nginx's ngx_http_auth_basic_user: "Basic" (any case), spaces, base64 of
+// "user:password"; no user, no ':' or bad base64 is no credentials at all.
+bool basic_credentials(const http::RequestHead& req, std::string& user, std::string& password) {
+  const http::Header* auth = nullptr;
+  for (const auto& h : req.headers) {
+    if (h.name.size() == 13 && strncasecmp(h.name.data(), "authorization", 13) == 0) {
+      auth = &h;
+      break;
+    }
+  }
+  if (!auth) return false;
+  std::string_view v = auth->value;
+  if (v.size() < 6 || strncasecmp(v.data(), "basic ", 6) != 0) return false;
+  v.remove_prefix(6);
+  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  size_t len = 0;
+  while (len < v.size() && v[len] != '=') {
+    if (base64_value(static_cast<unsigned char>(v[len])) < 0) return false;
+    ++len;
+  }
+  if (len == 0 || len % 4 == 1) return false;
+  std::string decoded;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < len; ++i) {
+    acc = (acc << 6) | uint32_t(base64_value(static_cast<unsigned char>(v[i])));
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      decoded.push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  size_t colon = decoded.find(':');
+  if (colon == 0 || colon == std::string::npos) return false;
+  user = decoded.substr(0, colon);
+  password = decoded.substr(colon + 1);
+  OPENSSL_cleanse(decoded.data(), decoded.size());
+  return true;
+}
+
+int set_realm(http::Exchange& ex, const std::string& realm) {
+  ex.response.remove("WWW-Authenticate");
+  ex.response.add("WWW-Authenticate", "Basic realm=\"" + realm + "\"");
+  return 401;
+}
+
+// The hash on the user's line: lines are "user:hash[:comment]"; '#'
+// starts a comment line, as nginx reads them.
+std::optional<std::string> find_hash(std::string_view file, std::string_view user) {
+  while (!file.empty()) {
+    size_t eol = file.find('\n');
+    std::string_view line = file.substr(0, eol);
+    file = eol == std::string_view::npos ? std::string_view() : file.substr(eol + 1);
+    if (line.empty() || line[0] == '#' || line[0] == '\r') continue;
+    if (line.size() <= user.size() || line.substr(0, user.size()) != user || line[user.size()] != ':') continue;
+    std::string_view hash = line.substr(user.size() + 1);
+    size_t end = hash.find_first_of(":\r");
+    return std::string(hash.substr(0, end));
+  }
+  return std::nullopt;
+}
+
+// Verified (user, hash, SHA-256 of the password), shared by every worker.
+std::mutex remembered_mu;
+std::unordered_set<std::string>& remembered() {
+  static auto* s = new std::unordered_set<std::string>;
+  return *s;
+}
+
+std::string remember_key(const std::string& user, const std::string& hash, const std::string& password) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(password.data(), password.size(), digest, &len, EVP_sha256(), nullptr);
+  std::string key = user;
+  key.push_back('\0');
+  key.append(hash);
+  key.push_back('\0');
+  key.append(reinterpret_cast<const char*>(digest), len);
+  return key;
+}
+
+bool read_file(const std::string& path, std::string& out, int& err) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    err = errno;
+    return false;
+  }
+  char buf[8192];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      err = errno;
+      ::close(fd);
+      return false;
+    }
+    if (n == 0) break;
+    out.append(buf, size_t(n));
+    if (out.size() > kMaxFileSize) {
+      err = EFBIG;
+      ::close(fd);
+      return false;
+    }
+  }
+  ::close(fd);
+  return true;
+}
+
+}  // namespace
+
+int check_basic(http::Exchange& ex) {
+  const config::LimitsSettings& ls = ex.settings().limits;
+  std::string realm = http::render(ls.auth_basic_realm, ex);
+  if (realm == "off") return 0;
+  std::string user, password;
+  if (!basic_credentials(ex.req, user, password)) {
+    TORII_LOG(info, "no user/password was provided for basic authentication%s", http::log_context(ex).c_str());
+    return set_realm(ex, realm);
+  }
+  std::string path = http::render(ls.auth_basic_user_file, ex);
+  std::string file;
+  int err = 0;
+  if (!read_file(path, file, err)) {
+    if (err == ENOENT) {
+      TORII_LOG(error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, strerror(err), http::log_context(ex).c_str());
+      return 403;
+    }
+    TORII_LOG(crit, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, strerror(err), http::log_context(ex).c_str());
+    return 500;
+  }
+  auto hash = find_hash(file, user);
+  OPENSSL_cleanse(file.data(), file.size());
+  if (!hash) {
+    TORII_LOG(error, "user \"%s\" was not found in \"%s\"%s", user.c_str(), path.c_str(), http::log_context(ex).c_str());
+    return set_realm(ex, realm);
+  }
+  std::string key = remember_key(user, *hash, password);
+  {
+    std::lock_guard lock(remembered_mu);
+    if (remembered().count(key)) return 0;
+  }
+  std::string why;
+  PasswordCheck check = check_password(password, *hash, &why);
+  OPENSSL_cleanse(password.data(), password.size());
+  if (check == PasswordCheck::error) {
+    TORII_LOG(error, "%s for user \"%s\"%s", why.empty() ? "unsupported password hash" : why.c_str(), user.c_str(),
+              http::log_context(ex).c_str());
+    return 500;
+  }
+  if (check == PasswordCheck::mismatch) {
+    TORII_LOG(error, "user \"%s\": password mismatch%s", user.c_str(), http::log_context(ex).c_str());
+    return set_realm(ex, realm);
+  }
+  std::lock_guard lock(remembered_mu);
+  if (remembered().size() >= kMaxRemembered) remembered().clear();
+  remembered().insert(std::move(key));
+  return 0;
+}
+
+}  // namespace torii::auth

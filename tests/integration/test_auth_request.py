@@ -1,0 +1,162 @@
+"""auth_request to a small Python auth service behind proxy_pass: 2xx lets
+the request through, 401 and 403 are the client's answer (401 with the
+service's WWW-Authenticate), anything else is a 500; auth_request_set
+takes values from the subrequest. The same expectations hold against
+nginx (TORII_BIN=/usr/sbin/nginx, built with the auth_request module)."""
+
+from http import server as http_server
+import re
+import threading
+
+import pytest
+
+import harness
+from harness import http
+
+CONF = r"""
+    server {
+        listen 127.0.0.1:@PORT@;
+        listen 127.0.0.1:@PORT1@ http2;
+        server_name localhost;
+        root @PREFIX@/www;
+
+        location /private/ {
+            auth_request /auth;
+            auth_request_set $auth_user $upstream_http_x_user;
+            auth_request_set $auth_status $upstream_status;
+            add_header X-User $auth_user always;
+            add_header X-Auth-Status $auth_status always;
+        }
+        location /proxied/ {
+            auth_request /auth;
+            proxy_pass http://127.0.0.1:@AUTHPORT@/echo/;
+        }
+        location /any/ {
+            satisfy any;
+            deny all;
+            auth_request /auth;
+        }
+        location /local-auth/ {
+            auth_request /local;
+        }
+        location = /local { internal; return 204; }
+        location = /auth {
+            internal;
+            proxy_pass http://127.0.0.1:@AUTHPORT@/check;
+            proxy_pass_request_body off;
+            proxy_set_header Content-Length "";
+            proxy_set_header X-Original-URI $request_uri;
+        }
+    }
+"""
+
+
+class AuthService(http_server.BaseHTTPRequestHandler):
+    seen = []
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path.startswith("/echo/"):
+            body = f"echo {self.path}\n".encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        AuthService.seen.append((self.command, self.path, self.headers.get("X-Original-URI"),
+                                 self.headers.get("Content-Length")))
+        token = self.headers.get("X-Token")
+        if token == "good":
+            self.send_response(200)
+            self.send_header("X-User", "alice")
+        elif token == "bad":
+            self.send_response(403)
+        elif token == "boom":
+            self.send_response(502)
+        else:
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Bearer realm="api"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+@pytest.fixture
+def auth_service():
+    server = http_server.ThreadingHTTPServer(("127.0.0.1", 0), AuthService)
+    AuthService.seen = []
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    yield server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def srv(make_server, auth_service):
+    s = make_server(harness.base_conf(CONF.replace("@AUTHPORT@", str(auth_service))), nports=2, start=False)
+    for d in ("private", "any", "local-auth"):
+        (s.prefix / "www" / d).mkdir(parents=True, exist_ok=True)
+        (s.prefix / "www" / d / "index.html").write_text("secret\n")
+    s.start()
+    return s
+
+
+def test_allowed_request_gets_the_content_and_variables(srv):
+    r = http(srv.port, "/private/", headers={"X-Token": "good"})
+    assert r.status == 200, r
+    assert r.body == b"secret\n"
+    assert r.header("X-User") == "alice"
+    assert r.header("X-Auth-Status") == "200"
+    method, path, original, length = AuthService.seen[-1]
+    assert (method, path, original) == ("GET", "/check", "/private/")
+
+
+def test_the_subrequest_is_a_get_without_body(srv):
+    r = http(srv.port, "/private/", method="POST", body=b"payload", headers={"X-Token": "good"})
+    # The static handler refuses POST, after access was granted.
+    assert r.status == 405, r
+    method, path, _, length = AuthService.seen[-1]
+    assert method == "GET" and length in (None, "0")
+
+
+def test_401_passes_the_challenge_403_and_errors(srv):
+    r = http(srv.port, "/private/")
+    assert r.status == 401
+    assert r.header("WWW-Authenticate") == 'Bearer realm="api"'
+    assert r.header("X-Auth-Status") == "401"
+    assert http(srv.port, "/private/", headers={"X-Token": "bad"}).status == 403
+    r = http(srv.port, "/private/", headers={"X-Token": "boom"})
+    assert r.status == 500
+    assert re.search(r"\[error\] .*auth request unexpected status: 502", srv.error_log_text())
+
+
+def test_then_the_request_is_proxied(srv):
+    r = http(srv.port, "/proxied/x?y=1", headers={"X-Token": "good"})
+    assert r.status == 200 and r.body == b"echo /echo/x?y=1\n", r
+    assert http(srv.port, "/proxied/x").status == 401
+
+
+def test_satisfy_any_with_a_denied_address(srv):
+    assert http(srv.port, "/any/").status == 401
+    assert http(srv.port, "/any/", headers={"X-Token": "bad"}).status == 403
+    assert http(srv.port, "/any/", headers={"X-Token": "good"}).status == 200
+
+
+def test_a_local_location_answers_the_subrequest(srv):
+    assert http(srv.port, "/local-auth/").status == 200
+
+
+def test_over_http2(srv):
+    import subprocess
+
+    def code(*extra):
+        out = subprocess.run(["curl", "-s", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code}",
+                              *extra, f"http://127.0.0.1:{srv.ports[1]}/private/"],
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout
+
+    assert code("-H", "X-Token: good") == "200"
+    assert code() == "401"
+    assert code("-H", "X-Token: bad") == "403"

@@ -1,0 +1,101 @@
+"""limit_rate, limit_rate_after, `set $limit_rate` and the upstream's
+X-Accel-Limit-Rate: a body's throughput measured by the client, over
+HTTP/1.1 and HTTP/2 (h2c prior knowledge). nginx lets the first second's
+worth go at once (its allowance is rate x (seconds + 1)), so a body of N
+bytes at R bytes/s takes about (N - R) / R seconds. The same expectations
+hold against nginx (TORII_BIN=/usr/sbin/nginx)."""
+
+import subprocess
+import threading
+import time
+from http import server as http_server
+
+import pytest
+
+import harness
+
+RATE = 100 * 1024
+SIZE = 400 * 1024
+
+CONF = r"""
+    server {
+        listen 127.0.0.1:@PORT@;
+        listen 127.0.0.1:@PORT1@ http2;
+        server_name localhost;
+        root @PREFIX@/www;
+        location /rate/ { limit_rate 100k; }
+        location /after/ { limit_rate 100k; limit_rate_after 200k; }
+        location /var/ { set $limit_rate 200k; }
+        location /free/ { }
+        location /accel/ { proxy_pass http://127.0.0.1:@BACKEND@/; }
+    }
+"""
+
+
+class Backend(http_server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        body = b"a" * SIZE
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Accel-Limit-Rate", str(RATE))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def srv(make_server):
+    backend = http_server.ThreadingHTTPServer(("127.0.0.1", 0), Backend)
+    threading.Thread(target=backend.serve_forever, daemon=True).start()
+    s = make_server(harness.base_conf(CONF.replace("@BACKEND@", str(backend.server_address[1]))), nports=2,
+                    start=False)
+    for d in ("rate", "after", "var", "free"):
+        (s.prefix / "www" / d).mkdir(parents=True, exist_ok=True)
+        (s.prefix / "www" / d / "big").write_bytes(b"x" * SIZE)
+    s.start()
+    yield s
+    backend.shutdown()
+    backend.server_close()
+
+
+def fetch(port, path, h2=False):
+    args = ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code} %{size_download} %{time_total}"]
+    if h2:
+        args.append("--http2-prior-knowledge")
+    out = subprocess.run(args + [f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True, timeout=30)
+    code, size, seconds = out.stdout.split()
+    assert code == "200" and int(size) == SIZE, out.stdout
+    return float(seconds)
+
+
+def expect(seconds, paced_bytes, rate):
+    want = paced_bytes / rate
+    # nginx counts whole seconds, torii milliseconds: within half a second
+    # early, a second late.
+    assert want - 0.6 <= seconds <= want + 1.2, (seconds, want)
+
+
+def test_limit_rate_paces_http1(srv):
+    expect(fetch(srv.port, "/rate/big"), SIZE - RATE, RATE)
+
+
+def test_limit_rate_paces_http2_streams(srv):
+    expect(fetch(srv.ports[1], "/rate/big", h2=True), SIZE - RATE, RATE)
+
+
+def test_limit_rate_after_sends_the_first_bytes_at_once(srv):
+    expect(fetch(srv.port, "/after/big"), SIZE - 200 * 1024 - RATE, RATE)
+
+
+def test_set_limit_rate(srv):
+    expect(fetch(srv.port, "/var/big"), SIZE - 2 * RATE, 2 * RATE)
+
+
+def test_unlimited_is_fast(srv):
+    assert fetch(srv.port, "/free/big") < 0.5
+
+
+def test_x_accel_limit_rate_from_the_upstream(srv):
+    expect(fetch(srv.port, "/accel/"), SIZE - RATE, RATE)
