@@ -30,6 +30,8 @@ enum class VarId : uint8_t {
   content_type,
   document_root,
   document_uri,
+  fastcgi_path_info,    // fastcgi_split_path_info's second capture
+  fastcgi_script_name,  // its first (or the URI), fastcgi_index after a '/'
   gzip_ratio,  // compression module: in/out of the encoded body
   host,
   hostname,
@@ -37,6 +39,7 @@ enum class VarId : uint8_t {
   https,
   is_args,
   msec,
+  nginx_version,  // torii's version: the configs that read it expect a server's
   pid,
   proxy_add_x_forwarded_for,
   proxy_host,
@@ -49,6 +52,7 @@ enum class VarId : uint8_t {
   request_filename,
   request_length,
   request_method,
+  request_scheme,
   request_time,
   request_uri,
   scheme,

@@ -18,13 +18,24 @@
 // error_page applies).
 #pragma once
 
+#include <memory>
+
 namespace torii::http {
 class Exchange;
+}
+namespace torii::config {
+struct ProxyConfig;
 }
 
 namespace torii::handlers {
 
 // Starts proxying; the response completes later, from the event loop.
 void serve_proxy(http::Exchange& ex);
+
+class UpstreamCodec;
+// The same session over another wire protocol (fastcgi_pass, uwsgi_pass):
+// `cfg` holds the shared upstream settings (group, timeouts, buffers,
+// retries, hidden and passed fields).
+void serve_upstream(http::Exchange& ex, const config::ProxyConfig& cfg, std::unique_ptr<UpstreamCodec> codec);
 
 }  // namespace torii::handlers

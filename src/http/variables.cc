@@ -12,6 +12,7 @@
 
 #include "config/map_config.h"
 #include "config/proxy_config.h"
+#include "handlers/fastcgi/split_path.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "log/error_log.h"
@@ -459,7 +460,17 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       append_protocol(req.version, out);
       return true;
     case VarId::scheme:
+    case VarId::request_scheme:
       out.append(ex.conn().tls ? "https" : "http");
+      return true;
+    case VarId::nginx_version:
+      out.append(TORII_VERSION);
+      return true;
+    case VarId::fastcgi_script_name:
+      handlers::fastcgi::append_script_name(ex, out);
+      return true;
+    case VarId::fastcgi_path_info:
+      handlers::fastcgi::append_path_info(ex, out);
       return true;
     case VarId::https:
       if (ex.conn().tls) out.append("on");
