@@ -128,9 +128,10 @@ void FastcgiCodec::on_stderr(std::string_view data, bool record_end) {
     for (const auto& s : cfg_.catch_stderr)
       if (stderr_record_.find(s) != std::string::npos) caught_ = true;
   }
-  // As nginx: trailing line ends and spaces are not logged; nothing left, no line.
-  while (!stderr_record_.empty() &&
-         (stderr_record_.back() == '\n' || stderr_record_.back() == '\r' || stderr_record_.back() == ' '))
+  // As nginx: trailing line ends, spaces and dots are not logged; nothing
+  // left, no line.
+  while (!stderr_record_.empty() && (stderr_record_.back() == '\n' || stderr_record_.back() == '\r' ||
+                                     stderr_record_.back() == ' ' || stderr_record_.back() == '.'))
     stderr_record_.pop_back();
   if (!stderr_record_.empty()) stderr_lines_.push_back(std::move(stderr_record_));
   stderr_record_.clear();
