@@ -266,6 +266,7 @@ void ProxySession::on_body_end() {
     return;
   }
   if (phase_ != Phase::reading_client_body) return;
+  if (ex_.req.content_length < 0) ex_.body_length_read = body_->size();
   upgrade_sent_ = codec_->request_head(RequestBody::length, body_->size(), head_);
   next_try();
 }

@@ -576,9 +576,10 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
         out.append(h->value);
         return true;
       }
-      // HTTP/2 and HTTP/3 may know the length without the header.
-      if (req.content_length < 0) return false;
-      append_int(out, req.content_length);
+      // HTTP/2 and HTTP/3 may know the length without the header; a body
+      // read whole has a length once read.
+      if (req.content_length < 0 && ex.body_length_read < 0) return false;
+      append_int(out, req.content_length >= 0 ? req.content_length : ex.body_length_read);
       return true;
     }
     case VarId::content_type: {

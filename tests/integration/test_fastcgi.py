@@ -422,3 +422,18 @@ def test_http2_clients(make_server, tmp_path, php):
     out = subprocess.run(["curl", "-s", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code} %{size_download}",
                           f"{url}/download.php?mb=8"], capture_output=True, check=True, timeout=30).stdout
     assert out == f"200 {8 * 1024 * 1024}".encode()
+
+
+def test_chunked_upload_is_buffered_with_its_length(make_server, tmp_path, php):
+    # FastCGI applications need CONTENT_LENGTH: a chunked body is read whole
+    # first (even with fastcgi_request_buffering off) and $content_length
+    # is then its size, as nginx counts it.
+    fpm = php()
+    srv = site(make_server, tmp_path, php_location(fpm, php.www, "fastcgi_request_buffering off;"))
+    pieces = [b"a" * 1000, b"b" * 70000, b"c" * 5]
+    body = b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n\r\n"
+    with harness.Conn(srv.port) as c:
+        c.send(b"POST /upload.php HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + body)
+        r = c.read_response("POST")
+    whole = b"".join(pieces)
+    assert r.status == 200 and json.loads(r.body) == {"length": len(whole), "md5": hashlib.md5(whole).hexdigest()}
