@@ -424,10 +424,13 @@ def test_http2_clients(make_server, tmp_path, php):
     assert out == f"200 {8 * 1024 * 1024}".encode()
 
 
-def test_chunked_upload_is_buffered_with_its_length(make_server, tmp_path, php):
+def test_chunked_upload_is_buffered_with_its_length(make_server, tmp_path, php, nginx_only_skip):
     # FastCGI applications need CONTENT_LENGTH: a chunked body is read whole
     # first (even with fastcgi_request_buffering off) and $content_length
-    # is then its size, as nginx counts it.
+    # is then its size, as nginx's current sources count it
+    # (ngx_http_variable_content_length falls back to content_length_n).
+    # Debian's nginx 1.22 sends an empty CONTENT_LENGTH and PHP reads no
+    # body, hence torii only.
     fpm = php()
     srv = site(make_server, tmp_path, php_location(fpm, php.www, "fastcgi_request_buffering off;"))
     pieces = [b"a" * 1000, b"b" * 70000, b"c" * 5]
