@@ -42,6 +42,7 @@ class Regex;  // PCRE2 wrapper, config/regex.h
 // Module settings, each defined in its own header so modules stay apart.
 struct SslServerConfig;      // config/ssl_config.h: certificates, protocols, session cache
 struct ProxyConfig;          // config/proxy_config.h: proxy_pass and the proxy_* directives
+struct CgiConfig;            // config/cgi_config.h: fastcgi_* and uwsgi_*
 struct UpstreamGroupConfig;  // config/upstream_config.h: an upstream {} block
 struct MapConfig;            // config/map_config.h: a map {} block
 struct CompressionConfig;    // config/compression_config.h: gzip, brotli, zstd
@@ -173,6 +174,8 @@ struct LocationSettings {
   std::vector<AccessLog> access_logs;
   std::optional<ErrorLogConfig> error_log;  // request-level messages; else main's
   std::shared_ptr<const ProxyConfig> proxy;  // set: proxy_pass is this location's handler
+  std::shared_ptr<const CgiConfig> fastcgi;  // fastcgi_*: with upstream set, fastcgi_pass is the handler
+  std::shared_ptr<const CgiConfig> uwsgi;    // uwsgi_*, the same
   std::shared_ptr<const CompressionConfig> compression;  // null: no gzip/brotli/zstd directive here
   OpenFileCache open_file_cache;
   bool log_not_found = true;

@@ -837,6 +837,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
   for (auto table : {ssl_directives(), proxy_directives(), http2_directives(), http3_directives(),
                      rewrite_directives(), gzip_directives(), resolver_directives(), small_directives(),
                      limits_directives(), auth_directives(),
+                     fastcgi_directives(), uwsgi_directives(),
                      default_only_directives()}) {
     for (const auto& d : table)
       if (d.name == name) return &d;

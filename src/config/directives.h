@@ -46,6 +46,7 @@ enum Arity : uint16_t {
 };
 
 class Compiler;
+struct UpstreamGroupConfig;
 
 // One block being compiled and what its directives write into.
 struct Scope {
@@ -63,6 +64,7 @@ struct Scope {
   bool index_here = false;
   bool access_log_here = false;
   uint32_t proxy_here = 0;  // proxy_* array directives set in this block (directives_proxy.cc)
+  uint32_t cgi_here = 0;    // fastcgi_*/uwsgi_* array directives set here (directives_cgi.h)
   // The rewrite program this block's return/rewrite/set/if/break append to
   // (directives_rewrite.cc); an `if` body shares its block's.
   std::shared_ptr<rewrite::Program> program;
@@ -97,6 +99,8 @@ std::span<const DirectiveSpec> resolver_directives();  // directives_resolver.cc
 std::span<const DirectiveSpec> small_directives();
 std::span<const DirectiveSpec> limits_directives();   // directives_limits.cc (limit_req, limit_conn, limit_rate)
 std::span<const DirectiveSpec> auth_directives();     // directives_auth.cc (auth_basic, auth_request, satisfy)
+std::span<const DirectiveSpec> fastcgi_directives();  // directives_fastcgi.cc
+std::span<const DirectiveSpec> uwsgi_directives();    // directives_uwsgi.cc
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.
 std::span<const DirectiveSpec> default_only_directives();
@@ -106,6 +110,12 @@ std::span<const DirectiveSpec> default_only_directives();
 Status define_rewrite_variables(const std::vector<Node>& nodes);
 // proxy_pass is not inherited by nested locations (directives_proxy.cc).
 void reset_uninherited_proxy(LocationSettings& s);
+// fastcgi_pass and uwsgi_pass, likewise (directives_cgi.cc).
+void reset_uninherited_cgi(LocationSettings& s);
+// The group a *_pass address names: an upstream {} block, or an implicit
+// group of the address's servers made once per address (directives_proxy.cc).
+Result<std::shared_ptr<const UpstreamGroupConfig>> upstream_for_address(Compiler& c, std::string_view host,
+                                                                         const Node& n);
 
 class Compiler {
  public:

@@ -361,35 +361,9 @@ Status set_proxy_pass(Compiler& c, Scope& s, const Node& n) {
     return node_error(n, "\"proxy_pass\" cannot have URI part in location given by regular expression, or inside "
                          "named location, or inside \"if\" statement, or inside \"limit_except\" block");
 
-  std::shared_ptr<const UpstreamGroupConfig> group;
-  bool has_port = !starts_with(host, "unix:") && host.find(':') != std::string_view::npos &&
-                  host.back() != ']';
-  if (!has_port) {
-    for (const auto& u : c.cfg().upstreams)
-      if (!u->implicit && u->name == host) group = u;
-  }
-  if (!group) {
-    for (const auto& u : c.cfg().upstreams)
-      if (u->implicit && u->name == host) group = u;
-  }
-  if (!group) {
-    auto g = std::make_shared<UpstreamGroupConfig>();
-    g->name = std::string(host);
-    g->implicit = true;
-    g->file = n.file ? *n.file : std::string();
-    g->line = n.line;
-    auto addrs = resolve(host, n);
-    if (!addrs) return Error{addrs.error()};
-    for (const auto& r : *addrs) {
-      UpstreamServer sv;
-      sv.name = server_name(r, host);
-      sv.addr = r.addr;
-      sv.addr_len = r.len;
-      g->servers.push_back(std::move(sv));
-    }
-    c.cfg().upstreams.push_back(g);
-    group = std::move(g);
-  }
+  auto found = upstream_for_address(c, host, n);
+  if (!found) return Error{found.error()};
+  std::shared_ptr<const UpstreamGroupConfig> group = std::move(*found);
 
   return edit(s, [&](ProxyConfig& p) -> Status {
     p.upstream = group;
@@ -593,6 +567,40 @@ const DirectiveSpec kProxyDirectives[] = {
 };
 
 }  // namespace
+
+Result<std::shared_ptr<const UpstreamGroupConfig>> upstream_for_address(Compiler& c, std::string_view host,
+                                                                         const Node& n) {
+  std::shared_ptr<const UpstreamGroupConfig> group;
+  bool has_port = !starts_with(host, "unix:") && host.find(':') != std::string_view::npos &&
+                  host.back() != ']';
+  if (!has_port) {
+    for (const auto& u : c.cfg().upstreams)
+      if (!u->implicit && u->name == host) group = u;
+  }
+  if (!group) {
+    for (const auto& u : c.cfg().upstreams)
+      if (u->implicit && u->name == host) group = u;
+  }
+  if (!group) {
+    auto g = std::make_shared<UpstreamGroupConfig>();
+    g->name = std::string(host);
+    g->implicit = true;
+    g->file = n.file ? *n.file : std::string();
+    g->line = n.line;
+    auto addrs = resolve(host, n);
+    if (!addrs) return Error{addrs.error()};
+    for (const auto& r : *addrs) {
+      UpstreamServer sv;
+      sv.name = server_name(r, host);
+      sv.addr = r.addr;
+      sv.addr_len = r.len;
+      g->servers.push_back(std::move(sv));
+    }
+    c.cfg().upstreams.push_back(g);
+    group = std::move(g);
+  }
+  return group;
+}
 
 std::span<const DirectiveSpec> proxy_directives() { return kProxyDirectives; }
 

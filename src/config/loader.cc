@@ -62,6 +62,7 @@ void reset_uninherited(LocationSettings& s) {
   s.try_files.clear();
   s.limit_except.reset();
   reset_uninherited_proxy(s);
+  reset_uninherited_cgi(s);
 }
 
 bool is_static(Location::Match m) {

@@ -33,6 +33,8 @@ enum class VarId : uint8_t {
   content_type,
   document_root,
   document_uri,
+  fastcgi_path_info,    // fastcgi_split_path_info's second capture
+  fastcgi_script_name,  // its first (or the URI), fastcgi_index after a '/'
   gzip_ratio,  // compression module: in/out of the encoded body
   host,
   hostname,
@@ -43,6 +45,7 @@ enum class VarId : uint8_t {
   limit_rate,         // limit_rate module; settable with `set`
   limit_req_status,   // limit_req module
   msec,
+  nginx_version,  // torii's version: the configs that read it expect a server's
   pid,
   proxy_add_x_forwarded_for,
   proxy_host,
@@ -56,6 +59,7 @@ enum class VarId : uint8_t {
   request_id,  // 32 hex digits, random, one per request
   request_length,
   request_method,
+  request_scheme,
   request_time,
   request_uri,
   scheme,

@@ -21,6 +21,8 @@
 #include "core/event_loop.h"
 #include "core/timer_wheel.h"
 #include "handlers/proxy_headers.h"
+#include "handlers/proxy_http_codec.h"
+#include "handlers/upstream_codec.h"
 #include "handlers/request_body_buffer.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
@@ -64,14 +66,14 @@ class ProxySession final : public http::Exchange::HandlerState,
  public:
   // `owned` keeps a per-request config (proxy_pass with variables) alive.
   ProxySession(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
-               std::shared_ptr<const ProxyConfig> owned = nullptr)
+               std::unique_ptr<UpstreamCodec> codec, std::shared_ptr<const ProxyConfig> owned = nullptr)
       : owned_cfg_(std::move(owned)),
         ex_(ex),
         cfg_(cfg),
         group_(std::move(group)),
+        codec_(std::move(codec)),
         loop_(*ex.services().loop),
-        timer_(&ProxySession::on_timer, this),
-        parser_(cfg.buffer_size) {}
+        timer_(&ProxySession::on_timer, this) {}
 
   ~ProxySession() override {
     loop_.cancel(timer_);
@@ -127,23 +129,27 @@ class ProxySession final : public http::Exchange::HandlerState,
   static void on_timer(void* self) { static_cast<ProxySession*>(self)->on_timeout(); }
   void on_timeout();
   void log_upstream(config::LogLevel level, int err, const char* what, const char* phase);
+  void log_stderr(const char* phase);  // what the application wrote to its error stream
   std::string upstream_url() const;
 
   http::Exchange& ex_;
   const ProxyConfig& cfg_;
   std::shared_ptr<upstream::Group> group_;
+  std::unique_ptr<UpstreamCodec> codec_;  // the wire protocol
   core::EventLoop& loop_;
   core::Timer timer_;
   std::shared_ptr<char> alive_ = std::make_shared<char>(0);  // guards deferred work
   Phase phase_ = Phase::reading_client_body;
 
   // The request as it goes upstream.
-  std::string uri_;
   std::string head_;
   std::optional<RequestBodyBuffer> body_;  // buffered body (request buffering)
   int64_t body_file_sent_ = 0;             // of a body in a file, on this try
+  size_t record_left_ = 0;                 // of the body record being sent from the file
+  std::string record_head_;                // that record's header, while not all sent
+  size_t record_head_off_ = 0;
+  bool file_tail_queued_ = false;          // the body's end went after the file
   bool streaming_body_ = false;  // proxy_request_buffering off: body passes as it comes
-  bool chunked_body_ = false;    // streamed with chunked framing
   bool body_done_ = false;       // the client's body has ended
   int64_t body_received_ = 0;    // decoded body bytes from the client so far
   bool body_replayable_ = true;  // a retry can send the whole body again
@@ -166,10 +172,8 @@ class ProxySession final : public http::Exchange::HandlerState,
 
   // The response.
   std::string in_;
-  http1::ResponseParser parser_;
   http1::ParsedResponse resp_;
   BodyFraming framing_ = BodyFraming::none;
-  http1::BodyDecoder decoder_;
   bool paused_ = false;  // the client's queue is full: wait for its drain
   size_t queue_limit_ = 0;
   bool upstream_eof_ = false;
@@ -182,27 +186,23 @@ void ProxySession::start() {
   first_try_ms_ = loop_.now_ms();
   tried_.assign(group_->cfg->servers.size(), 0);
   queue_limit_ = cfg_.buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
-  uri_ = upstream_uri(ex_, cfg_);
   const auto& req = ex_.req;
   bool has_body = cfg_.pass_request_body && ex_.has_body();
-  // HTTP/1.0 upstreams cannot take a chunked body: it is read whole first.
-  streaming_body_ = has_body && !cfg_.request_buffering && (req.content_length >= 0 || cfg_.http_version >= 11);
+  // HTTP/1.0 upstreams cannot take a chunked body (nor FastCGI or uwsgi
+  // applications, which are told the length first): it is read whole first.
+  streaming_body_ = has_body && !cfg_.request_buffering && (req.content_length >= 0 || codec_->streams_unknown_length());
   if (!has_body) {
     body_done_ = true;
     // An empty body still has a length: the client gave one, or the method
     // carries content (RFC 9110 8.6; servers answer a POST without one 411).
     const bool empty_body = cfg_.pass_request_body && (req.content_length == 0 || carries_content(req.method));
-    RequestHeadInfo info = build_request_head(ex_, cfg_, uri_, empty_body ? RequestBody::length : RequestBody::none,
-                                              0, head_);
-    upgrade_sent_ = info.upgrade;
+    upgrade_sent_ = codec_->request_head(empty_body ? RequestBody::length : RequestBody::none, 0, head_);
     next_try();  // a body not passed on is read and dropped by the codec
     return;
   }
   if (streaming_body_) {
-    chunked_body_ = req.content_length < 0;
-    RequestHeadInfo info = build_request_head(ex_, cfg_, uri_, chunked_body_ ? RequestBody::chunked : RequestBody::length,
-                                              req.content_length, head_);
-    upgrade_sent_ = info.upgrade;
+    upgrade_sent_ = codec_->request_head(req.content_length < 0 ? RequestBody::chunked : RequestBody::length,
+                                         req.content_length, head_);
     ex_.read_body(this);
     if (phase_ == Phase::reading_client_body) next_try();
     return;
@@ -233,15 +233,7 @@ bool ProxySession::on_body_data(std::string_view data) {
   }
   // Streamed: bytes that reach the upstream are gone, so no retry after.
   body_replayable_ = false;
-  if (chunked_body_) {
-    char size[24];
-    int n = snprintf(size, sizeof size, "%zx\r\n", data.size());
-    out_.append(size, size_t(n));
-    out_.append(data);
-    out_.append("\r\n");
-  } else {
-    out_.append(data);
-  }
+  codec_->body_piece(data, out_);
   if (fd_ >= 0 && phase_ == Phase::exchanging) write_request();
   return out_.size() - out_off_ < kStreamedBodyLimit;
 }
@@ -272,13 +264,13 @@ void ProxySession::on_body_end() {
   if (phase_ == Phase::tunnel || body_done_) return;
   body_done_ = true;
   if (streaming_body_) {
-    if (chunked_body_) out_.append("0\r\n\r\n");
+    codec_->body_end(out_);
     if (fd_ >= 0 && phase_ == Phase::exchanging) write_request();
     return;
   }
   if (phase_ != Phase::reading_client_body) return;
-  RequestHeadInfo info = build_request_head(ex_, cfg_, uri_, RequestBody::length, body_->size(), head_);
-  upgrade_sent_ = info.upgrade;
+  if (ex_.req.content_length < 0) ex_.body_length_read = body_->size();
+  upgrade_sent_ = codec_->request_head(RequestBody::length, body_->size(), head_);
   next_try();
 }
 
@@ -328,8 +320,14 @@ void ProxySession::connect_to(int peer) {
   // Either the request again from the start, or (streaming) what is left.
   if (!streaming_body_) {
     out_ = head_;
-    if (body_ && !body_->in_file()) out_.append(body_->memory());  // else sent from the file after the head
+    if (body_ && !body_->in_file()) codec_->body_piece(body_->memory(), out_);
+    // A body in a file is sent after the head, its end after it.
+    if (!body_ || !body_->in_file()) codec_->body_end(out_);
     body_file_sent_ = 0;
+    record_left_ = 0;
+    record_head_.clear();
+    record_head_off_ = 0;
+    file_tail_queued_ = false;
   } else if (tries_ == 1) {
     out_.insert(0, head_);  // body bytes that came while picking follow the head
   } else {
@@ -338,7 +336,7 @@ void ProxySession::connect_to(int peer) {
   out_off_ = 0;
   request_sent_ = false;
   in_.clear();
-  parser_.reset();
+  codec_->reset();
   upstream_eof_ = false;
   handler_ = std::make_shared<upstream::SocketHandler>(this);
 
@@ -446,6 +444,14 @@ void ProxySession::write_request() {
     return;
   }
   if (!send_body_file()) return;
+  if (body_ && body_->in_file() && !file_tail_queued_) {
+    file_tail_queued_ = true;
+    codec_->body_end(out_);
+    if (!out_.empty()) {
+      write_request();
+      return;
+    }
+  }
   if (streaming_body_ && !body_done_) {
     ex_.resume_body();
     return;
@@ -460,11 +466,34 @@ void ProxySession::write_request() {
 // the socket is full or after a failed send (handled here).
 bool ProxySession::send_body_file() {
   if (!body_ || !body_->in_file()) return true;
-  while (body_file_sent_ < body_->size()) {
+  const size_t record_max = codec_->body_record_max();
+  while (body_file_sent_ < body_->size() || record_head_off_ < record_head_.size()) {
+    if (record_head_off_ < record_head_.size()) {
+      const ssize_t n = ::send(fd_, record_head_.data() + record_head_off_, record_head_.size() - record_head_off_,
+                               MSG_NOSIGNAL | MSG_MORE);
+      if (n > 0) {
+        record_head_off_ += size_t(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
+      send_failed(errno, "send() failed");
+      return false;
+    }
+    if (record_max && record_left_ == 0) {
+      // A framed body (FastCGI STDIN): each piece of the file is a record.
+      record_left_ = size_t(std::min<int64_t>(int64_t(record_max), body_->size() - body_file_sent_));
+      record_head_.clear();
+      record_head_off_ = 0;
+      codec_->body_record_header(record_left_, record_head_);
+      continue;
+    }
     off_t off = body_file_sent_;
-    const ssize_t n = ::sendfile(fd_, body_->fd(), &off, size_t(body_->size() - body_file_sent_));
+    const size_t want = record_max ? record_left_ : size_t(body_->size() - body_file_sent_);
+    const ssize_t n = ::sendfile(fd_, body_->fd(), &off, want);
     if (n > 0) {
       body_file_sent_ += n;
+      if (record_max) record_left_ -= size_t(n);
       arm(cfg_.send_timeout.count());
       continue;
     }
@@ -503,15 +532,19 @@ void ProxySession::read_head() {
     if (request_sent_) arm(cfg_.read_timeout.count());  // the limit is between two reads
     while (phase_ == Phase::exchanging) {
       size_t consumed = 0;
-      auto st = parser_.parse(in_, resp_, consumed);
-      if (st == http1::ParseStatus::need_more) break;
+      auto st = codec_->parse_head(in_, resp_, consumed);
+      log_stderr("reading response header from upstream");
+      if (st == http1::ParseStatus::need_more) {
+        in_.erase(0, consumed);  // what the codec keeps itself (HTTP's parser takes nothing: it rereads)
+        break;
+      }
       if (st == http1::ParseStatus::error) {
-        try_failed(Failure::invalid_header, 0, parser_.error(), "reading response header from upstream");
+        try_failed(Failure::invalid_header, 0, codec_->error(), "reading response header from upstream");
         return;
       }
-      if (resp_.status >= 100 && resp_.status < 200 && resp_.status != 101) {
+      if (resp_.status >= 100 && resp_.status < 200 && resp_.status != 101 && codec_->interim_responses()) {
         in_.erase(0, consumed);  // interim response: the real one follows
-        parser_.reset();
+        codec_->reset();
         continue;
       }
       on_head(consumed);
@@ -559,8 +592,7 @@ void ProxySession::on_head(size_t head_len) {
   }
 
   if (ex_.config && ex_.config->keep_upstream_headers) http::keep_upstream_headers(ex_, resp_.headers);
-  framing_ = http1::response_framing(resp_, ex_.req.method == http::Method::head);
-  if (status == 101) framing_ = BodyFraming::none;
+  framing_ = codec_->start_body(resp_, ex_.req.method == http::Method::head);
   http::ResponseHead head;
   build_response_head(ex_, cfg_, resp_, framing_, head);
   in_.erase(0, head_len);  // resp_'s views are dead from here on
@@ -569,20 +601,14 @@ void ProxySession::on_head(size_t head_len) {
     start_tunnel();
     return;
   }
-  if (framing_ == BodyFraming::length) decoder_.start_length(resp_.content_length);
-  if (framing_ == BodyFraming::chunked) decoder_.start_chunked();
   ex_.send_head(std::move(head));
   phase_ = Phase::streaming;
   arm(cfg_.read_timeout.count());
-  // No body, or an empty one (RFC 9112 6.3: a Content-Length of 0 is a
-  // complete body): the response ends with its head.
-  if (framing_ == BodyFraming::none || (framing_ == BodyFraming::length && resp_.content_length == 0)) {
-    finish_response(in_.empty());
-    return;
-  }
+  // What came with the head (or what the codec kept of it) first; the
+  // response may end right here.
   std::string first;
   first.swap(in_);
-  if (!first.empty() && !feed_body(first)) return;
+  if (!feed_body(first)) return;
   stream_body();
 }
 
@@ -590,18 +616,16 @@ void ProxySession::on_head(size_t head_len) {
 
 // Passes body bytes on; false once the response is finished or failed.
 bool ProxySession::feed_body(std::string_view data) {
-  if (framing_ == BodyFraming::close) {
-    ex_.send_body(data);
-    return true;
-  }
   size_t consumed = 0;
-  auto st = decoder_.decode(data, consumed, [&](std::string_view d) { ex_.send_body(d); });
-  if (st == http1::BodyDecoder::Status::error) {
-    log_upstream(config::LogLevel::error, 0, "upstream sent invalid chunked response", "reading upstream");
+  auto st = codec_->feed_body(data, consumed, [this](std::string_view d) { ex_.send_body(d); });
+  log_stderr("reading upstream");
+  if (phase_ != Phase::streaming) return false;  // the client went away meanwhile
+  if (st == UpstreamCodec::Body::error) {
+    log_upstream(config::LogLevel::error, 0, codec_->error(), "reading upstream");
     fail_response(nullptr);
     return false;
   }
-  if (st == http1::BodyDecoder::Status::done) {
+  if (st == UpstreamCodec::Body::done) {
     // Bytes after the end of the body: the connection is not reusable.
     finish_response(consumed == data.size());
     return false;
@@ -639,7 +663,7 @@ void ProxySession::stream_body(bool drained) {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-    if (n == 0 && framing_ == BodyFraming::close) {
+    if (n == 0 && codec_->ends_at_eof()) {
       finish_response(false);
       return;
     }
@@ -657,8 +681,8 @@ void ProxySession::finish_response(bool reusable) {
   loop_.cancel(timer_);
   record_try(resp_.status);
   phase_ = Phase::done;
-  reusable = reusable && resp_.keep_alive() && request_sent_ && group_->pool.enabled() &&
-             conn_requests_ + 1 < group_->cfg->keepalive_requests && framing_ != BodyFraming::close;
+  reusable = reusable && codec_->reusable(resp_) && request_sent_ && group_->pool.enabled() &&
+             conn_requests_ + 1 < group_->cfg->keepalive_requests;
   if (reusable && fd_ >= 0) {
     group_->state.release(peer_);
     group_->pool.put(fd_, peer_, conn_requests_ + 1);
@@ -856,7 +880,8 @@ void ProxySession::record_try(int status) {
 // nginx's form: the scheme, the server tried (a unix socket's path ends
 // with ':' before the URI) and the URI sent.
 std::string ProxySession::upstream_url() const {
-  std::string url = "http://";
+  std::string url = codec_->scheme();
+  url += "://";
   if (peer_ >= 0) {
     const auto& server = group_->cfg->servers[size_t(peer_)];
     url += server.name;
@@ -864,8 +889,21 @@ std::string ProxySession::upstream_url() const {
   } else {
     url += group_->cfg->name;
   }
-  url += uri_;
+  url += codec_->log_uri();
   return url;
+}
+
+// nginx's form: "FastCGI sent in stderr: "..." while ...", one line per
+// record, at error level.
+void ProxySession::log_stderr(const char* phase) {
+  std::string text;
+  while (codec_->take_stderr(text)) {
+    if (log::enabled(config::LogLevel::error)) {
+      log::write(config::LogLevel::error, "%s sent in stderr: \"%s\" while %s%s", codec_->name(), text.c_str(), phase,
+                 http::log_context(ex_, upstream_url()).c_str());
+    }
+    text.clear();
+  }
 }
 
 void ProxySession::log_upstream(config::LogLevel level, int err, const char* what, const char* phase) {
@@ -876,21 +914,34 @@ void ProxySession::log_upstream(config::LogLevel level, int err, const char* wha
 
 }  // namespace
 
+namespace {
+
+void start_session(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
+                   std::unique_ptr<UpstreamCodec> codec, std::shared_ptr<const ProxyConfig> owned) {
+  auto session = std::make_unique<ProxySession>(ex, cfg, std::move(group), std::move(codec), std::move(owned));
+  auto* raw = session.get();
+  ex.handler_state = std::move(session);
+  raw->start();
+}
+
+}  // namespace
+
+void serve_upstream(http::Exchange& ex, const config::ProxyConfig& cfg, std::unique_ptr<UpstreamCodec> codec) {
+  start_session(ex, cfg, ex.services().upstreams->group(cfg.upstream), std::move(codec), nullptr);
+}
+
+void start_proxy(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
+                 std::shared_ptr<const ProxyConfig> owned) {
+  start_session(ex, cfg, std::move(group), std::make_unique<HttpUpstreamCodec>(ex, cfg), std::move(owned));
+}
+
 void serve_proxy(http::Exchange& ex) {
   const auto& cfg = *ex.settings().proxy;
   if (!cfg.url_template.empty()) {
     serve_proxy_with_variables(ex, cfg);  // proxy_target.cc: may resolve a name first
     return;
   }
-  start_proxy(ex, cfg, ex.services().upstreams->group(cfg.upstream), nullptr);
-}
-
-void start_proxy(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
-                 std::shared_ptr<const ProxyConfig> owned) {
-  auto session = std::make_unique<ProxySession>(ex, cfg, std::move(group), std::move(owned));
-  auto* raw = session.get();
-  ex.handler_state = std::move(session);
-  raw->start();
+  serve_upstream(ex, cfg, std::make_unique<HttpUpstreamCodec>(ex, cfg));
 }
 
 }  // namespace torii::handlers

@@ -42,4 +42,10 @@ void start_proxy(http::Exchange& ex, const config::ProxyConfig& cfg, std::shared
 // upstream {} it names or resolves its host, then calls start_proxy.
 void serve_proxy_with_variables(http::Exchange& ex, const config::ProxyConfig& cfg);
 
+class UpstreamCodec;
+// The same session over another wire protocol (fastcgi_pass, uwsgi_pass):
+// `cfg` holds the shared upstream settings (group, timeouts, buffers,
+// retries, hidden and passed fields).
+void serve_upstream(http::Exchange& ex, const config::ProxyConfig& cfg, std::unique_ptr<UpstreamCodec> codec);
+
 }  // namespace torii::handlers

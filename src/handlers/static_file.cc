@@ -385,6 +385,13 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
 
 }  // namespace
 
+std::optional<HandlerResult> apply_try_files(Exchange& ex) {
+  if (ex.settings().try_files.empty()) return std::nullopt;
+  OpenResult found;
+  std::string found_path;
+  return run_try_files(ex, found, found_path);
+}
+
 HandlerResult serve_static(Exchange& ex) {
   if (ex.location_uri_rewritten && !ex.settings().alias.empty()) {
     // The new URI no longer starts with the location's prefix: nothing to replace.

@@ -3,6 +3,7 @@
 // and multipart/byteranges), HEAD, and never a path outside root or alias.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace torii::http {
@@ -28,5 +29,10 @@ struct HandlerResult {
 };
 
 HandlerResult serve_static(http::Exchange& ex);
+
+// try_files ahead of another content handler (fastcgi_pass, uwsgi_pass):
+// nullopt when an entry exists (the URI is now that entry, as nginx sets
+// it), else what the last entry says (a status, a URI or a named location).
+std::optional<HandlerResult> apply_try_files(http::Exchange& ex);
 
 }  // namespace torii::handlers

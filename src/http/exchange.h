@@ -173,6 +173,10 @@ class Exchange {
   // $upstream_http_* or $upstream_cookie_* (Config::keep_upstream_headers).
   std::vector<std::pair<std::string, std::string>> upstream_headers;
   mutable std::string request_id;  // $request_id, made on first use
+  // A body of no announced length (chunked, HTTP/2 without content-length)
+  // read whole before going upstream: its size, for $content_length, as
+  // nginx counts it (FastCGI's CONTENT_LENGTH). -1 until then.
+  int64_t body_length_read = -1;
   bool is_internal = false;      // reached by internal redirect (error_page...)
   // A rewrite changed the URI inside this location and stayed (`break`):
   // proxy_pass then sends the whole URI, not its own URI part (nginx's

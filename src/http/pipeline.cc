@@ -7,6 +7,8 @@
 
 #include "config/proxy_config.h"
 #include "config/regex.h"
+#include "config/cgi_config.h"
+#include "handlers/gateway.h"
 #include "handlers/proxy.h"
 #include "handlers/static_file.h"
 #include "http/exchange.h"
@@ -172,7 +174,11 @@ void route(Exchange& ex, Phase from) {
       handlers::serve_proxy(ex);  // answers later, from the event loop
       return;
     }
-    auto result = handlers::serve_static(ex);
+    // fastcgi_pass / uwsgi_pass (try_files first, then the session, which
+    // answers later), else static files.
+    auto result = s.fastcgi && s.fastcgi->upstream.upstream ? handlers::serve_fastcgi(ex)
+                  : s.uwsgi && s.uwsgi->upstream.upstream   ? handlers::serve_uwsgi(ex)
+                                                            : handlers::serve_static(ex);
     switch (result.kind) {
       case handlers::HandlerResult::Kind::responded:
         return;

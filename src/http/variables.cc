@@ -15,6 +15,7 @@
 
 #include "config/map_config.h"
 #include "config/proxy_config.h"
+#include "handlers/fastcgi/split_path.h"
 #include "http/document_root.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
@@ -547,7 +548,17 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       append_protocol(req.version, out);
       return true;
     case VarId::scheme:
+    case VarId::request_scheme:
       out.append(ex.conn().tls ? "https" : "http");
+      return true;
+    case VarId::nginx_version:
+      out.append(TORII_VERSION);
+      return true;
+    case VarId::fastcgi_script_name:
+      handlers::fastcgi::append_script_name(ex, out);
+      return true;
+    case VarId::fastcgi_path_info:
+      handlers::fastcgi::append_path_info(ex, out);
       return true;
     case VarId::https:
       if (ex.conn().tls) out.append("on");
@@ -662,9 +673,10 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
         out.append(h->value);
         return true;
       }
-      // HTTP/2 and HTTP/3 may know the length without the header.
-      if (req.content_length < 0) return false;
-      append_int(out, req.content_length);
+      // HTTP/2 and HTTP/3 may know the length without the header; a body
+      // read whole has a length once read.
+      if (req.content_length < 0 && ex.body_length_read < 0) return false;
+      append_int(out, req.content_length >= 0 ? req.content_length : ex.body_length_read);
       return true;
     }
     case VarId::content_type: {

@@ -1,0 +1,167 @@
+#include "config/directives_cgi.h"
+
+#include <algorithm>
+
+#include "config/upstream_config.h"
+
+namespace torii::config {
+
+namespace cgi {
+
+namespace {
+
+std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+Error invalid_value(const Node& n, std::string_view value) {
+  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+}  // namespace
+
+CgiConfig& editable(Scope& s, Member m) {
+  auto& slot = s.settings->*m;
+  auto copy = slot ? std::make_shared<CgiConfig>(*slot) : std::make_shared<CgiConfig>();
+  CgiConfig* raw = copy.get();
+  slot = std::move(copy);
+  return *raw;
+}
+
+bool first_here(Scope& s, uint32_t bit) {
+  const bool first = !(s.cgi_here & bit);
+  s.cgi_here |= bit;
+  return first;
+}
+
+Status set_pass(Compiler& c, Scope& s, const Node& n, Member m, std::string_view strip_scheme) {
+  std::string_view host = n.args[0];
+  if (host.find('$') != std::string_view::npos) return node_error(n, "variables in " + q(n.name) + " are not yet supported");
+  if (!strip_scheme.empty() && host.substr(0, strip_scheme.size()) == strip_scheme) host.remove_prefix(strip_scheme.size());
+  if (host.find("://") != std::string_view::npos) return invalid_value(n, n.args[0]);
+  if (host.empty()) return node_error(n, "no host in " + q(n.args[0]));
+  auto group = upstream_for_address(c, host, n);
+  if (!group) return Error{group.error()};
+  editable(s, m).upstream.upstream = std::move(*group);
+  return Ok{};
+}
+
+Status set_param(Scope& s, const Node& n, Member m, uint32_t bit) {
+  if (n.args.size() == 3 && n.args[2] != "if_not_empty") return invalid_value(n, n.args[2]);
+  auto value = compile_template(n.args[1]);
+  if (!value) return node_error(n, value.error());
+  const bool first = first_here(s, bit);
+  auto& cfg = editable(s, m);
+  if (first) cfg.params.clear();
+  cfg.params.push_back({n.args[0], std::move(*value), n.args.size() == 3});
+  return Ok{};
+}
+
+Status set_name_list(Scope& s, const Node& n, Member m, std::vector<std::string> ProxyConfig::*list, uint32_t bit) {
+  const bool first = first_here(s, bit);
+  auto& cfg = editable(s, m);
+  if (first) (cfg.upstream.*list).clear();
+  (cfg.upstream.*list).push_back(lower(n.args[0]));
+  return Ok{};
+}
+
+Status set_timeout(Scope& s, const Node& n, Member m, Ms ProxyConfig::*f) {
+  int64_t ms = 0;
+  if (!parse_time_ms(n.args[0], ms)) return invalid_value(n, n.args[0]);
+  editable(s, m).upstream.*f = Ms(ms);
+  return Ok{};
+}
+
+Status set_flag(Scope& s, const Node& n, Member m, bool ProxyConfig::*f) {
+  editable(s, m).upstream.*f = n.args[0] == "on";
+  return Ok{};
+}
+
+Status set_size(Scope& s, const Node& n, Member m, size_t ProxyConfig::*f) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v) || v == 0) return invalid_value(n, n.args[0]);
+  editable(s, m).upstream.*f = static_cast<size_t>(v);
+  return Ok{};
+}
+
+Status set_buffers(Scope& s, const Node& n, Member m) {
+  uint64_t num = 0;
+  int64_t size = 0;
+  if (!parse_number(n.args[0], num) || num < 2 || num > 1024) return invalid_value(n, n.args[0]);
+  if (!parse_size(n.args[1], size) || size == 0) return invalid_value(n, n.args[1]);
+  auto& p = editable(s, m).upstream;
+  p.buffers_number = num;
+  p.buffers_size = static_cast<size_t>(size);
+  return Ok{};
+}
+
+// nginx's list for fastcgi/uwsgi_next_upstream (no http_502/http_504 there).
+Status set_next_upstream(Scope& s, const Node& n, Member m) {
+  static constexpr std::pair<std::string_view, uint32_t> kNames[] = {
+      {"error", kNextError},       {"timeout", kNextTimeout},   {"invalid_header", kNextInvalidHeader},
+      {"http_500", kNextHttp500},  {"http_503", kNextHttp503},  {"http_403", kNextHttp403},
+      {"http_404", kNextHttp404},  {"http_429", kNextHttp429},  {"non_idempotent", kNextNonIdempotent},
+  };
+  uint32_t mask = 0;
+  for (const auto& a : n.args) {
+    if (a == "off") {
+      if (n.args.size() != 1) return invalid_value(n, a);
+      continue;
+    }
+    if (a == "updating") continue;  // a cache condition: no cache here
+    auto it = std::find_if(std::begin(kNames), std::end(kNames), [&](const auto& k) { return k.first == a; });
+    if (it == std::end(kNames)) return invalid_value(n, a);
+    mask |= it->second;
+  }
+  editable(s, m).upstream.next_upstream = mask;
+  return Ok{};
+}
+
+Status set_next_tries(Scope& s, const Node& n, Member m) {
+  uint64_t v = 0;
+  if (!parse_number(n.args[0], v) || v > 1'000'000) return invalid_value(n, n.args[0]);
+  editable(s, m).upstream.next_upstream_tries = static_cast<unsigned>(v);
+  return Ok{};
+}
+
+// Accepted with nginx's values: the fields it names are the cache's and
+// X-Accel-*'s, neither of which torii acts on yet, so nothing changes.
+Status set_ignore_headers(const Node& n) {
+  static constexpr std::string_view kNames[] = {"X-Accel-Redirect", "X-Accel-Expires", "X-Accel-Limit-Rate",
+                                                "X-Accel-Buffering", "X-Accel-Charset", "Expires",
+                                                "Cache-Control", "Set-Cookie", "Vary"};
+  for (const auto& a : n.args) {
+    const std::string low = lower(a);
+    if (std::none_of(std::begin(kNames), std::end(kNames), [&](std::string_view k) { return lower(k) == low; }))
+      return invalid_value(n, a);
+  }
+  return Ok{};
+}
+
+// Temporary files never happen (memory stays within *_buffers): a valid
+// value is all these need.
+Status accept_size(const Node& n) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v)) return invalid_value(n, n.args[0]);
+  return Ok{};
+}
+
+}  // namespace cgi
+
+void reset_uninherited_cgi(LocationSettings& s) {
+  // fastcgi_pass and uwsgi_pass belong to their location, as proxy_pass.
+  for (auto member : {&LocationSettings::fastcgi, &LocationSettings::uwsgi}) {
+    auto& slot = s.*member;
+    if (!slot || !slot->upstream.upstream) continue;
+    auto copy = std::make_shared<CgiConfig>(*slot);
+    copy->upstream.upstream.reset();
+    slot = std::move(copy);
+  }
+}
+
+}  // namespace torii::config

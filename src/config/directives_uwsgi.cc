@@ -1,0 +1,66 @@
+// The uwsgi module's directives (uwsgi_pass, uwsgi_param, uwsgi_modifier1,
+// ...), with nginx's names, contexts and defaults; setters shared with
+// FastCGI in directives_cgi.cc.
+#include "config/directives_cgi.h"
+
+namespace torii::config {
+
+namespace {
+
+using U = cgi::For<&LocationSettings::uwsgi>;
+constexpr cgi::Member kMember = &LocationSettings::uwsgi;
+constexpr uint16_t kHSL = kHttp | kServer | kLocation;
+// uwsgi's array bits sit above FastCGI's in Scope::cgi_here.
+constexpr uint32_t kShift = 8;
+
+// "uwsgi_pass [uwsgi://]address"; suwsgi:// (TLS) is not there yet.
+Status set_pass(Compiler& c, Scope& s, const Node& n) {
+  if (n.args[0].rfind("suwsgi://", 0) == 0) return node_error(n, "\"suwsgi://\" is not yet supported");
+  return cgi::set_pass(c, s, n, kMember, "uwsgi://");
+}
+
+template <uint8_t CgiConfig::*F>
+Status set_modifier(Compiler&, Scope& s, const Node& n) {
+  uint64_t v = 0;
+  if (!parse_number(n.args[0], v) || v > 255)
+    return node_error(n, "invalid value \"" + n.args[0] + "\" in \"" + n.name + "\" directive");
+  cgi::editable(s, kMember).*F = static_cast<uint8_t>(v);
+  return Ok{};
+}
+
+const DirectiveSpec kUwsgiDirectives[] = {
+    {"uwsgi_pass", kLocation | kLocationIf, kArgs1, true, false, kMain, &set_pass},
+    {"uwsgi_param", kHSL, kArgs2 | kArgs3, false, false, kMain, &U::param<cgi::kParamsHere << kShift>},
+    {"uwsgi_modifier1", kHSL, kArgs1, true, false, kMain, &set_modifier<&CgiConfig::modifier1>},
+    {"uwsgi_modifier2", kHSL, kArgs1, true, false, kMain, &set_modifier<&CgiConfig::modifier2>},
+    {"uwsgi_hide_header", kHSL, kArgs1, false, false, kMain,
+     &U::names<&ProxyConfig::hide_headers, cgi::kHideHere << kShift>},
+    {"uwsgi_pass_header", kHSL, kArgs1, false, false, kMain,
+     &U::names<&ProxyConfig::pass_headers, cgi::kPassHere << kShift>},
+    {"uwsgi_ignore_headers", kHSL, kArgs1More, true, false, kMain, &U::ignore_headers},
+    {"uwsgi_connect_timeout", kHSL, kArgs1, true, false, kMain, &U::timeout<&ProxyConfig::connect_timeout>},
+    {"uwsgi_send_timeout", kHSL, kArgs1, true, false, kMain, &U::timeout<&ProxyConfig::send_timeout>},
+    {"uwsgi_read_timeout", kHSL, kArgs1, true, false, kMain, &U::timeout<&ProxyConfig::read_timeout>},
+    {"uwsgi_buffering", kHSL, kFlag, true, false, kMain, &U::flag<&ProxyConfig::buffering>},
+    {"uwsgi_request_buffering", kHSL, kFlag, true, false, kMain, &U::flag<&ProxyConfig::request_buffering>},
+    {"uwsgi_intercept_errors", kHSL, kFlag, true, false, kMain, &U::flag<&ProxyConfig::intercept_errors>},
+    {"uwsgi_pass_request_headers", kHSL, kFlag, true, false, kMain, &U::flag<&ProxyConfig::pass_request_headers>},
+    {"uwsgi_pass_request_body", kHSL, kFlag, true, false, kMain, &U::flag<&ProxyConfig::pass_request_body>},
+    {"uwsgi_ignore_client_abort", kHSL, kFlag, true, false, kMain, &U::flag<&ProxyConfig::ignore_client_abort>},
+    {"uwsgi_buffer_size", kHSL, kArgs1, true, false, kMain, &U::size<&ProxyConfig::buffer_size>},
+    {"uwsgi_buffers", kHSL, kArgs2, true, false, kMain, &U::buffers},
+    {"uwsgi_busy_buffers_size", kHSL, kArgs1, true, false, kMain, &U::size<&ProxyConfig::busy_buffers_size>},
+    {"uwsgi_next_upstream", kHSL, kArgs1More, true, false, kMain, &U::next_upstream},
+    {"uwsgi_next_upstream_tries", kHSL, kArgs1, true, false, kMain, &U::next_tries},
+    {"uwsgi_next_upstream_timeout", kHSL, kArgs1, true, false, kMain,
+     &U::timeout<&ProxyConfig::next_upstream_timeout>},
+    {"uwsgi_temp_path", kHSL, kArgs1 | kArgs2 | kArgs3 | kArgs4, true, false, kMain, &U::accepted},
+    {"uwsgi_max_temp_file_size", kHSL, kArgs1, true, false, kMain, &U::accepted_size},
+    {"uwsgi_temp_file_write_size", kHSL, kArgs1, true, false, kMain, &U::accepted_size},
+};
+
+}  // namespace
+
+std::span<const DirectiveSpec> uwsgi_directives() { return kUwsgiDirectives; }
+
+}  // namespace torii::config

@@ -1,0 +1,36 @@
+#include "handlers/cgi_params.h"
+
+#include <algorithm>
+#include <string>
+
+#include "http/exchange.h"
+#include "http/variables.h"
+
+namespace torii::handlers {
+
+void build_cgi_params(const http::Exchange& ex, const config::CgiConfig& cfg, CgiParamSink& sink) {
+  std::string value;
+  for (const auto& p : cfg.params) {
+    value.clear();
+    http::render(p.value, ex, value);
+    if (p.if_not_empty && value.empty()) continue;
+    sink.add(p.name, value);
+  }
+  if (!cfg.upstream.pass_request_headers) return;
+  std::string name;
+  for (const auto& h : ex.req.headers) {
+    name.assign("HTTP_");
+    for (char c : h.name) {
+      if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+      else if (c == '-') c = '_';
+      name.push_back(c);
+    }
+    // A param of the same name wins (fastcgi_param HTTP_PROXY "" is the
+    // usual guard against the httpoxy header).
+    if (std::any_of(cfg.params.begin(), cfg.params.end(), [&](const config::CgiParam& p) { return p.name == name; }))
+      continue;
+    sink.add(name, h.value);
+  }
+}
+
+}  // namespace torii::handlers

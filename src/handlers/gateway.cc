@@ -1,0 +1,27 @@
+#include "handlers/gateway.h"
+
+#include <memory>
+
+#include "config/cgi_config.h"
+#include "handlers/fastcgi/fastcgi_codec.h"
+#include "handlers/proxy.h"
+#include "handlers/uwsgi/uwsgi_codec.h"
+#include "http/exchange.h"
+
+namespace torii::handlers {
+
+HandlerResult serve_fastcgi(http::Exchange& ex) {
+  if (auto decided = apply_try_files(ex)) return std::move(*decided);
+  const auto& cfg = *ex.settings().fastcgi;
+  serve_upstream(ex, cfg.upstream, std::make_unique<fastcgi::FastcgiCodec>(ex, cfg));
+  return HandlerResult::done();
+}
+
+HandlerResult serve_uwsgi(http::Exchange& ex) {
+  if (auto decided = apply_try_files(ex)) return std::move(*decided);
+  const auto& cfg = *ex.settings().uwsgi;
+  serve_upstream(ex, cfg.upstream, std::make_unique<uwsgi::UwsgiCodec>(ex, cfg));
+  return HandlerResult::done();
+}
+
+}  // namespace torii::handlers
