@@ -19,6 +19,7 @@
 #include "core/worker.h"
 #include "log/error_log.h"
 #include "net/listener.h"
+#include "upstream/health_checker.h"
 
 namespace {
 
@@ -205,7 +206,7 @@ bool write_pid(const std::string& path) {
 
 using Workers = std::vector<std::unique_ptr<torii::core::Worker>>;
 
-void reload(const Options& o, ConfigPtr& current, Workers& workers) {
+void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstream::HealthChecker& health) {
   TORII_LOG(notice, "signal 1 (SIGHUP) received, reconfiguring");
   auto next = load(o);
   if (!next) {
@@ -224,6 +225,7 @@ void reload(const Options& o, ConfigPtr& current, Workers& workers) {
     TORII_LOG(warn, "worker_processes changed from %d to %d: takes effect on restart", current->worker_processes,
               cfg->worker_processes);
   }
+  health.use_config(cfg);  // before the workers, so they see the carried-over verdicts
   for (auto& w : workers) w->reload(cfg);
   current = cfg;
   TORII_LOG(notice, "reconfiguration done");
@@ -280,6 +282,8 @@ int main(int argc, char** argv) {
   // rest of the limit is for connections, their files and upstreams.
   torii::core::FdBudget::process().start(torii::core::FdBudget::current_limit(),
                                          torii::core::FdBudget::count_open());
+  torii::upstream::HealthChecker health;
+  health.use_config(cfg);
   for (auto& w : workers) w->start();
   TORII_LOG(notice, "torii/%s started, %d worker(s)", TORII_VERSION, cfg->worker_processes);
 
@@ -297,7 +301,7 @@ int main(int argc, char** argv) {
       break;
     }
     if (sig == SIGHUP) {
-      reload(o, cfg, workers);
+      reload(o, cfg, workers, health);
     } else if (sig == SIGUSR1) {
       TORII_LOG(notice, "signal %d (SIGUSR1) received, reopening logs", sig);
       torii::log::reopen_error_log();
@@ -306,6 +310,7 @@ int main(int argc, char** argv) {
   }
   for (auto& w : workers) w->stop(graceful);
   for (auto& w : workers) w->join();
+  health.stop();
   unlink(cfg->pid_path.c_str());
   TORII_LOG(notice, "exit");
   return 0;

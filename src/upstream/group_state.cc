@@ -65,6 +65,8 @@ bool GroupState::available(int i, int64_t now_ms) const {
   const auto& s = cfg_.servers[size_t(i)];
   const Peer& p = peers_[size_t(i)];
   if (s.down) return false;
+  // The active check's verdict (health_check), shared by every worker.
+  if (cfg_.health && !cfg_.health->up(size_t(i))) return false;
   if (s.max_conns && p.conns >= s.max_conns) return false;
   if (!single_ && s.max_fails && p.fails >= s.max_fails && now_ms - p.checked_ms < s.fail_timeout.count())
     return false;
