@@ -72,7 +72,7 @@ void HealthChecker::use_config(const std::shared_ptr<const config::Config>& cfg)
         if (!old->health || old->name != g->name) continue;
         for (size_t i = 0; i < g->servers.size(); ++i)
           for (size_t j = 0; j < old->servers.size(); ++j)
-            if (same_address(g->servers[i], old->servers[j])) g->health->set(i, old->health->up(j));
+            if (same_address(g->servers[i], old->servers[j])) g->health->set(i, old->health->up(j), 0);
       }
     }
   }
@@ -139,7 +139,7 @@ void HealthChecker::run() {
       const bool passed = t.probe->state() == HealthProbe::State::passed;
       const auto& c = t.check();
       if (t.verdict.record(passed, c.fails, c.passes)) {
-        t.group->health->set(t.index, t.verdict.up);
+        t.group->health->set(t.index, t.verdict.up, core::monotonic_ms());
         if (t.verdict.up) {
           TORII_LOG(notice, "upstream server %s of \"%s\" is healthy again", t.server().name.c_str(),
                     t.group->name.c_str());
