@@ -22,6 +22,9 @@
 #include "core/result.h"
 #include "http/method.h"
 
+namespace torii::log {
+struct SyslogTarget;
+}
 namespace torii::rewrite {
 struct Program;  // modules/rewrite/program.h: compiled rewrite-module directives
 }
@@ -64,8 +67,9 @@ struct Http3Settings {
 };
 
 struct ErrorLogConfig {
-  std::string path;  // absolute; "stderr" for the terminal
+  std::string path;  // absolute; "stderr" for the terminal; "syslog:..." as written
   LogLevel level = LogLevel::error;
+  std::shared_ptr<const log::SyslogTarget> syslog = nullptr;  // set for "syslog:..."
 };
 
 struct LogFormat {
@@ -73,13 +77,17 @@ struct LogFormat {
   Template format;
   bool json_escape = false;  // escape=json
   bool escape_none = false;  // escape=none; neither: nginx's default \xXX escaping
+  bool builtin = false;      // torii's "json": a log_format of that name replaces it
 };
 
 struct AccessLog {
-  std::string path;  // absolute
+  std::string path;  // absolute, or "syslog:..." as written
   std::shared_ptr<const LogFormat> format;
   size_t buffer_size = 0;  // 0: write each line
   Ms flush{0};
+  std::shared_ptr<const log::SyslogTarget> syslog = nullptr;  // set for "syslog:..."
+  // if=CONDITION: the line is skipped when it renders empty or "0".
+  std::optional<Template> condition = std::nullopt;
 };
 
 struct AddHeader {
