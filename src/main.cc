@@ -16,6 +16,7 @@
 
 #include "config/config.h"
 #include "core/fd_budget.h"
+#include "core/systemd_notify.h"
 #include "core/worker.h"
 #include "log/error_log.h"
 #include "net/listener.h"
@@ -286,6 +287,7 @@ int main(int argc, char** argv) {
   health.use_config(cfg);
   for (auto& w : workers) w->start();
   TORII_LOG(notice, "torii/%s started, %d worker(s)", TORII_VERSION, cfg->worker_processes);
+  torii::core::notify_ready();
 
   bool graceful = false;
   while (true) {
@@ -301,13 +303,16 @@ int main(int argc, char** argv) {
       break;
     }
     if (sig == SIGHUP) {
+      torii::core::notify_reloading();
       reload(o, cfg, workers, health);
+      torii::core::notify_ready();
     } else if (sig == SIGUSR1) {
       TORII_LOG(notice, "signal %d (SIGUSR1) received, reopening logs", sig);
       torii::log::reopen_error_log();
       for (auto& w : workers) w->reopen_logs();
     }
   }
+  torii::core::notify_stopping();
   for (auto& w : workers) w->stop(graceful);
   for (auto& w : workers) w->join();
   health.stop();
