@@ -17,6 +17,7 @@
 #include "config/config.h"
 #include "core/fd_budget.h"
 #include "core/systemd_notify.h"
+#include "modules/metrics/worker_metrics.h"
 #include "core/worker.h"
 #include "log/error_log.h"
 #include "net/listener.h"
@@ -210,6 +211,7 @@ using Workers = std::vector<std::unique_ptr<torii::core::Worker>>;
 void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstream::HealthChecker& health) {
   TORII_LOG(notice, "signal 1 (SIGHUP) received, reconfiguring");
   auto next = load(o);
+  torii::metrics::note_reload(bool(next));
   if (!next) {
     TORII_LOG(emerg, "%s", next.error().c_str());
     TORII_LOG(alert, "reconfiguration failed: the running configuration stays in use");

@@ -176,6 +176,7 @@ struct LocationSettings {
   OpenFileCache open_file_cache;
   bool log_not_found = true;
   bool etag = true;
+  bool metrics = false;  // metrics: this location serves the Prometheus text
   bool internal = false;  // only reachable by internal redirect
   bool dav_methods_off = true;
 };
@@ -261,6 +262,7 @@ struct Config {
   // main context
   std::string prefix;     // -p, with a trailing '/'
   std::string conf_file;  // absolute path of the main file
+  bool metrics_enabled = false;  // some location has `metrics`: requests are counted
   int worker_processes = 1;  // "auto" resolved to the core count
   unsigned worker_connections = 512;
   uint64_t worker_rlimit_nofile = 0;  // 0: leave as is

@@ -675,6 +675,13 @@ Status set_expires(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
+// torii's own: the location answers with the metrics text.
+Status set_metrics(Compiler& c, Scope& s, const Node&) {
+  s.settings->metrics = true;
+  c.cfg().metrics_enabled = true;
+  return Ok{};
+}
+
 Status set_internal(Compiler&, Scope& s, const Node&) {
   s.settings->internal = true;
   return Ok{};
@@ -828,6 +835,7 @@ const DirectiveSpec kDirectives[] = {
     {"allow", kHSL | kLimitExcept, kArgs1, false, false, kNone, &set_access_rule},
     {"deny", kHSL | kLimitExcept, kArgs1, false, false, kNone, &set_access_rule},
     {"internal", kLocation, kArgs0, true, false, kNone, &set_internal},
+    {"metrics", kLocation, kArgs0, true, false, kNone, &set_metrics},
 };
 
 #undef LOC_FLAG

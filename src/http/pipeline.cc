@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "modules/metrics/metrics_handler.h"
 #include "config/proxy_config.h"
 #include "config/regex.h"
 #include "handlers/proxy.h"
@@ -164,6 +165,10 @@ void route(Exchange& ex) {
     if (!access_allowed(s.access_rules, ex.conn())) {
       TORII_LOG(error, "access forbidden by rule%s", log_context(ex).c_str());
       send_error(ex, 403);
+      return;
+    }
+    if (s.metrics) {
+      metrics::serve_metrics(ex);
       return;
     }
     if (s.proxy && s.proxy->upstream) {

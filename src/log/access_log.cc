@@ -12,6 +12,7 @@
 #include "log/error_log.h"
 #include "log/json_escape.h"
 #include "log/syslog.h"
+#include "modules/metrics/worker_metrics.h"
 
 namespace torii::log {
 
@@ -192,6 +193,7 @@ AccessLogWriter::~AccessLogWriter() {
 }
 
 void AccessLogWriter::log(const http::Exchange& ex) {
+  metrics::record_request(ex);  // the log phase counts every request, logged or not
   if (!ex.location && !ex.server) return;
   const config::LocationSettings& s = ex.settings();
   if (s.access_log_off || s.access_logs.empty()) return;
