@@ -8,6 +8,7 @@
 #include "http/date.h"
 #include "modules/compression/compression_filter.h"
 #include "http/variables.h"
+#include "log/error_log.h"
 
 namespace torii::http {
 
@@ -142,6 +143,11 @@ void Exchange::abort() {
   close_connection = true;
   if (body_filter) body_filter->abort();
   sink_.abort();
+}
+
+void Exchange::log_body_timeout() const {
+  TORII_LOG(info, "client timed out (110: Connection timed out) while reading client request body, client: %s",
+            conn_.remote_addr.c_str());
 }
 
 }  // namespace torii::http

@@ -75,6 +75,21 @@ class Exchange {
   const ConnectionInfo& conn() const { return conn_; }
   WorkerServices& services() { return services_; }
 
+  // The request came in TLS early data (0-RTT), so an attacker may replay
+  // it: over TCP the first request of a connection that sent early data,
+  // over QUIC a stream whose head arrived in 0-RTT packets.
+  bool early_data = false;
+  bool in_early_data() const { return early_data || (conn_.ssl_early_data && conn_.requests == 1); }
+
+  // client_body_timeout: when a client that owes body bytes and has been
+  // silent since `activity_ms` times out (INT64_MAX: no limit). The log
+  // line nginx writes when it does.
+  int64_t body_timeout_at(int64_t activity_ms) const {
+    const int64_t timeout = settings().client_body_timeout.count();
+    return timeout > 0 ? activity_ms + timeout : INT64_MAX;
+  }
+  void log_body_timeout() const;
+
   // Response. send_head runs the header filters, then hands the head on.
   void send_head(ResponseHead head);
   void send_body(std::string_view data);

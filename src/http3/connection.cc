@@ -172,12 +172,18 @@ void Connection::on_writable() { drive(); }
 void Connection::update_timer() {
   if (state_ != State::active) return;
   const int64_t expiry = session_.expiry_ns();
-  if (expiry == INT64_MAX || expiry < 0) {
+  int64_t delay_ms = INT64_MAX;
+  if (expiry != INT64_MAX && expiry >= 0) {
+    const int64_t delay_ns = expiry - mono_ns();
+    delay_ms = delay_ns <= 0 ? 0 : (delay_ns + 999'999) / 1'000'000;
+  }
+  // A client that owes a request body (client_body_timeout) may be due sooner.
+  if (const int64_t body_due = session_.body_deadline(); body_due != INT64_MAX)
+    delay_ms = std::min(delay_ms, std::max<int64_t>(body_due - worker_.loop().now_ms(), 0));
+  if (delay_ms == INT64_MAX) {
     worker_.loop().cancel(timer_);
     return;
   }
-  const int64_t delay_ns = expiry - mono_ns();
-  const int64_t delay_ms = delay_ns <= 0 ? 0 : (delay_ns + 999'999) / 1'000'000;
   worker_.loop().arm(timer_, delay_ms);
 }
 
@@ -187,6 +193,7 @@ void Connection::on_timer(void* self) {
     c->close_now();  // the closing or draining period is over
     return;
   }
+  c->session_.expire_bodies(c->worker_.loop().now_ms());
   const Session::Status st = c->session_.handle_expiry(mono_ns());
   if (st != Session::Status::ok) {
     c->handle(st);
@@ -272,6 +279,8 @@ void Connection::cid_added(const ngtcp2_cid& cid) {
   cids_.push_back(cid);
   endpoint_.add_cid(cid, this);
 }
+
+void Connection::handshake_completed() { endpoint_.handshake_finished(this); }
 
 void Connection::cid_removed(const ngtcp2_cid& cid) {
   endpoint_.remove_cid(cid);

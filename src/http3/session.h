@@ -47,6 +47,8 @@ class SessionHost {
   // A connection ID of ours started or stopped naming this connection.
   virtual void cid_added(const ngtcp2_cid& cid) = 0;
   virtual void cid_removed(const ngtcp2_cid& cid) = 0;
+  // The TLS handshake completed (the endpoint counts those in progress).
+  virtual void handshake_completed() = 0;
 };
 
 // The first Initial packet's facts, from ngtcp2_accept and token checks.
@@ -82,6 +84,10 @@ class Session {
   Status handle_expiry(int64_t now_ns);
   int64_t expiry_ns() const;
   int64_t pto_ns() const;
+  // client_body_timeout: the soonest a stream's silent client times out
+  // (INT64_MAX: none owes a body), and the 408s (or resets) of those due.
+  int64_t body_deadline() const;
+  void expire_bodies(int64_t now_ms);
 
   // Writes up to `max_packets` packets for one path into `buf`. Every
   // packet but the last is `segment` bytes (what UDP GSO needs). Returns
@@ -132,6 +138,9 @@ class Session {
   void consume(int64_t id, size_t n);
   // Ends stream `id` in both directions with `app_error`.
   void reset_stream(int64_t id, uint64_t app_error);
+  // Asks the client to stop sending on stream `id` (STOP_SENDING with
+  // H3_NO_ERROR: the response does not need the rest, RFC 9114 4.1.1).
+  void stop_reading(int64_t id);
 
  private:
   class Callbacks;
@@ -179,6 +188,8 @@ class Session {
   size_t carry_len_ = 0;
   ngtcp2_path_storage carry_path_{};
   bool handshake_done_ = false;
+  bool tickets_ = false;  // session tickets are issued (ssl_session_tickets)
+  bool reading_early_ = false;  // nghttp3 is reading bytes of a 0-RTT packet
   bool going_away_ = false;
   bool in_callback_ = false;
 };

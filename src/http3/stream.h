@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "http/exchange.h"
+#include "http/field_section.h"
 #include "http/response.h"
 
 namespace torii::http3 {
@@ -44,6 +45,13 @@ class Stream final : public http::ResponseSink {
     had_body_ = !fin;
   }
   bool headers_complete() const { return headers_done_; }
+  // When the silence of a client that owes this stream's handler body
+  // bytes ends the request (client_body_timeout); INT64_MAX while none are owed.
+  int64_t body_deadline() const;
+  // That time came: 408, or a reset once the response has begun.
+  void body_timed_out();
+  // Part of the request head came in 0-RTT packets: it may be a replay.
+  void mark_early_data() { early_data_ = true; }
   void on_data(const uint8_t* data, size_t len);
   void on_remote_end() { remote_closed_ = true; }
 
@@ -92,7 +100,6 @@ class Stream final : public http::ResponseSink {
     size_t acked = 0;
   };
 
-  int build_head(std::string& reason);
   void output_changed();
   void acknowledge(size_t n);
   void drop_body();
@@ -103,12 +110,9 @@ class Stream final : public http::ResponseSink {
   int64_t id_;
 
   std::vector<nghttp3_rcbuf*> rcbufs_;
-  std::vector<http::Header> fields_;
-  std::string_view method_, scheme_, authority_, path_;
-  std::string cookie_;
-  size_t list_size_ = 0;
-  bool too_large_ = false;
+  http::FieldSection head_fields_;  // the request head as decoded, until run()
   bool headers_done_ = false;
+  bool early_data_ = false;
   bool remote_closed_ = false;
   bool had_body_ = false;
 
@@ -120,6 +124,7 @@ class Stream final : public http::ResponseSink {
   http::BodyReader* reader_ = nullptr;
   bool reading_ = false;
   bool reader_paused_ = false;
+  int64_t body_activity_ms_ = 0;  // the reader started, resumed or got bytes
   bool body_end_delivered_ = false;
   bool dropping_body_ = false;
 

@@ -330,7 +330,7 @@ def test_open_loop_latency_counts_from_when_requests_were_due(tmp_path):
     ([], "no URL"),
     (["-c", "0", "http://127.0.0.1:1/"], "-c"),
     (["-d", "1", "-n", "5", "http://127.0.0.1:1/"], "exclude"),
-    (["--h3", "https://127.0.0.1:1/"], "HTTP/3"),
+    (["--h3", "http://127.0.0.1:1/"], "https://"),
     (["--rate", "fast", "http://127.0.0.1:1/"], "--rate"),
     (["--body", "/nonexistent/file", "http://127.0.0.1:1/"], "--body"),
     (["--frobnicate", "http://127.0.0.1:1/"], "unknown option"),

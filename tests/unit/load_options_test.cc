@@ -57,6 +57,19 @@ TEST(LoadOptions, Durations) {
   for (const char* bad : {"", "0", "-1", "s", "10x", "1e30"}) EXPECT_FALSE(parse_duration(bad)) << bad;
 }
 
+TEST(LoadOptions, Http3OverHttpsWithStreams) {
+  auto o = parse({"--h3", "-c", "4", "-m", "10", "https://localhost:8443/"});
+  ASSERT_TRUE(o) << o.error();
+  EXPECT_EQ(o->protocol, Protocol::h3);
+  EXPECT_EQ(o->streams, 10u);
+  EXPECT_TRUE(o->urls[0].tls);
+}
+
+TEST(LoadOptions, HelpSaysCertificatesAreNotVerified) {
+  EXPECT_NE(std::string(kUsage).find("--h3"), std::string::npos);
+  EXPECT_NE(std::string(kUsage).find("not verified"), std::string::npos);
+}
+
 TEST(LoadOptions, UsageErrorsSayWhatIsWrong) {
   struct Case {
     std::vector<std::string> args;
@@ -70,7 +83,9 @@ TEST(LoadOptions, UsageErrorsSayWhatIsWrong) {
       {{"-d", "1s", "-n", "10", "http://h/"}, "exclude"},
       {{"--rate", "0", "http://h/"}, "--rate"},
       {{"--h1", "--h2", "http://h/"}, "exclude"},
-      {{"--h3", "https://h/"}, "HTTP/3"},
+      {{"--h3", "http://h/"}, "https://"},
+      {{"--h2", "--h3", "https://h/"}, "exclude"},
+      {{"--h3", "-H", "Connection: close", "https://h/"}, "HTTP/3"},
       {{"-H", "novalue", "http://h/"}, "name: value"},
       {{"-H", "Content-Length: 5", "http://h/"}, "--body"},
       {{"--h2", "-H", "Connection: close", "http://h/"}, "HTTP/2"},

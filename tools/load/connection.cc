@@ -47,7 +47,7 @@ void Connection::begin_connect(int64_t now_ns) {
   }
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
-  ev.data.ptr = this;
+  ev.data.ptr = static_cast<ClientConnection*>(this);
   if (epoll_ctl(host_.epoll_fd(), EPOLL_CTL_ADD, transport_.fd(), &ev) != 0) {
     connect_failed(ErrorKind::connect, "epoll_ctl failed", true);
     return;
@@ -139,6 +139,7 @@ void Connection::opened() {
       }
       break;
     case Protocol::automatic: h2 = run_.tls && transport_.alpn() == "h2"; break;
+    case Protocol::h3: break;  // QuicConnection's, never here
   }
   const Options& o = run_.options;
   RequestSink& sink = *this;

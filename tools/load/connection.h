@@ -10,13 +10,13 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include "load/client_connection.h"
 #include "load/codec.h"
 #include "load/run_context.h"
 #include "load/transport.h"
 
 namespace torii::load {
 
-class Connection;
 class H1Codec;
 class H2Codec;
 
@@ -27,11 +27,13 @@ class ConnectionHost {
   virtual char* read_buffer() = 0;
   virtual size_t read_buffer_size() const = 0;
   // The connection may take a request now (it had none to take before).
-  virtual void ready(Connection& c) = 0;
+  virtual void ready(ClientConnection& c) = 0;
   // Same, but not before the next loop turn (after a connect that failed at once).
-  virtual void ready_next_turn(Connection& c) = 0;
+  virtual void ready_next_turn(ClientConnection& c) = 0;
   // Requests were submitted: write them at the end of this batch.
-  virtual void flush_later(Connection& c) = 0;
+  virtual void flush_later(ClientConnection& c) = 0;
+  // The connection's deadline() moved to `due_ns` (QUIC timers).
+  virtual void deadline_at(int64_t due_ns) = 0;
   virtual void completed(int64_t from_ns, int status, int64_t now_ns) = 0;
   virtual void failed(int64_t from_ns, ErrorKind kind, const char* why) = 0;
   virtual void retry(int64_t from_ns) = 0;
@@ -43,36 +45,21 @@ class ConnectionHost {
   ~ConnectionHost() = default;
 };
 
-class Connection final : private RequestSink {
+class Connection final : public ClientConnection, private RequestSink {
  public:
   Connection(ConnectionHost& host, const RunContext& run);
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Connects with no request waiting (the warm-up before a run).
-  void connect_now(int64_t now_ns);
-  // Still connecting or in the handshake.
-  bool connecting() const { return state_ == State::connecting || state_ == State::handshaking; }
-  bool is_open() const { return state_ == State::open; }
-  // How many requests it takes now.
-  unsigned capacity() const;
-  void start_request(int64_t from_ns, int64_t now_ns);
-  // Writes what the codec has to send, until done or the socket is full.
-  void flush();
-  void on_io(uint32_t events);
-  // Fails what has waited longer than --timeout.
-  void check_timeout(int64_t now_ns);
-  // The run is over: close, abandoning what is in flight.
-  void abandon();
-
-  // A new loop turn began: a connect that failed at once may be tried again.
-  void next_turn() { wait_turn_ = false; }
-
-  // The host's bookkeeping.
-  bool in_ready = false;
-  bool in_flush = false;
-  bool in_later = false;
+  void connect_now(int64_t now_ns) override;
+  bool connecting() const override { return state_ == State::connecting || state_ == State::handshaking; }
+  unsigned capacity() const override;
+  void start_request(int64_t from_ns, int64_t now_ns) override;
+  void flush() override;
+  void on_io(uint32_t events) override;
+  void check_timeout(int64_t now_ns) override;
+  void abandon() override;
 
  private:
   enum class State : uint8_t { idle, connecting, handshaking, open };
@@ -100,7 +87,6 @@ class Connection final : private RequestSink {
   Codec* codec_ = nullptr;
   State state_ = State::idle;
   bool pending_ = false;  // a request waits for the connection to open
-  bool wait_turn_ = false;  // after a connect that failed at once
   int64_t pending_from_ = 0;
   int64_t pending_sent_ = 0;
   int64_t connect_started_ = 0;

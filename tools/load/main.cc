@@ -1,4 +1,4 @@
-// torii-load: an HTTP/1.1 and HTTP/2 load generator, closed loop (as wrk and
+// torii-load: an HTTP/1.1, HTTP/2 and HTTP/3 load generator, closed loop (as wrk and
 // h2load) or open loop at a constant rate (as wrk2 and k6's
 // constant-arrival-rate), with a k6-like summary.
 #include <netdb.h>
@@ -69,7 +69,7 @@ std::string describe(const Options& o) {
   std::string what = o.requests ? std::to_string(o.requests) + " requests" : format_duration(uint64_t(o.duration_ns));
   std::string mode = o.rate > 0 ? "open loop at " + std::to_string(int64_t(o.rate)) + " req/s" : "closed loop";
   std::snprintf(buf, sizeof buf, "torii-load: %s, %u connection%s x %u stream%s, %u thread%s, %s, %s%s\n",
-                o.urls[0].tls ? "https" : "http", o.connections, o.connections == 1 ? "" : "s", o.streams,
+                o.protocol == Protocol::h3 ? "HTTP/3 over QUIC" : o.urls[0].tls ? "https" : "http", o.connections, o.connections == 1 ? "" : "s", o.streams,
                 o.streams == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s", mode.c_str(), what.c_str(),
                 o.connect_per_request ? ", a connection per request" : "");
   std::string text = buf;
@@ -108,14 +108,23 @@ int main(int argc, char** argv) {
     return kUsageError;
   }
   RequestTemplates templates = build_templates(options, std::move(body));
-  RunContext run{options, templates, {}, 0, nullptr, {}};
+  RunContext run{options, templates, {}, 0, nullptr, nullptr, {}};
   std::string error;
   if (!resolve(options.urls[0], run, error)) {
     std::fprintf(stderr, "torii-load: %s\n", error.c_str());
     return kRunError;
   }
   std::unique_ptr<TlsClient> tls;
-  if (options.urls[0].tls) {
+  std::unique_ptr<QuicTls> quic;
+  if (options.protocol == Protocol::h3) {
+    auto created = QuicTls::create();
+    if (!created) {
+      std::fprintf(stderr, "torii-load: %s\n", created.error().c_str());
+      return kRunError;
+    }
+    quic = std::move(*created);
+    run.quic = quic.get();
+  } else if (options.urls[0].tls) {
     auto created = TlsClient::create(options.protocol);
     if (!created) {
       std::fprintf(stderr, "torii-load: %s\n", created.error().c_str());

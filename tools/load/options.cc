@@ -11,24 +11,29 @@ namespace torii::load {
 const char* const kUsage =
     "usage: torii-load [options] URL...\n"
     "  -c, --connections N     connections in all (default 10)\n"
-    "  -m, --streams N         concurrent requests per connection: HTTP/2 streams,\n"
-    "                          or the HTTP/1.1 pipeline depth (default 1)\n"
+    "  -m, --streams N         concurrent requests per connection: HTTP/2 or HTTP/3\n"
+    "                          streams, or the HTTP/1.1 pipeline depth (default 1)\n"
     "  -t, --threads N         threads, one event loop each (default 1)\n"
     "  -d, --duration T        run for T (10, 10s, 500ms, 2m; default 10s)\n"
     "  -n, --requests N        send exactly N requests, then stop\n"
     "      --rate R            open loop: R requests per second in all, latency\n"
     "                          measured from when each request was due\n"
-    "      --h1 | --h2         protocol (default: HTTP/1.1 for http://, ALPN for https://;\n"
-    "                          --h2 on http:// is h2c with prior knowledge)\n"
+    "      --h1 | --h2 | --h3  protocol (default: HTTP/1.1 for http://, ALPN for https://;\n"
+    "                          --h2 on http:// is h2c with prior knowledge; --h3 is\n"
+    "                          HTTP/3 over QUIC, one UDP socket per connection,\n"
+    "                          https:// only)\n"
     "  -H, --header 'N: V'     add a request header (repeatable)\n"
     "      --method M          request method (default GET)\n"
     "      --body FILE         request body, sent with every request\n"
     "      --connect-per-request  a new connection (and TLS handshake) per request\n"
-    "      --no-tls-resume     full TLS handshakes (no session resumption)\n"
+    "      --no-tls-resume     full TLS handshakes (no session resumption; QUIC\n"
+    "                          handshakes are always full)\n"
     "      --timeout T         a request without its response after T fails (default 10s)\n"
     "      --json FILE         write the summary as JSON to FILE\n"
     "  -h, --help              this text\n"
-    "Several URLs share one host and port; requests cycle through them.\n";
+    "Several URLs share one host and port; requests cycle through them.\n"
+    "Server certificates are not verified (TLS and QUIC alike): a load tool measures,\n"
+    "it does not authenticate. SNI is the URL's host unless it is an address.\n";
 
 namespace {
 
@@ -173,14 +178,12 @@ Result<Options> parse_options(int argc, char** argv) {
       if (ec != std::errc() || end != v.data() + v.size() || !(r > 0) || !std::isfinite(r) || r > 1e9)
         return make_error("--rate: expected requests per second above 0, got '" + v + "'");
       o.rate = r;
-    } else if (arg == "--h1" || arg == "--h2") {
+    } else if (arg == "--h1" || arg == "--h2" || arg == "--h3") {
       FLAG();
-      Protocol p = arg == "--h1" ? Protocol::h1 : Protocol::h2;
-      if (have_protocol && o.protocol != p) return make_error("--h1 and --h2 exclude each other");
+      Protocol p = arg == "--h1" ? Protocol::h1 : arg == "--h2" ? Protocol::h2 : Protocol::h3;
+      if (have_protocol && o.protocol != p) return make_error("--h1, --h2 and --h3 exclude each other");
       o.protocol = p;
       have_protocol = true;
-    } else if (arg == "--h3") {
-      return make_error("--h3: HTTP/3 is not supported by this build of torii-load yet; use --h1 or --h2");
     } else if (arg == "-H" || arg == "--header") {
       TAKE(v);
       auto h = parse_header(v);
@@ -231,14 +234,17 @@ Result<Options> parse_options(int argc, char** argv) {
     o.urls.push_back(std::move(*url));
   }
   if (o.threads > o.connections) return make_error("-t: more threads than connections (-c)");
+  if (o.protocol == Protocol::h3 && !o.urls[0].tls) return make_error("--h3: HTTP/3 needs an https:// URL");
+
   if (o.connect_per_request && o.streams > 1)
     return make_error("--connect-per-request sends one request per connection; -m must be 1");
-  bool h2_possible = o.protocol == Protocol::h2 || (o.protocol == Protocol::automatic && o.urls[0].tls);
+  bool h2_possible = o.protocol == Protocol::h2 || o.protocol == Protocol::h3 ||
+                     (o.protocol == Protocol::automatic && o.urls[0].tls);
   for (const auto& [name, value] : o.headers) {
     std::string lname = lower(name);
     if (h2_possible && (lname == "connection" || lname == "keep-alive" || lname == "upgrade" ||
                         lname == "proxy-connection")) {
-      return make_error("-H: " + name + " is a connection-specific field, not allowed in HTTP/2");
+      return make_error("-H: " + name + " is a connection-specific field, not allowed in HTTP/2 or HTTP/3");
     }
   }
   return o;

@@ -15,11 +15,12 @@ enum class Protocol : uint8_t {
   automatic,  // http:// is HTTP/1.1; https:// takes what ALPN picks (h2 first)
   h1,
   h2,  // h2c with prior knowledge over http://, ALPN "h2" over https://
+  h3,  // HTTP/3 over QUIC (https:// only)
 };
 
 struct Options {
   unsigned connections = 10;
-  unsigned streams = 1;  // concurrent streams per connection (h2), pipeline depth (h1)
+  unsigned streams = 1;  // concurrent streams per connection (h2, h3), pipeline depth (h1)
   unsigned threads = 1;
   int64_t duration_ns = 10'000'000'000;  // used when requests == 0
   uint64_t requests = 0;                 // -n: exactly this many, then stop

@@ -42,11 +42,14 @@ RequestTemplates build_templates(const Options& o, std::string body) {
     t.h1.push_back(std::move(r));
 
     auto& nv = t.h2.emplace_back();
+    auto& nv3 = t.h3.emplace_back();
     auto add = [&](std::string name, std::string value) {
       const std::string& n = t.storage_.emplace_back(std::move(name));
       const std::string& v = t.storage_.emplace_back(std::move(value));
       nv.push_back(nghttp2_nv{(uint8_t*)n.data(), (uint8_t*)v.data(), n.size(), v.size(),
                               NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE});
+      nv3.push_back(nghttp3_nv{(uint8_t*)n.data(), (uint8_t*)v.data(), n.size(), v.size(),
+                               NGHTTP3_NV_FLAG_NO_COPY_NAME | NGHTTP3_NV_FLAG_NO_COPY_VALUE});
     };
     std::string authority = url.authority;
     for (const auto& [name, value] : o.headers) {

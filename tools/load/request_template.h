@@ -1,9 +1,10 @@
 // The requests torii-load sends, built once before the run: whole HTTP/1.1
-// requests as bytes, and HTTP/2 header lists that point into stable storage,
+// requests as bytes, and HTTP/2 and HTTP/3 header lists that point into stable storage,
 // so that sending a request copies or references them and builds nothing.
 #pragma once
 
 #include <nghttp2/nghttp2.h>
+#include <nghttp3/nghttp3.h>
 
 #include <deque>
 #include <string>
@@ -21,6 +22,7 @@ struct RequestTemplates {
 
   std::vector<std::string> h1;                // one request per URL
   std::vector<std::vector<nghttp2_nv>> h2;    // one header list per URL
+  std::vector<std::vector<nghttp3_nv>> h3;    // the same lists for nghttp3
   std::string body;
   bool head_request = false;                  // HEAD: responses have no body
 

@@ -7,6 +7,7 @@
 
 #include "load/options.h"
 #include "load/request_template.h"
+#include "load/quic_tls.h"
 #include "load/tls_client.h"
 
 namespace torii::load {
@@ -16,7 +17,8 @@ struct RunContext {
   const RequestTemplates& templates;
   sockaddr_storage address{};
   socklen_t address_length = 0;
-  TlsClient* tls = nullptr;  // null for http://
+  TlsClient* tls = nullptr;  // null for http:// and for --h3
+  QuicTls* quic = nullptr;   // --h3 only
   std::string server_name;   // SNI; empty for an IP literal
 };
 

@@ -50,6 +50,7 @@ void Stats::merge(const Stats& o) {
   bytes_sent += o.bytes_sent;
   connects += o.connects;
   connects_h2 += o.connects_h2;
+  connects_h3 += o.connects_h3;
   cpu_seconds += o.cpu_seconds;
   connect_failures += o.connect_failures;
   tls_handshakes += o.tls_handshakes;

@@ -12,11 +12,11 @@ namespace torii::load {
 // Why a request failed without a response.
 enum class ErrorKind : uint8_t {
   connect,   // the TCP connection could not be made
-  tls,       // the TLS handshake failed (or ALPN chose no usable protocol)
+  tls,       // the TLS (or QUIC) handshake failed, or ALPN chose no usable protocol
   reset,     // the connection was reset or closed before the response was
-             // complete, or the HTTP/2 stream was reset
+             // complete, or the HTTP/2 or HTTP/3 stream was reset
   timeout,   // no complete response within --timeout
-  protocol,  // a malformed response, or an HTTP/2 protocol error
+  protocol,  // a malformed response, or an HTTP/2, HTTP/3 or QUIC protocol error
 };
 constexpr size_t kErrorKinds = 5;
 const char* error_kind_name(ErrorKind kind);
@@ -36,6 +36,7 @@ struct Stats {
   uint64_t bytes_sent = 0;
   uint64_t connects = 0;       // connections established (TCP + TLS)
   uint64_t connects_h2 = 0;    // of which speak HTTP/2
+  uint64_t connects_h3 = 0;    // QUIC connections carrying HTTP/3
   uint64_t connect_failures = 0;
   uint64_t tls_handshakes = 0;
   uint64_t tls_resumed = 0;

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "load/clock.h"
+#include "load/quic_connection.h"
 
 namespace torii::load {
 
@@ -53,7 +54,10 @@ bool Worker::setup() {
     setup_error_ = std::string("epoll_create1: ") + std::strerror(errno);
     return false;
   }
-  if (source_.open_loop()) {
+  const bool quic = o.protocol == Protocol::h3;
+  // Open-loop send times and QUIC's timers need sub-millisecond wake-ups
+  // (epoll's own timeout counts in milliseconds).
+  if (source_.open_loop() || quic) {
     timer_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     epoll_event ev{};
     ev.events = EPOLLIN;
@@ -66,7 +70,13 @@ bool Worker::setup() {
   read_buffer_.reset(new char[kReadBufferSize]);
   auto count = size_t(share(o.connections, index_, o.threads));
   connections_.reserve(count);
-  for (size_t i = 0; i < count; ++i) connections_.push_back(std::make_unique<Connection>(*this, run_));
+  for (size_t i = 0; i < count; ++i) {
+    if (quic) {
+      connections_.push_back(std::make_unique<QuicConnection>(*this, run_));
+    } else {
+      connections_.push_back(std::make_unique<Connection>(*this, run_));
+    }
+  }
   ready_.reserve(count);
   later_.reserve(count);
   flush_.reserve(count);
@@ -103,7 +113,9 @@ void Worker::warm_up() {
     bool connecting = std::any_of(connections_.begin(), connections_.end(),
                                   [](const auto& c) { return c->connecting(); });
     if (!connecting || now >= deadline) break;
-    poll(now, std::min(deadline, now + kHousekeepingNs));
+    int64_t next = fire_deadlines(now);
+    arm_timer(now);
+    poll(now, std::min({deadline, now + kHousekeepingNs, std::max(now, next)}));
   }
   housekeeping(now_ns());  // fails handshakes that timed out
   later_.clear();
@@ -128,7 +140,7 @@ void Worker::loop() {
       end_ns_ = last_done_ns_;
       break;
     }
-    for (Connection* c : later_) {
+    for (ClientConnection* c : later_) {
       c->in_later = false;
       c->next_turn();
       ready(*c);
@@ -140,16 +152,18 @@ void Worker::loop() {
       housekeeping(now);
       next_housekeeping_ = now + kHousekeepingNs;
     }
+    int64_t next_deadline = earliest_deadline_ <= now ? fire_deadlines(now) : earliest_deadline_;
     arm_timer(now);
     int64_t until = std::min(end_ns_, next_housekeeping_);
-    poll(now, later_.empty() ? until : now);
+    bool at_once = !later_.empty() || next_deadline <= now_ns();
+    poll(now, at_once ? now : until);
   }
   if (source_.open_loop()) stats_.waiting_at_end = source_.waiting(end_ns_);
 }
 
 void Worker::pump(int64_t now) {
   while (!ready_.empty()) {
-    Connection* c = ready_.back();
+    ClientConnection* c = ready_.back();
     if (c->capacity() == 0) {
       ready_.pop_back();
       c->in_ready = false;
@@ -164,7 +178,7 @@ void Worker::pump(int64_t now) {
 
 void Worker::flush_all() {
   // flush() may close a connection, which never adds to this list.
-  for (Connection* c : flush_) {
+  for (ClientConnection* c : flush_) {
     c->in_flush = false;
     c->flush();
   }
@@ -172,11 +186,15 @@ void Worker::flush_all() {
 }
 
 // Open loop: wake when the next request is due, to the nanosecond (epoll's
-// own timeout counts in milliseconds).
+// own timeout counts in milliseconds); QUIC: when a connection's timer is.
 void Worker::arm_timer(int64_t now) {
   if (timer_fd_ < 0) return;
-  int64_t due = source_.next_due();
-  if (due == INT64_MAX || due <= now || due == timer_armed_) return;
+  int64_t due = std::min(source_.open_loop() ? source_.next_due() : INT64_MAX, earliest_deadline_);
+  if (due == INT64_MAX || due <= now) return;
+  // A wake-up no later than this one is already set: keep it (waking early
+  // costs a loop turn; re-arming at every turn would cost a system call,
+  // and QUIC's timers move at nearly every packet).
+  if (timer_armed_ != 0 && timer_armed_ <= due) return;
   itimerspec spec{};
   spec.it_value.tv_sec = due / kNsPerSec;
   spec.it_value.tv_nsec = due % kNsPerSec;
@@ -199,8 +217,21 @@ void Worker::poll(int64_t now, int64_t until_ns) {
       timer_armed_ = 0;
       continue;
     }
-    static_cast<Connection*>(events[i].data.ptr)->on_io(events[i].events);
+    static_cast<ClientConnection*>(events[i].data.ptr)->on_io(events[i].events);
   }
+}
+
+int64_t Worker::fire_deadlines(int64_t now) {
+  if (earliest_deadline_ > now) return earliest_deadline_;
+  // Connections report later deadlines as they run; start from none.
+  earliest_deadline_ = INT64_MAX;
+  int64_t next = INT64_MAX;
+  for (auto& c : connections_) {
+    if (c->deadline() <= now) c->on_deadline(now);
+    next = std::min(next, c->deadline());
+  }
+  earliest_deadline_ = std::min(earliest_deadline_, next);
+  return earliest_deadline_;
 }
 
 void Worker::housekeeping(int64_t now) {
@@ -209,19 +240,19 @@ void Worker::housekeeping(int64_t now) {
   progress_failed.store(stats_.failed, std::memory_order_relaxed);
 }
 
-void Worker::ready(Connection& c) {
+void Worker::ready(ClientConnection& c) {
   if (c.in_ready) return;
   c.in_ready = true;
   ready_.push_back(&c);
 }
 
-void Worker::ready_next_turn(Connection& c) {
+void Worker::ready_next_turn(ClientConnection& c) {
   if (c.in_later) return;
   c.in_later = true;
   later_.push_back(&c);
 }
 
-void Worker::flush_later(Connection& c) {
+void Worker::flush_later(ClientConnection& c) {
   if (c.in_flush) return;
   c.in_flush = true;
   flush_.push_back(&c);

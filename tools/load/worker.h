@@ -4,6 +4,7 @@
 // flag and the progress counters.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -44,9 +45,10 @@ class Worker final : public ConnectionHost {
   int epoll_fd() const override { return epoll_fd_; }
   char* read_buffer() override { return read_buffer_.get(); }
   size_t read_buffer_size() const override { return kReadBufferSize; }
-  void ready(Connection& c) override;
-  void ready_next_turn(Connection& c) override;
-  void flush_later(Connection& c) override;
+  void ready(ClientConnection& c) override;
+  void ready_next_turn(ClientConnection& c) override;
+  void flush_later(ClientConnection& c) override;
+  void deadline_at(int64_t due_ns) override { earliest_deadline_ = std::min(earliest_deadline_, due_ns); }
   void completed(int64_t from_ns, int status, int64_t now_ns) override;
   void failed(int64_t from_ns, ErrorKind kind, const char* why) override;
   void retry(int64_t from_ns) override;
@@ -63,6 +65,8 @@ class Worker final : public ConnectionHost {
   void pump(int64_t now);
   void flush_all();
   void arm_timer(int64_t now);
+  // Runs the connections' own timers that are due; returns the next one.
+  int64_t fire_deadlines(int64_t now);
   // Waits for events up to `until_ns` (or not at all) and dispatches them.
   void poll(int64_t now, int64_t until_ns);
   void housekeeping(int64_t now);
@@ -79,10 +83,13 @@ class Worker final : public ConnectionHost {
   int timer_fd_ = -1;
   int64_t timer_armed_ = 0;
   std::unique_ptr<char[]> read_buffer_;
-  std::vector<std::unique_ptr<Connection>> connections_;
-  std::vector<Connection*> ready_;
-  std::vector<Connection*> later_;
-  std::vector<Connection*> flush_;
+  std::vector<std::unique_ptr<ClientConnection>> connections_;
+  std::vector<ClientConnection*> ready_;
+  std::vector<ClientConnection*> later_;
+  std::vector<ClientConnection*> flush_;
+  // No connection's deadline is earlier (it may be earlier than the real
+  // next one: a deadline that moved later is found when this passes).
+  int64_t earliest_deadline_ = INT64_MAX;
   uint64_t in_flight_ = 0;
   int64_t last_done_ns_ = 0;
   int64_t end_ns_ = 0;
