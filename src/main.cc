@@ -16,9 +16,12 @@
 
 #include "config/config.h"
 #include "core/fd_budget.h"
+#include "core/systemd_notify.h"
+#include "modules/metrics/worker_metrics.h"
 #include "core/worker.h"
 #include "log/error_log.h"
 #include "net/listener.h"
+#include "upstream/health_checker.h"
 
 namespace {
 
@@ -205,9 +208,10 @@ bool write_pid(const std::string& path) {
 
 using Workers = std::vector<std::unique_ptr<torii::core::Worker>>;
 
-void reload(const Options& o, ConfigPtr& current, Workers& workers) {
+void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstream::HealthChecker& health) {
   TORII_LOG(notice, "signal 1 (SIGHUP) received, reconfiguring");
   auto next = load(o);
+  torii::metrics::note_reload(bool(next));
   if (!next) {
     TORII_LOG(emerg, "%s", next.error().c_str());
     TORII_LOG(alert, "reconfiguration failed: the running configuration stays in use");
@@ -224,6 +228,7 @@ void reload(const Options& o, ConfigPtr& current, Workers& workers) {
     TORII_LOG(warn, "worker_processes changed from %d to %d: takes effect on restart", current->worker_processes,
               cfg->worker_processes);
   }
+  health.use_config(cfg);  // before the workers, so they see the carried-over verdicts
   for (auto& w : workers) w->reload(cfg);
   current = cfg;
   TORII_LOG(notice, "reconfiguration done");
@@ -285,8 +290,11 @@ int main(int argc, char** argv) {
   // rest of the limit is for connections, their files and upstreams.
   torii::core::FdBudget::process().start(torii::core::FdBudget::current_limit(),
                                          torii::core::FdBudget::count_open());
+  torii::upstream::HealthChecker health;
+  health.use_config(cfg);
   for (auto& w : workers) w->start();
   TORII_LOG(notice, "torii/%s started, %d worker(s)", TORII_VERSION, cfg->worker_processes);
+  torii::core::notify_ready();
 
   bool graceful = false;
   while (true) {
@@ -302,15 +310,19 @@ int main(int argc, char** argv) {
       break;
     }
     if (sig == SIGHUP) {
-      reload(o, cfg, workers);
+      torii::core::notify_reloading();
+      reload(o, cfg, workers, health);
+      torii::core::notify_ready();
     } else if (sig == SIGUSR1) {
       TORII_LOG(notice, "signal %d (SIGUSR1) received, reopening logs", sig);
       torii::log::reopen_error_log();
       for (auto& w : workers) w->reopen_logs();
     }
   }
+  torii::core::notify_stopping();
   for (auto& w : workers) w->stop(graceful);
   for (auto& w : workers) w->join();
+  health.stop();
   unlink(cfg->pid_path.c_str());
   TORII_LOG(notice, "exit");
   return 0;

@@ -23,6 +23,9 @@
 #include "core/result.h"
 #include "http/method.h"
 
+namespace torii::log {
+struct SyslogTarget;
+}
 namespace torii::rewrite {
 struct Program;  // modules/rewrite/program.h: compiled rewrite-module directives
 }
@@ -70,8 +73,9 @@ struct Http3Settings {
 };
 
 struct ErrorLogConfig {
-  std::string path;  // absolute; "stderr" for the terminal
+  std::string path;  // absolute; "stderr" for the terminal; "syslog:..." as written
   LogLevel level = LogLevel::error;
+  std::shared_ptr<const log::SyslogTarget> syslog = nullptr;  // set for "syslog:..."
 };
 
 struct LogFormat {
@@ -79,13 +83,17 @@ struct LogFormat {
   Template format;
   bool json_escape = false;  // escape=json
   bool escape_none = false;  // escape=none; neither: nginx's default \xXX escaping
+  bool builtin = false;      // torii's "json": a log_format of that name replaces it
 };
 
 struct AccessLog {
-  std::string path;  // absolute
+  std::string path;  // absolute, or "syslog:..." as written
   std::shared_ptr<const LogFormat> format;
   size_t buffer_size = 0;  // 0: write each line
   Ms flush{0};
+  std::shared_ptr<const log::SyslogTarget> syslog = nullptr;  // set for "syslog:..."
+  // if=CONDITION: the line is skipped when it renders empty or "0".
+  std::optional<Template> condition = std::nullopt;
 };
 
 struct AddHeader {
@@ -180,6 +188,7 @@ struct LocationSettings {
   OpenFileCache open_file_cache;
   bool log_not_found = true;
   bool etag = true;
+  bool metrics = false;  // metrics: this location serves the Prometheus text
   bool internal = false;  // only reachable by internal redirect
   bool dav_methods_off = true;
   std::shared_ptr<const dns::ResolverConfig> resolver;  // null: no `resolver` here
@@ -276,6 +285,7 @@ struct Config {
   // main context
   std::string prefix;     // -p, with a trailing '/'
   std::string conf_file;  // absolute path of the main file
+  bool metrics_enabled = false;  // some location has `metrics`: requests are counted
   int worker_processes = 1;  // "auto" resolved to the core count
   unsigned worker_connections = 512;
   uint64_t worker_rlimit_nofile = 0;  // 0: leave as is

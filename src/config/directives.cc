@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "config/regex.h"
+#include "log/syslog.h"
 
 namespace torii::config {
 
@@ -130,9 +131,16 @@ bool parse_level(std::string_view s, LogLevel& out) {
 
 Status set_error_log(Compiler& c, Scope& s, const Node& n) {
   const std::string& path = n.args[0];
-  if (starts_with(path, "syslog:") || starts_with(path, "memory:")) return not_yet(n, path);
+  if (starts_with(path, "memory:")) return not_yet(n, path);
   ErrorLogConfig el;
-  el.path = path == "stderr" ? path : c.full_path(path);
+  if (starts_with(path, "syslog:")) {
+    auto target = log::parse_syslog_target(std::string_view(path).substr(7));
+    if (!target) return node_error(n, target.error());
+    el.syslog = std::make_shared<const log::SyslogTarget>(std::move(*target));
+    el.path = path;
+  } else {
+    el.path = path == "stderr" ? path : c.full_path(path);
+  }
   if (n.args.size() == 2 && !parse_level(n.args[1], el.level)) return invalid_value(n, n.args[1]);
   if (s.ctx == kMain) {
     c.cfg().error_log = el;
@@ -287,9 +295,15 @@ Status set_access_log(Compiler& c, Scope& s, const Node& n) {
     ls.access_log_off = true;
     return Ok{};
   }
-  if (starts_with(n.args[0], "syslog:")) return not_yet(n, n.args[0]);
   AccessLog log;
-  log.path = c.full_path(n.args[0]);
+  if (starts_with(n.args[0], "syslog:")) {
+    auto target = log::parse_syslog_target(std::string_view(n.args[0]).substr(7));
+    if (!target) return node_error(n, target.error());
+    log.syslog = std::make_shared<const log::SyslogTarget>(std::move(*target));
+    log.path = n.args[0];
+  } else {
+    log.path = c.full_path(n.args[0]);
+  }
   std::string fmt = n.args.size() > 1 ? n.args[1] : "combined";
   auto it = c.cfg().log_formats.find(fmt);
   if (it == c.cfg().log_formats.end()) return node_error(n, "unknown log format " + q(fmt));
@@ -304,7 +318,11 @@ Status set_access_log(Compiler& c, Scope& s, const Node& n) {
       int64_t ms = 0;
       if (!parse_time_ms(a.substr(6), ms) || ms == 0) return invalid_value(n, a);
       log.flush = Ms(ms);
-    } else if (a == "gzip" || starts_with(a, "gzip=") || starts_with(a, "if=")) {
+    } else if (starts_with(a, "if=")) {
+      auto t = template_arg(n, a.substr(3));
+      if (!t) return Error{t.error()};
+      log.condition = std::move(*t);
+    } else if (a == "gzip" || starts_with(a, "gzip=")) {
       return not_yet(n, a);
     } else {
       return invalid_value(n, a);
@@ -318,7 +336,8 @@ Status set_access_log(Compiler& c, Scope& s, const Node& n) {
 Status set_log_format(Compiler& c, Scope&, const Node& n) {
   auto fmt = std::make_shared<LogFormat>();
   fmt->name = n.args[0];
-  if (c.cfg().log_formats.count(fmt->name))
+  auto existing = c.cfg().log_formats.find(fmt->name);
+  if (existing != c.cfg().log_formats.end() && !existing->second->builtin)
     return node_error(n, "duplicate \"log_format\" name " + q(fmt->name));
   size_t i = 1;
   if (starts_with(n.args[i], "escape=")) {
@@ -668,6 +687,13 @@ Status set_expires(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
+// torii's own: the location answers with the metrics text.
+Status set_metrics(Compiler& c, Scope& s, const Node&) {
+  s.settings->metrics = true;
+  c.cfg().metrics_enabled = true;
+  return Ok{};
+}
+
 Status set_internal(Compiler&, Scope& s, const Node&) {
   s.settings->internal = true;
   return Ok{};
@@ -821,6 +847,7 @@ const DirectiveSpec kDirectives[] = {
     {"allow", kHSL | kLimitExcept, kArgs1, false, false, kNone, &set_access_rule},
     {"deny", kHSL | kLimitExcept, kArgs1, false, false, kNone, &set_access_rule},
     {"internal", kLocation, kArgs0, true, false, kNone, &set_internal},
+    {"metrics", kLocation, kArgs0, true, false, kNone, &set_metrics},
 };
 
 #undef LOC_FLAG

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "config/directives.h"
+#include "config/directives_health_check.h"
 #include "config/nginx_directives.h"
 #include "config/map_config.h"
 #include "config/proxy_config.h"
@@ -233,6 +234,8 @@ Status set_upstream(Compiler& c, Scope&, const Node& n) {
       uint64_t v = 0;
       if (st && !parse_number(d.args[0], v)) return invalid_value(d, d.args[0]);
       g->keepalive_requests = v;
+    } else if (d.name == "health_check") {
+      st = parse_health_check(*g, d);
     } else if (d.name == "zone") {
       // Shared-memory zones share state between worker processes; torii's
       // workers keep per-worker state, so the zone is accepted and unused.
@@ -254,6 +257,7 @@ Status set_upstream(Compiler& c, Scope&, const Node& n) {
     for (const auto& s : g->servers)
       if (s.backup) return node_error(n, "backup servers are not allowed with this load balancing method");
   }
+  if (g->health_check) g->health = std::make_shared<PeerHealth>(g->servers.size());
   c.cfg().upstreams.push_back(std::move(g));
   return Ok{};
 }

@@ -11,6 +11,7 @@
 #include "config/parser.h"
 #include "config/regex.h"
 #include "config/ssl_config.h"
+#include "log/json_format.h"
 
 namespace torii::config {
 
@@ -152,6 +153,7 @@ Status Compiler::run(const std::vector<Node>& main) {
   combined->name = "combined";
   combined->format = *compile_template(kCombined);
   cfg_.log_formats["combined"] = std::move(combined);
+  cfg_.log_formats["json"] = log::builtin_json_format();
 
   auto st = validate(main, kMain);
   if (!st) return st;

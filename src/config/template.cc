@@ -66,6 +66,8 @@ constexpr Named kPlain[] = {
     {"time_local", VarId::time_local},
     {"upstream_addr", VarId::upstream_addr},
     {"upstream_response_time", VarId::upstream_response_time},
+    {"upstream_connect_time", VarId::upstream_connect_time},
+    {"upstream_header_time", VarId::upstream_header_time},
     {"upstream_status", VarId::upstream_status},
     {"uri", VarId::uri},
 };

@@ -77,6 +77,8 @@ enum class VarId : uint8_t {
   time_local,
   upstream_addr,
   upstream_response_time,
+  upstream_connect_time,
+  upstream_header_time,
   upstream_status,
   uri,
 };

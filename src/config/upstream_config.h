@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "config/health_check_config.h"
 #include "config/template.h"
 
 namespace torii::config {
@@ -42,6 +43,10 @@ struct UpstreamGroupConfig {
   unsigned keepalive = 0;   // idle connections cached per worker; 0: none
   Ms keepalive_timeout{60'000};
   uint64_t keepalive_requests = 1000;
+  // health_check: set when the block has one; `health` holds the prober's
+  // verdicts (one per server) for as long as this config lives.
+  std::shared_ptr<const HealthCheckConfig> health_check;
+  std::shared_ptr<PeerHealth> health;
 };
 
 }  // namespace torii::config

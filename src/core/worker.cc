@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "modules/metrics/worker_metrics.h"
 #include "core/fd_budget.h"
 #include "dns/resolver.h"
 #include "handlers/open_file_cache.h"
@@ -183,6 +184,7 @@ bool Worker::open_listeners() {
 
 void Worker::start() {
   thread_ = std::thread([this] {
+    metrics::bind_worker(index_);
     for (auto& [name, a] : acceptors_) a->watch();
     for (auto& [name, e] : quic_endpoints_) e->watch();
     loop_.arm(housekeeping_, kHousekeepingMs);

@@ -32,6 +32,7 @@
 #include "http1/response_parser.h"
 #include "log/error_log.h"
 #include "upstream/socket_handler.h"
+#include "upstream/try_times.h"
 #include "upstream/upstreams.h"
 
 namespace torii::handlers {
@@ -164,6 +165,8 @@ class ProxySession final : public http::Exchange::HandlerState,
   unsigned tries_ = 0;
   int64_t first_try_ms_ = 0;
   int64_t try_start_ms_ = 0;
+  int64_t connect_ms_ = -1;  // this try's connect and header times, -1 until reached
+  int64_t header_ms_ = -1;
   int last_status_ = 502;
   int peer_ = -1;
   int fd_ = -1;
@@ -315,6 +318,7 @@ void ProxySession::next_try() {
 void ProxySession::connect_to(int peer) {
   peer_ = peer;
   try_start_ms_ = loop_.now_ms();
+  connect_ms_ = header_ms_ = -1;
   const auto& server = group_->cfg->servers[size_t(peer)];
   group_->state.acquire(peer);
   // Either the request again from the start, or (streaming) what is left.
@@ -380,6 +384,7 @@ void ProxySession::connect_to(int peer) {
 }
 
 void ProxySession::on_connected() {
+  connect_ms_ = loop_.now_ms() - try_start_ms_;
   phase_ = Phase::exchanging;
   arm(cfg_.send_timeout.count());
   write_request();
@@ -554,6 +559,7 @@ void ProxySession::read_head() {
 }
 
 void ProxySession::on_head(size_t head_len) {
+  header_ms_ = loop_.now_ms() - try_start_ms_;
   const int status = resp_.status;
   // proxy_next_upstream http_*: another server may do better.
   uint32_t cond = 0;
@@ -870,11 +876,9 @@ void ProxySession::record_try(int status) {
   ex_.upstream_addr += group_->cfg->servers[size_t(peer_)].name;
   sep(ex_.upstream_status);
   ex_.upstream_status += status > 0 ? std::to_string(status) : "-";  // "-": no response came
-  sep(ex_.upstream_response_time);
-  int64_t ms = std::max<int64_t>(loop_.now_ms() - try_start_ms_, 0);
-  char buf[32];
-  snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(ms / 1000), static_cast<long long>(ms % 1000));
-  ex_.upstream_response_time += buf;
+  upstream::append_try_time(ex_.upstream_response_time, std::max<int64_t>(loop_.now_ms() - try_start_ms_, 0));
+  upstream::append_try_time(ex_.upstream_connect_time, connect_ms_);
+  upstream::append_try_time(ex_.upstream_header_time, header_ms_);
 }
 
 // nginx's form: the scheme, the server tried (a unix socket's path ends

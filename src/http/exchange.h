@@ -163,8 +163,8 @@ class Exchange {
   int internal_redirects = 0;    // guards error_page/index/try_files loops
   std::string request_filename;  // the file the static handler mapped to
   std::string realpath_root;
-  // Set by the proxy for $upstream_addr/_status/_response_time; tries are
-  // joined with ", " as nginx does.
+  // Set by the proxy for $upstream_addr/_status/_response_time/
+  // _connect_time/_header_time; tries are joined with ", " as nginx does.
   std::string upstream_addr;
   std::string upstream_status;
   std::string upstream_response_time;
@@ -177,6 +177,8 @@ class Exchange {
   // read whole before going upstream: its size, for $content_length, as
   // nginx counts it (FastCGI's CONTENT_LENGTH). -1 until then.
   int64_t body_length_read = -1;
+  std::string upstream_connect_time;
+  std::string upstream_header_time;
   bool is_internal = false;      // reached by internal redirect (error_page...)
   // A rewrite changed the URI inside this location and stayed (`break`):
   // proxy_pass then sends the whole URI, not its own URI part (nginx's

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "modules/metrics/metrics_handler.h"
 #include "config/proxy_config.h"
 #include "config/regex.h"
 #include "config/cgi_config.h"
@@ -170,6 +171,10 @@ void route(Exchange& ex, Phase from) {
     }
     server_phase = false;
     const auto& s = ex.settings();  // an `if` block's settings when one held
+    if (s.metrics) {
+      metrics::serve_metrics(ex);
+      return;
+    }
     if (s.proxy && s.proxy->proxies()) {
       handlers::serve_proxy(ex);  // answers later, from the event loop
       return;

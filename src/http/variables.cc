@@ -516,6 +516,10 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_owned(ex.upstream_status, out);
     case VarId::upstream_response_time:
       return append_owned(ex.upstream_response_time, out);
+    case VarId::upstream_connect_time:
+      return append_owned(ex.upstream_connect_time, out);
+    case VarId::upstream_header_time:
+      return append_owned(ex.upstream_header_time, out);
 
     case VarId::args:
     case VarId::query_string:

@@ -11,6 +11,8 @@
 #include "http/variables.h"
 #include "log/error_log.h"
 #include "log/json_escape.h"
+#include "log/syslog.h"
+#include "modules/metrics/worker_metrics.h"
 
 namespace torii::log {
 
@@ -74,7 +76,39 @@ void render_line(const config::LogFormat& fmt, const http::Exchange& ex, std::st
   }
 }
 
+// access_log ... if=COND: nginx skips the line when COND is empty or "0".
+bool condition_holds(const config::Template& cond, const http::Exchange& ex) {
+  thread_local std::string value;
+  value.clear();
+  http::render(cond, ex, value);
+  return !value.empty() && value != "0";
+}
+
 }  // namespace
+
+// One worker's socket to one syslog target, and the frame it builds.
+struct AccessLogWriter::Syslog {
+  explicit Syslog(const SyslogTarget& t) : sender(t) {}
+  SyslogSender sender;
+  std::string frame;
+  bool failed = false;  // reported once until a send succeeds again
+
+  void send(std::string_view line) {
+    frame.clear();
+    append_syslog_header(frame, sender.target(), sender.target().severity);
+    frame.append(line);
+    if (sender.send(frame)) {
+      failed = false;
+      return;
+    }
+    if (!failed) {
+      int err = errno;
+      TORII_LOG(alert, "send() to syslog server \"%s\" failed (%d: %s)", sender.target().server.c_str(), err,
+                std::strerror(err));
+    }
+    failed = true;
+  }
+};
 
 struct AccessLogWriter::File {
   std::string path;
@@ -159,18 +193,28 @@ AccessLogWriter::~AccessLogWriter() {
 }
 
 void AccessLogWriter::log(const http::Exchange& ex) {
+  metrics::record_request(ex);  // the log phase counts every request, logged or not
   if (!ex.location && !ex.server) return;
   const config::LocationSettings& s = ex.settings();
   if (s.access_log_off || s.access_logs.empty()) return;
   const config::LogFormat* rendered = nullptr;
   for (const config::AccessLog& al : s.access_logs) {
     if (!al.format) continue;
+    if (al.condition && !condition_holds(*al.condition, ex)) continue;
     // Several files with one format (a common setup) share one rendering.
     if (al.format.get() != rendered) {
       line_.clear();
       render_line(*al.format, ex, line_);
       line_.push_back('\n');
       rendered = al.format.get();
+    }
+    if (al.syslog) {
+      // One datagram per line, without the newline; not buffered (nginx
+      // sends each line at once too). Keyed by the target as written.
+      auto it = syslogs_.find(al.path);
+      if (it == syslogs_.end()) it = syslogs_.emplace(al.path, std::make_unique<Syslog>(*al.syslog)).first;
+      it->second->send(std::string_view(line_).substr(0, line_.size() - 1));
+      continue;
     }
     auto it = files_.find(al.path);
     if (it == files_.end()) {

@@ -29,7 +29,9 @@ class AccessLogWriter {
 
  private:
   struct File;
+  struct Syslog;
   std::unordered_map<std::string, std::unique_ptr<File>> files_;
+  std::unordered_map<std::string, std::unique_ptr<Syslog>> syslogs_;  // by "syslog:..." as written
   std::string line_;
 };
 

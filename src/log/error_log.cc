@@ -10,7 +10,11 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <memory>
 #include <string>
+#include <vector>
+
+#include "log/syslog.h"
 
 namespace torii::log {
 
@@ -32,6 +36,67 @@ std::string g_path;   // guarded by g_mu; empty or "stderr" for fd 2
 int g_owned_fd = -1;  // guarded by g_mu; the stable number once a file was opened
 
 constexpr size_t kMaxLine = 4096;
+
+// error_log syslog:...: one connected datagram socket for the process
+// (a datagram send is atomic, so threads share it). Writers read g_syslog
+// without a lock; an object once published is never freed (a reload that
+// changes the target keeps the old one in g_all_syslogs), so a writer
+// racing a switch sends to the old target or the new one.
+struct ErrorSyslog {
+  SyslogTarget target;
+  std::atomic<int> fd{-1};
+};
+std::atomic<ErrorSyslog*> g_syslog{nullptr};
+std::vector<std::unique_ptr<ErrorSyslog>> g_all_syslogs;  // guarded by g_mu
+
+int connect_syslog(const SyslogTarget& t) {
+  int fd = ::socket(t.addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&t.addr), t.addr_len) != 0) {
+    int err = errno;
+    ::close(fd);
+    errno = err;
+    return -1;
+  }
+  return fd;
+}
+
+// g_mu held.
+void use_syslog(const std::shared_ptr<const SyslogTarget>& t) {
+  if (!t) {
+    g_syslog.store(nullptr, std::memory_order_release);
+  } else {
+    auto next = std::make_unique<ErrorSyslog>();
+    next->target = *t;
+    // Not there yet (a syslogd that starts later) is not an error: the
+    // socket connects at the first line that finds it.
+    next->fd.store(connect_syslog(next->target), std::memory_order_relaxed);
+    g_syslog.store(next.get(), std::memory_order_release);
+    g_all_syslogs.push_back(std::move(next));
+  }
+}
+
+// LogLevel runs debug..emerg; syslog's severities run emerg (0)..debug (7).
+int syslog_severity(LogLevel l) { return 7 - static_cast<int>(l); }
+
+void send_syslog(ErrorSyslog& s, LogLevel level, std::string_view line) {
+  thread_local std::string frame;
+  frame.clear();
+  append_syslog_header(frame, s.target, syslog_severity(level));
+  frame.append(line);
+  int fd = s.fd.load(std::memory_order_acquire);
+  if (fd < 0) {
+    std::lock_guard lock(g_mu);
+    fd = s.fd.load(std::memory_order_relaxed);
+    if (fd < 0) {
+      fd = connect_syslog(s.target);
+      s.fd.store(fd, std::memory_order_release);
+    }
+    if (fd < 0) return;
+  }
+  while (::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+}
 
 const char* level_name(LogLevel l) {
   switch (l) {
@@ -106,13 +171,16 @@ size_t append_time(char* dst) {
 
 bool open_error_log(const config::ErrorLogConfig& cfg) {
   std::lock_guard lock(g_mu);
-  if (is_stderr(cfg.path)) {
+  if (cfg.syslog) {
+    use_syslog(cfg.syslog);
+  } else if (is_stderr(cfg.path)) {
     install(STDERR_FILENO, false);
   } else {
     int fd = open_file(cfg.path);
     if (fd < 0) return false;  // errno from open(); the old log stays
     install(fd, true);
   }
+  if (!cfg.syslog) use_syslog(nullptr);
   g_path = cfg.path;
   g_min_level.store(static_cast<uint8_t>(cfg.level), std::memory_order_relaxed);
   return true;
@@ -120,7 +188,7 @@ bool open_error_log(const config::ErrorLogConfig& cfg) {
 
 void reopen_error_log() {
   std::lock_guard lock(g_mu);
-  if (is_stderr(g_path)) return;
+  if (is_stderr(g_path) || g_syslog.load(std::memory_order_relaxed)) return;
   int fd = open_file(g_path);
   if (fd < 0) {
     int err = errno;
@@ -157,6 +225,11 @@ void vwrite(config::LogLevel level, const char* fmt, va_list ap) {
   // Leave room for the '\n': an over-long message is cut, never split.
   m = std::vsnprintf(buf + n, kMaxLine - n - 1, fmt, ap);
   if (m > 0) n += std::min(static_cast<size_t>(m), kMaxLine - n - 2);
+  if (ErrorSyslog* s = g_syslog.load(std::memory_order_acquire)) {
+    send_syslog(*s, level, std::string_view(buf, n));  // the line without its newline, as nginx
+    errno = saved_errno;
+    return;
+  }
   buf[n++] = '\n';
 
   int fd = g_fd.load(std::memory_order_acquire);

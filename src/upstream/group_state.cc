@@ -65,8 +65,11 @@ bool GroupState::available(int i, int64_t now_ms) const {
   const auto& s = cfg_.servers[size_t(i)];
   const Peer& p = peers_[size_t(i)];
   if (s.down) return false;
+  // The active check's verdict (health_check), shared by every worker.
+  if (cfg_.health && !cfg_.health->up(size_t(i))) return false;
   if (s.max_conns && p.conns >= s.max_conns) return false;
-  if (!single_ && s.max_fails && p.fails >= s.max_fails && now_ms - p.checked_ms < s.fail_timeout.count())
+  if (!single_ && s.max_fails && p.fails >= s.max_fails && now_ms - p.checked_ms < s.fail_timeout.count() &&
+      !revived_since(i, p.checked_ms))
     return false;
   return true;
 }
@@ -75,6 +78,7 @@ void GroupState::failed(int peer, int64_t now_ms) {
   if (single_) return;
   Peer& p = peers_[size_t(peer)];
   const auto& s = cfg_.servers[size_t(peer)];
+  if (revived_since(peer, p.checked_ms)) p.fails = 0;  // failures from before the check brought it back
   ++p.fails;
   p.checked_ms = now_ms;
   if (s.max_fails) {

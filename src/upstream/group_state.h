@@ -51,6 +51,8 @@ class GroupState {
     unsigned fails = 0;
     int64_t checked_ms = 0;  // when the last failure happened
   };
+  // The active check brought peer i back after `ms`.
+  bool revived_since(int i, int64_t ms) const { return cfg_.health && cfg_.health->revived_ms(size_t(i)) > ms; }
   bool usable(int i, const std::vector<uint8_t>& tried, int64_t now_ms) const {
     return !tried[size_t(i)] && available(i, now_ms);
   }

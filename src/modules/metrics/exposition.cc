@@ -1,0 +1,168 @@
+#include "modules/metrics/exposition.h"
+
+#include <cstdio>
+#include <map>
+
+#include "config/upstream_config.h"
+#include "modules/metrics/worker_metrics.h"
+
+namespace torii::metrics {
+
+namespace {
+
+constexpr const char* kProtocolNames[kProtocols] = {"HTTP/1.0", "HTTP/1.1", "HTTP/2.0", "HTTP/3.0"};
+
+void label_value(std::string& out, const std::string& v) {
+  for (char c : v) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+}
+
+void head(std::string& out, const char* name, const char* type, const char* help) {
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  out += help;
+  out += "\n# TYPE ";
+  out += name;
+  out += ' ';
+  out += type;
+  out += '\n';
+}
+
+void number(std::string& out, uint64_t v) { out += std::to_string(v); }
+
+void seconds(std::string& out, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  out += buf;
+}
+
+struct Summed {
+  std::array<uint64_t, kDurationBuckets.size() + 1> buckets{};
+  uint64_t count = 0, sum_us = 0;
+  void add(const Histogram& h) {
+    for (size_t i = 0; i < buckets.size(); ++i) buckets[i] += h.buckets[i].get();
+    count += h.count.get();
+    sum_us += h.sum_us.get();
+  }
+};
+
+void histogram(std::string& out, const char* name, const char* help, const Summed& h) {
+  head(out, name, "histogram", help);
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < h.buckets.size(); ++i) {
+    cumulative += h.buckets[i];
+    out += name;
+    out += "_bucket{le=\"";
+    if (i < kDurationBuckets.size()) {
+      seconds(out, kDurationBuckets[i]);
+    } else {
+      out += "+Inf";
+    }
+    out += "\"} ";
+    number(out, cumulative);
+    out += '\n';
+  }
+  out += name;
+  out += "_sum ";
+  seconds(out, double(h.sum_us) / 1e6);
+  out += '\n';
+  out += name;
+  out += "_count ";
+  number(out, h.count);
+  out += '\n';
+}
+
+}  // namespace
+
+std::string render_prometheus(const config::Config& cfg) {
+  std::string out;
+  out.reserve(8192);
+  auto workers = all_workers();
+
+  // requests by server, status class and protocol
+  std::map<std::string, std::array<std::array<uint64_t, kStatusClasses>, kProtocols>> requests;
+  Summed duration, upstream;
+  uint64_t bytes_in = 0, bytes_out = 0;
+  for (WorkerMetrics* w : workers) {
+    {
+      std::lock_guard lock(w->mu);
+      for (const auto& [name, c] : w->servers) {
+        auto& row = requests[name];
+        for (int p = 0; p < kProtocols; ++p)
+          for (int s = 0; s < kStatusClasses; ++s) row[size_t(p)][size_t(s)] += c->requests[p][s].get();
+      }
+    }
+    duration.add(w->request_duration);
+    upstream.add(w->upstream_duration);
+    bytes_in += w->bytes_in.get();
+    bytes_out += w->bytes_out.get();
+  }
+
+  head(out, "torii_http_requests_total", "counter", "Requests answered, by server, status class and protocol.");
+  for (const auto& [name, row] : requests) {
+    for (int p = 0; p < kProtocols; ++p) {
+      for (int s = 0; s < kStatusClasses; ++s) {
+        if (!row[size_t(p)][size_t(s)]) continue;
+        out += "torii_http_requests_total{server=\"";
+        label_value(out, name);
+        out += "\",status=\"";
+        out += char('1' + s);
+        out += "xx\",protocol=\"";
+        out += kProtocolNames[p];
+        out += "\"} ";
+        number(out, row[size_t(p)][size_t(s)]);
+        out += '\n';
+      }
+    }
+  }
+  histogram(out, "torii_http_request_duration_seconds",
+            "Time from a request's first byte to its log line.", duration);
+  histogram(out, "torii_upstream_response_duration_seconds",
+            "Time of the last upstream try of proxied requests, connect to last byte.", upstream);
+  head(out, "torii_http_received_bytes_total", "counter", "Request bytes received: line, headers and body.");
+  out += "torii_http_received_bytes_total ";
+  number(out, bytes_in);
+  out += '\n';
+  head(out, "torii_http_sent_bytes_total", "counter", "Response bytes sent: head and body.");
+  out += "torii_http_sent_bytes_total ";
+  number(out, bytes_out);
+  out += '\n';
+
+  head(out, "torii_upstream_server_up", "gauge",
+       "1 when the server may take requests (not down, active health check passing), else 0.");
+  for (const auto& g : cfg.upstreams) {
+    if (g->implicit) continue;
+    for (size_t i = 0; i < g->servers.size(); ++i) {
+      const auto& s = g->servers[i];
+      bool up = !s.down && (!g->health || g->health->up(i));
+      out += "torii_upstream_server_up{upstream=\"";
+      label_value(out, g->name);
+      out += "\",server=\"";
+      label_value(out, s.name);
+      out += "\"} ";
+      out += up ? '1' : '0';
+      out += '\n';
+    }
+  }
+
+  head(out, "torii_reloads_total", "counter", "Reloads asked for (SIGHUP).");
+  out += "torii_reloads_total ";
+  number(out, reloads_total());
+  out += '\n';
+  head(out, "torii_reload_failures_total", "counter", "Reloads whose config was refused (the old one stayed).");
+  out += "torii_reload_failures_total ";
+  number(out, reload_failures_total());
+  out += '\n';
+  head(out, "torii_config_generation", "gauge", "Configs loaded since start: 1, then one more per successful reload.");
+  out += "torii_config_generation ";
+  number(out, config_generation());
+  out += '\n';
+  return out;
+}
+
+}  // namespace torii::metrics

@@ -1,0 +1,96 @@
+"""The metrics handler (`metrics;`, torii's own): Prometheus text that
+promtool accepts, with counters that match the requests the test sent."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import harness
+
+pytestmark = pytest.mark.skipif(harness.IS_NGINX, reason="metrics is torii's own directive")
+
+
+def scrape(port):
+    r = harness.http(port, "/metrics", host="scrape.test")
+    assert r.status == 200, r
+    assert r.header("Content-Type").startswith("text/plain; version=0.0.4")
+    return r.text()
+
+
+def value(text, name, **labels):
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        m = re.fullmatch(r"([a-z_]+)(\{(.*)\})? (\S+)", line)
+        if not m or m.group(1) != name:
+            continue
+        got = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(3) or ""))
+        if got == {k: str(v) for k, v in labels.items()}:
+            return float(m.group(4))
+    return 0.0
+
+
+def test_metrics_text_passes_promtool_and_counts_what_was_sent(make_server, tmp_path):
+    server = make_server(harness.base_conf("""
+    upstream app { server 127.0.0.1:@PORT@; }
+    server {
+        listen 127.0.0.1:@PORT@;
+        server_name metrics.test;
+        http2 on;
+        location = /ok { return 200 "ok"; }
+        location = /gone { return 404; }
+        location = /proxied { proxy_pass http://app/ok; }
+    }
+    server {
+        listen 127.0.0.1:@PORT@;
+        server_name scrape.test;
+        location = /metrics { metrics; }
+    }""", main="worker_processes 2;", access_log=False))
+    for _ in range(7):
+        assert harness.http(server.port, "/ok").status == 200
+    for _ in range(3):
+        assert harness.http(server.port, "/gone").status == 404
+    for _ in range(2):
+        assert harness.http(server.port, "/proxied").body == b"ok"
+    out = subprocess.run(["curl", "-s", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code}",
+                          f"http://127.0.0.1:{server.port}/ok"], capture_output=True, text=True, timeout=10)
+    assert out.stdout == "200"
+
+    # Counted at the log phase: poll until the last request is in.
+    text = harness.wait_until(
+        lambda: (lambda t: t if value(t, "torii_http_requests_total", server="metrics.test", status="2xx",
+                                      protocol="HTTP/2.0") == 1 else None)(scrape(server.port)),
+        10, what="the HTTP/2 request counted")
+    # 7 /ok + 2 /proxied from the client; the 2 proxied /ok from torii itself are HTTP/1.0
+    assert value(text, "torii_http_requests_total", server="metrics.test", status="2xx", protocol="HTTP/1.1") == 9
+    assert value(text, "torii_http_requests_total", server="metrics.test", status="2xx", protocol="HTTP/1.0") == 2
+    assert value(text, "torii_http_requests_total", server="metrics.test", status="4xx", protocol="HTTP/1.1") == 3
+    assert value(text, "torii_upstream_response_duration_seconds_count") == 2
+    assert value(text, "torii_upstream_server_up", upstream="app", server=f"127.0.0.1:{server.port}") == 1
+    # Earlier scrapes were counted too, so at least what was sent.
+    assert value(text, "torii_http_request_duration_seconds_count") >= 15
+    assert value(text, "torii_http_request_duration_seconds_bucket", le="+Inf") == \
+        value(text, "torii_http_request_duration_seconds_count")
+    assert value(text, "torii_http_sent_bytes_total") > 0 and value(text, "torii_http_received_bytes_total") > 0
+    assert value(text, "torii_config_generation") == 1
+
+    server.reload()
+    harness.wait_until(lambda: "reconfiguration done" in server.error_log_text(), 10, what="reload")
+    text = scrape(server.port)
+    assert value(text, "torii_reloads_total") == 1 and value(text, "torii_config_generation") == 2
+
+    promtool = shutil.which("promtool")
+    if not promtool:
+        pytest.skip("promtool is not installed")
+    r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stdout + r.stderr + text
+
+
+def test_without_metrics_location_nothing_is_counted_and_the_directive_is_checked(tmp_path):
+    (tmp_path / "logs").mkdir()
+    conf = harness.base_conf("server { listen 127.0.0.1:1; metrics; }")
+    (tmp_path / "t.conf").write_text(conf.replace("@PREFIX@", str(tmp_path)))
+    r = harness.cli(["-t", "-c", str(tmp_path / "t.conf")], prefix=tmp_path)
+    assert r.returncode != 0 and '"metrics" directive is not allowed here' in r.stderr, r.stderr
