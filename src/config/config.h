@@ -40,6 +40,9 @@ struct ProxyConfig;          // config/proxy_config.h: proxy_pass and the proxy_
 struct UpstreamGroupConfig;  // config/upstream_config.h: an upstream {} block
 struct MapConfig;            // config/map_config.h: a map {} block
 struct CompressionConfig;    // config/compression_config.h: gzip, brotli, zstd
+struct RealIpConfig;         // config/realip_config.h: set_real_ip_from, real_ip_*
+struct AutoindexConfig;      // config/autoindex_config.h: autoindex*
+struct GeoConfig;            // config/geo_config.h: a geo {} block
 
 // http2_* directives, nginx's defaults.
 struct Http2Settings {
@@ -170,6 +173,9 @@ struct LocationSettings {
   bool etag = true;
   bool internal = false;  // only reachable by internal redirect
   bool dav_methods_off = true;
+  std::shared_ptr<const RealIpConfig> realip;        // null: no realip directive applies
+  std::shared_ptr<const AutoindexConfig> autoindex;  // null: autoindex off
+  bool stub_status = false;                          // this location answers with the status page
 };
 
 struct Location {
@@ -205,6 +211,7 @@ struct Listen {
   bool ssl = false;    // TLS on this address
   bool http2 = false;  // "listen ... http2" (nginx's older spelling of `http2 on`)
   bool quic = false;   // "listen ... quic": HTTP/3 over UDP on this address
+  bool proxy_protocol = false;  // each connection starts with a PROXY protocol header
 };
 
 struct LargeHeaderBuffers {
@@ -267,6 +274,7 @@ struct Config {
   std::vector<ListenGroup> listen_groups;
   std::vector<std::shared_ptr<const UpstreamGroupConfig>> upstreams;
   std::vector<std::shared_ptr<const MapConfig>> maps;  // $name of map i: VarId::map_ with arg i
+  std::vector<std::shared_ptr<const GeoConfig>> geos;  // $name of geo i: VarId::geo_ with arg i
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
 
   // Every file read, in order, with its text: for `torii -T`.

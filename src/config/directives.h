@@ -69,6 +69,7 @@ struct Scope {
   // Work that needs this block's settings complete (an `if` block's own
   // settings start from them): run after the plain directives, before children.
   std::vector<std::function<Status()>> after_plain;
+  bool realip_from_here = false;  // set_real_ip_from replaced the inherited list (directives_realip.cc)
   uint32_t compression_here = 0;  // gzip_types, gzip_disable... set in this block (directives_gzip.cc)
 };
 
@@ -91,6 +92,8 @@ std::span<const DirectiveSpec> http2_directives();  // directives_http2.cc
 std::span<const DirectiveSpec> http3_directives();  // directives_http3.cc
 std::span<const DirectiveSpec> gzip_directives();     // directives_gzip.cc (gzip, brotli, zstd)
 std::span<const DirectiveSpec> rewrite_directives();  // directives_rewrite.cc
+std::span<const DirectiveSpec> identity_directives();  // directives_identity.cc: realip, geo
+std::span<const DirectiveSpec> status_directives();    // directives_status.cc: stub_status, autoindex
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.
 std::span<const DirectiveSpec> default_only_directives();

@@ -74,10 +74,7 @@ constexpr DefaultOnly kDefaults[] = {
     {"if_modified_since", kHSL, Kind::word, {"exact"}},
     {"read_ahead", kHSL, Kind::size, {"0"}},
     // modules
-    {"real_ip_header", kHSL, Kind::word, {"X-Real-IP"}},
-    {"real_ip_recursive", kHSL, Kind::word, {"off"}},
     {"charset", kHSL, Kind::word, {"off"}},
-    {"autoindex", kHSL, Kind::word, {"off"}},
     {"ssi", kHSL, Kind::word, {"off"}},
     {"auth_basic", kHSL, Kind::word, {"off"}},
     {"auth_request", kHSL, Kind::word, {"off"}},

@@ -59,6 +59,17 @@ constexpr Named kPlain[] = {
     {"upstream_response_time", VarId::upstream_response_time},
     {"upstream_status", VarId::upstream_status},
     {"uri", VarId::uri},
+    {"binary_remote_addr", VarId::binary_remote_addr},
+    {"proxy_protocol_addr", VarId::proxy_protocol_addr},
+    {"proxy_protocol_port", VarId::proxy_protocol_port},
+    {"proxy_protocol_server_addr", VarId::proxy_protocol_server_addr},
+    {"proxy_protocol_server_port", VarId::proxy_protocol_server_port},
+    {"realip_remote_addr", VarId::realip_remote_addr},
+    {"realip_remote_port", VarId::realip_remote_port},
+    {"connections_active", VarId::connections_active},
+    {"connections_reading", VarId::connections_reading},
+    {"connections_waiting", VarId::connections_waiting},
+    {"connections_writing", VarId::connections_writing},
 };
 
 // Header names in variables use '_' for '-' and any case.
@@ -87,20 +98,26 @@ void add_literal(Template& t, std::string_view s) {
 }
 
 // map {} variables of the config compiling on this thread.
-thread_local std::vector<std::pair<std::string, size_t>> t_defined;
+struct Defined {
+  std::string name;
+  size_t index;
+  VarId id;  // map_ or geo_
+};
+thread_local std::vector<Defined> t_defined;
 // `set` variables and named captures, by slot.
 thread_local std::vector<std::string> t_user;
 
 }  // namespace
 
-void define_variable(const std::string& name, size_t map_index) {
-  for (auto& [n, i] : t_defined) {
-    if (n == name) {
-      i = map_index;
+void define_variable(const std::string& name, size_t map_index, VarId id) {
+  for (auto& d : t_defined) {
+    if (d.name == name) {
+      d.index = map_index;
+      d.id = id;
       return;
     }
   }
-  t_defined.emplace_back(name, map_index);
+  t_defined.push_back(Defined{name, map_index, id});
 }
 
 void clear_defined_variables() {
@@ -134,10 +151,10 @@ bool lookup_variable(std::string_view name, Variable& out) {
       return true;
     }
   }
-  for (const auto& [n, i] : t_defined) {
-    if (n == name) {
-      out.id = VarId::map_;
-      out.arg = std::to_string(i);
+  for (const auto& d : t_defined) {
+    if (d.name == name) {
+      out.id = d.id;
+      out.arg = std::to_string(d.index);
       return true;
     }
   }

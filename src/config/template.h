@@ -19,6 +19,7 @@ enum class VarId : uint8_t {
   cookie_,      // cookie, arg as written
   capture,      // $1..$9 from the last regex match; arg "1".."9"
   map_,         // a map {} variable; arg is its index in Config::maps
+  geo_,         // a geo {} variable; arg is its index in Config::geos
   user_,        // a `set` variable or a named regex capture; `index` is its slot
   // Plain variables.
   args,
@@ -68,6 +69,19 @@ enum class VarId : uint8_t {
   upstream_response_time,
   upstream_status,
   uri,
+  // Client identity (modules/realip/variables.cc).
+  binary_remote_addr,
+  proxy_protocol_addr,
+  proxy_protocol_port,
+  proxy_protocol_server_addr,
+  proxy_protocol_server_port,
+  realip_remote_addr,
+  realip_remote_port,
+  // stub_status (modules/stub_status/stub_status.cc).
+  connections_active,
+  connections_reading,
+  connections_waiting,
+  connections_writing,
 };
 
 struct Variable {
@@ -98,7 +112,7 @@ bool lookup_variable(std::string_view name, Variable& out);
 
 // Variables a config defines (map {}), known to lookup_variable while that
 // config compiles on this thread; cleared when a compile starts.
-void define_variable(const std::string& name, size_t map_index);
+void define_variable(const std::string& name, size_t map_index, VarId id = VarId::map_);
 void clear_defined_variables();
 
 // Variables of the rewrite module (`set $name`, named captures

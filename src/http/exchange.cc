@@ -7,9 +7,27 @@
 #include "config/compression_config.h"
 #include "http/date.h"
 #include "modules/compression/compression_filter.h"
+#include "modules/stub_status/counters.h"
 #include "http/variables.h"
 
 namespace torii::http {
+
+Exchange::~Exchange() {
+  if (counted_) stub_status::add(stub_status::Counter::writing, -1);
+}
+
+void Exchange::count_request() {
+  if (counted_) return;
+  counted_ = true;
+  stub_status::add(stub_status::Counter::requests, 1);
+  stub_status::add(stub_status::Counter::writing, 1);
+}
+
+void Exchange::set_real_client(std::unique_ptr<ConnectionInfo> client) {
+  if (!realip_) realip_ = std::make_unique<RealClient>(RealClient{nullptr, conn_});
+  realip_->client = std::move(client);
+  conn_ = realip_->client.get();
+}
 
 namespace {
 

@@ -29,6 +29,9 @@ class EventLoop;
 namespace torii::upstream {
 class Upstreams;
 }
+namespace torii::net {
+struct ProxyProtocolAddrs;
+}
 
 namespace torii::http {
 
@@ -49,6 +52,9 @@ struct ConnectionInfo {
   std::string ssl_server_name;    // SNI, lower-case
   bool ssl_session_reused = false;
   bool ssl_early_data = false;  // the first request came in TLS early data: 425 unless idempotent
+  // The PROXY protocol header's addresses (`listen ... proxy_protocol`);
+  // null without one, or for UNKNOWN and LOCAL headers.
+  std::shared_ptr<const net::ProxyProtocolAddrs> proxy_protocol;
 };
 
 // Per-worker services a handler may use; never shared across threads.
@@ -61,7 +67,14 @@ struct WorkerServices {
 class Exchange {
  public:
   Exchange(ResponseSink& sink, const ConnectionInfo& conn, WorkerServices& services)
-      : sink_(sink), conn_(conn), services_(services) {}
+      : sink_(sink), conn_(&conn), services_(services) {}
+  ~Exchange();
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
+
+  // The request is being answered (stub_status's requests and Writing):
+  // counted once, from the pipeline's first step until the exchange ends.
+  void count_request();
 
   RequestHead req;
   std::shared_ptr<const config::Config> config;
@@ -72,7 +85,13 @@ class Exchange {
   const config::LocationSettings& settings() const {
     return location ? location->settings : server->settings;
   }
-  const ConnectionInfo& conn() const { return conn_; }
+  // The client: the connection's peer, or the address the realip module
+  // took from a trusted proxy's header, for everything after it (logs,
+  // allow/deny, limits, X-Forwarded-For). `socket_conn()` stays the peer.
+  const ConnectionInfo& conn() const { return *conn_; }
+  const ConnectionInfo& socket_conn() const { return realip_ ? *realip_->socket : *conn_; }
+  void set_real_client(std::unique_ptr<ConnectionInfo> client);
+  bool realip_done = false;  // the realip module ran (it runs once per request)
   WorkerServices& services() { return services_; }
 
   // Response. send_head runs the header filters, then hands the head on.
@@ -161,10 +180,16 @@ class Exchange {
 
  private:
   ResponseSink& sink_;
-  const ConnectionInfo& conn_;
+  const ConnectionInfo* conn_;
+  struct RealClient {
+    std::unique_ptr<ConnectionInfo> client;
+    const ConnectionInfo* socket;
+  };
+  std::unique_ptr<RealClient> realip_;
   WorkerServices& services_;
   bool head_sent_ = false;
   bool finished_ = false;
+  bool counted_ = false;
 };
 
 }  // namespace torii::http

@@ -14,7 +14,9 @@
 #include "http/variables.h"
 #include "http/log_context.h"
 #include "log/error_log.h"
+#include "modules/realip/realip.h"
 #include "modules/rewrite/runner.h"
+#include "modules/stub_status/stub_status.h"
 
 namespace torii::http {
 
@@ -155,6 +157,7 @@ void route(Exchange& ex) {
         break;
     }
     const auto& s = ex.settings();  // an `if` block's settings when one held
+    realip::run(ex, s.realip.get());  // nginx's preaccess run, with the location's settings
     if (s.limit_except && !method_listed(*s.limit_except, ex.req.method) &&
         !access_allowed(s.limit_except->rules, ex.conn())) {
       TORII_LOG(error, "access forbidden by rule%s", log_context(ex).c_str());
@@ -168,6 +171,10 @@ void route(Exchange& ex) {
     }
     if (s.proxy && s.proxy->upstream) {
       handlers::serve_proxy(ex);  // answers later, from the event loop
+      return;
+    }
+    if (s.stub_status) {
+      stub_status::serve(ex);
       return;
     }
     auto result = handlers::serve_static(ex);
@@ -213,6 +220,7 @@ const config::ErrorPage* find_error_page(const config::LocationSettings& s, int 
 }  // namespace
 
 void run_request(Exchange& ex) {
+  ex.count_request();
   if (ex.req.method == Method::head) ex.header_only = true;
   if (ex.req.method == Method::trace) {
     // As nginx: TRACE would echo the request (cookies, credentials) back,
@@ -229,10 +237,12 @@ void run_request(Exchange& ex) {
     send_error(ex, 425);
     return;
   }
+  realip::run(ex, ex.server->settings.realip.get());  // nginx's post-read run, with the server's settings
   route(ex);
 }
 
 void send_error(Exchange& ex, int status) {
+  ex.count_request();  // a request the codec refused is a request too
   if (ex.head_sent()) {
     ex.close_connection = true;  // too late for another response: cut it short
     return;

@@ -16,6 +16,9 @@
 #include "http/log_context.h"
 #include "log/error_log.h"
 #include "modules/compression/compression_filter.h"
+#include "modules/geo/geo_variable.h"
+#include "modules/realip/variables.h"
+#include "modules/stub_status/stub_status.h"
 
 namespace torii::http {
 
@@ -408,6 +411,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_capture(ex, v.arg, out);
     case VarId::map_:
       return append_map(ex, v.arg, out);
+    case VarId::geo_:
+      return geo::append_value(ex, v.arg, out);
     case VarId::user_:
       return append_user_variable(ex, v.index, out);
     case VarId::gzip_ratio:
@@ -507,7 +512,7 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       out.append(ex.conn().remote_addr);
       return true;
     case VarId::remote_port:
-      append_uint(out, ex.conn().remote_port);
+      if (ex.conn().remote_port) append_uint(out, ex.conn().remote_port);  // realip may know no port
       return true;
     case VarId::remote_user:
       return append_remote_user(req, out);
@@ -582,6 +587,19 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_realpath_root(ex, out);
     case VarId::request_filename:
       return append_request_filename(ex, out);
+    case VarId::binary_remote_addr:
+    case VarId::proxy_protocol_addr:
+    case VarId::proxy_protocol_port:
+    case VarId::proxy_protocol_server_addr:
+    case VarId::proxy_protocol_server_port:
+    case VarId::realip_remote_addr:
+    case VarId::realip_remote_port:
+      return realip::append_variable(v.id, ex, out);
+    case VarId::connections_active:
+    case VarId::connections_reading:
+    case VarId::connections_waiting:
+    case VarId::connections_writing:
+      return stub_status::append_variable(v.id, out);
   }
   return false;
 }
