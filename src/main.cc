@@ -275,6 +275,11 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  {
+    std::vector<torii::core::Worker*> all;
+    for (auto& w : workers) all.push_back(w.get());
+    torii::core::set_workers(std::move(all));
+  }
   if (!write_pid(cfg->pid_path)) return 1;
   // What is open now (listening sockets, logs, event loops) stays; the
   // rest of the limit is for connections, their files and upstreams.

@@ -37,6 +37,9 @@ Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, C
         auto creds = net::build_quic_credentials(*srv->ssl);
         if (!creds) return Error{creds.error()};
         with_ctx->quic_credentials = std::move(*creds);
+        auto ticket_key = net::build_quic_ticket_key(*srv->ssl);
+        if (!ticket_key) return Error{ticket_key.error()};
+        with_ctx->quic_ticket_key = std::move(*ticket_key);
       }
       it = built.emplace(srv->ssl.get(), std::move(with_ctx)).first;
     }

@@ -70,6 +70,7 @@ struct SslServerConfig {
   // The same certificates for QUIC (GnuTLS), built only when some address
   // answers HTTP/3.
   std::shared_ptr<gnutls_certificate_credentials_st> quic_credentials;
+  std::shared_ptr<const std::string> quic_ticket_key;  // null: no tickets over QUIC
 };
 
 // Builds the TLS context of every server that has certificates or listens

@@ -47,6 +47,14 @@ void warn_out_of_budget(int64_t now_ms) {
 }
 }  // namespace
 
+namespace {
+std::vector<Worker*> g_workers;  // written once, before any worker thread starts
+}  // namespace
+
+void set_workers(std::vector<Worker*> all) { g_workers = std::move(all); }
+Worker* worker_at(size_t index) { return index < g_workers.size() ? g_workers[index] : nullptr; }
+size_t worker_count() { return g_workers.size(); }
+
 uint64_t next_connection_id() { return g_connection_ids.fetch_add(1, std::memory_order_relaxed) + 1; }
 
 // One listening socket of this worker, registered level-triggered: what it
@@ -226,8 +234,22 @@ bool Worker::open_quic_endpoint(const config::ListenGroup& group, const std::sha
   binding->group = &group;
   auto e = std::make_unique<http3::Endpoint>(*this, *fd, std::move(binding));
   if (watch) e->watch();
-  into["udp " + group.listen.text] = std::move(e);
+  into[http3::Endpoint::key_for(group.listen)] = std::move(e);
   return true;
+}
+
+void Worker::hand_quic_datagram(std::string address, std::shared_ptr<http3::HandedDatagram> d) {
+  loop_.post([this, address = std::move(address), d = std::move(d)] {
+    // The socket for that address, or one retired by a reload that still
+    // carries connections: whichever knows the connection ID takes it.
+    auto it = quic_endpoints_.find(address);
+    if (it != quic_endpoints_.end() && it->second->take_handed(*d)) return;
+    for (auto& [name, e] : retired_endpoints_)
+      if (e->address_key() == address && e->take_handed(*d)) return;
+    // Gone: answered here as any unknown ID is (a stateless reset).
+    if (it != quic_endpoints_.end())
+      it->second->handle_datagram(d->bytes.data(), d->bytes.size(), d->peer, d->peer_len, d->local, d->local_len);
+  });
 }
 
 void Worker::apply_config(std::shared_ptr<const config::Config> config) {
@@ -239,7 +261,7 @@ void Worker::apply_config(std::shared_ptr<const config::Config> config) {
   EndpointMap next_quic;
   for (const auto& group : config->listen_groups) {
     if (!group.udp) continue;
-    const std::string key = "udp " + group.listen.text;
+    const std::string key = http3::Endpoint::key_for(group.listen);
     auto it = quic_endpoints_.find(key);
     if (it != quic_endpoints_.end()) {
       auto& b = *it->second->binding();

@@ -35,6 +35,7 @@ class Transport;
 }
 namespace torii::http3 {
 class Endpoint;
+struct HandedDatagram;
 }
 namespace torii::net {
 struct ProxyProtocolAddrs;
@@ -68,6 +69,10 @@ class Worker {
   void reload(std::shared_ptr<const config::Config> config);
   void stop(bool graceful);
   void reopen_logs();
+  // A QUIC datagram another worker's socket received for a connection this
+  // worker owns (the client's address changed, so the kernel's SO_REUSEPORT
+  // hash sent it elsewhere). `address` is the listen address it came to.
+  void hand_quic_datagram(std::string address, std::shared_ptr<http3::HandedDatagram> d);
 
   // From the worker's own thread.
   EventLoop& loop() { return loop_; }
@@ -135,6 +140,12 @@ class Worker {
   int64_t last_reclaim_ms_ = -1'000'000;  // reclaim_idle_connections()' last pass
   Timer housekeeping_;
 };
+
+// The process's workers by index, set by main before they start and fixed
+// for the process's life, so one can hand another the work that is its own.
+void set_workers(std::vector<Worker*> all);
+Worker* worker_at(size_t index);  // nullptr past the end
+size_t worker_count();
 
 // Connection ids ($connection) are unique across workers.
 uint64_t next_connection_id();

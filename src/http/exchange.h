@@ -94,6 +94,12 @@ class Exchange {
   bool realip_done = false;  // the realip module ran (it runs once per request)
   WorkerServices& services() { return services_; }
 
+  // The request came in TLS early data (0-RTT), so an attacker may replay
+  // it: over TCP the first request of a connection that sent early data,
+  // over QUIC a stream whose head arrived in 0-RTT packets.
+  bool early_data = false;
+  bool in_early_data() const { return early_data || (conn_.ssl_early_data && conn_.requests == 1); }
+
   // Response. send_head runs the header filters, then hands the head on.
   void send_head(ResponseHead head);
   void send_body(std::string_view data);

@@ -232,7 +232,7 @@ void run_request(Exchange& ex) {
     send_error(ex, 405);
     return;
   }
-  if (ex.conn().ssl_early_data && ex.conn().requests == 1 && !is_idempotent(ex.req.method)) {
+  if (ex.in_early_data() && !is_idempotent(ex.req.method)) {
     // TLS early data can be replayed: only what may safely run twice runs (RFC 8470).
     send_error(ex, 425);
     return;

@@ -489,7 +489,7 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       out.append(ex.conn().ssl_session_reused ? "r" : ".");
       return true;
     case VarId::ssl_early_data:
-      if (ex.conn().tls && ex.conn().ssl_early_data && ex.conn().requests == 1) out.append("1");
+      if (ex.conn().tls && ex.in_early_data()) out.append("1");
       return true;
     case VarId::host:
       if (!req.host.empty()) {

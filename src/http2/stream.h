@@ -19,6 +19,7 @@
 
 #include "config/config.h"
 #include "http/exchange.h"
+#include "http/field_section.h"
 #include "http/response.h"
 
 namespace torii::http2 {
@@ -114,7 +115,6 @@ class Stream final : public http::ResponseSink {
   // Appends `k` bytes of a file piece, read at its offset. False on a read error.
   static bool pread_into(std::string& out, const Piece& p, size_t k);
 
-  int build_head(std::string& reason);
   void output_changed();
   void acknowledge(size_t n);
   void drop_body();
@@ -124,11 +124,7 @@ class Stream final : public http::ResponseSink {
 
   // Request fields, kept alive by reference until the stream ends.
   std::vector<nghttp2_rcbuf*> rcbufs_;
-  std::vector<http::Header> fields_;
-  std::string_view method_, scheme_, authority_, path_;
-  std::string cookie_;  // crumbs joined with "; " (RFC 9113 8.2.3)
-  size_t list_size_ = 0;
-  bool too_large_ = false;
+  http::FieldSection head_fields_;  // the request head as decoded, until run()
   bool headers_done_ = false;
   bool remote_closed_ = false;
   bool had_body_ = false;  // HEADERS came without END_STREAM

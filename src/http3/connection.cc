@@ -273,6 +273,8 @@ void Connection::cid_added(const ngtcp2_cid& cid) {
   endpoint_.add_cid(cid, this);
 }
 
+void Connection::handshake_completed() { endpoint_.handshake_finished(this); }
+
 void Connection::cid_removed(const ngtcp2_cid& cid) {
   endpoint_.remove_cid(cid);
   cids_.erase(std::remove_if(cids_.begin(), cids_.end(), [&](const ngtcp2_cid& c) { return ngtcp2_cid_eq(&c, &cid); }),

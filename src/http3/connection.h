@@ -38,6 +38,11 @@ class Connection final : public SessionHost {
   void drain();
   bool closed() const { return state_ == State::closed; }
   const std::vector<ngtcp2_cid>& cids() const { return cids_; }
+  // The ID the client's first Initial named, which its retransmissions and
+  // 0-RTT packets still carry.
+  ngtcp2_cid client_dcid{};
+  // Counted among the endpoint's handshakes in progress.
+  bool in_handshake = false;
 
   // SessionHost
   void run_request(http::Exchange& ex) override;
@@ -47,6 +52,7 @@ class Connection final : public SessionHost {
   http::WorkerServices& services() override;
   void cid_added(const ngtcp2_cid& cid) override;
   void cid_removed(const ngtcp2_cid& cid) override;
+  void handshake_completed() override;
 
  private:
   enum class State : uint8_t { active, closing, draining, closed };

@@ -21,6 +21,9 @@
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
 #endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 namespace torii::http3 {
 
@@ -28,6 +31,11 @@ namespace {
 
 constexpr size_t kSlots = 32;         // datagrams per recvmmsg
 constexpr size_t kSlotSize = 4096;    // the largest datagram we take (our max_udp_payload_size)
+// With UDP_GRO the kernel hands over a client's burst of equal-sized
+// datagrams as one buffer of up to 64 KB (and truncates it if the slot is
+// smaller): fewer, larger slots, split here by the segment size it reports.
+constexpr size_t kGroSlots = 16;
+constexpr size_t kGroSlotSize = 65536;
 constexpr size_t kTxSize = 64 * 1024;  // one GSO batch at most
 constexpr int kBatchesPerTurn = 8;    // then other sockets and connections get the loop
 // Retry tokens are good this long: long enough for a slow round trip,
@@ -37,6 +45,11 @@ constexpr uint64_t kRetryTokenLifetime = 10 * NGTCP2_SECONDS;
 // endpoints cannot bounce resets forever (RFC 9000 10.3.3), and at least
 // 21 bytes to look like a short-header packet (RFC 9000 10.3).
 constexpr size_t kMinResetTrigger = 42;
+// Handshakes in progress on one socket past which new clients must prove
+// their address with a Retry first, quic_retry or not: a flood of Initials
+// (often from spoofed addresses) then costs one stateless packet each,
+// not a connection and a TLS handshake.
+constexpr size_t kRetryAboveHandshakes = 256;
 
 
 uint64_t wall_ns() {
@@ -46,6 +59,18 @@ uint64_t wall_ns() {
 }
 
 // The datagram's local address, from IP_PKTINFO / IPV6_PKTINFO.
+// The segment size of a GRO buffer, or 0 for a single datagram.
+size_t gro_segment(msghdr& msg) {
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+      int size = 0;
+      std::memcpy(&size, CMSG_DATA(c), sizeof size);
+      return size > 0 ? size_t(size) : 0;
+    }
+  }
+  return 0;
+}
+
 bool local_address(msghdr& msg, sockaddr_storage& local, uint16_t port_be) {
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
     if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
@@ -91,6 +116,8 @@ Result<int> open_udp_listener(const config::Listen& l) {
   } else {
     setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
   }
+  // Where the kernel has it (Linux 5.0+); read back by the endpoint.
+  setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof one);
   if (bind(fd, reinterpret_cast<const sockaddr*>(&l.addr), l.addr_len) != 0) {
     int err = errno;
     close(fd);
@@ -114,7 +141,17 @@ const std::string& static_secret(const std::string& host_key) {
 }
 
 Endpoint::Endpoint(core::Worker& worker, int fd, std::shared_ptr<core::ListenBinding> binding)
-    : worker_(worker), fd_(fd), binding_(std::move(binding)), rx_(kSlots * kSlotSize), tx_(kTxSize) {
+    : worker_(worker),
+      fd_(fd),
+      binding_(std::move(binding)),
+      key_(key_for(binding_->group->listen)),
+      tx_(kTxSize) {
+  int gro = 0;
+  socklen_t gro_len = sizeof gro;
+  gro_ = fd_ >= 0 && getsockopt(fd_, SOL_UDP, UDP_GRO, &gro, &gro_len) == 0 && gro != 0;
+  slots_ = gro_ ? kGroSlots : kSlots;
+  slot_size_ = gro_ ? kGroSlotSize : kSlotSize;
+  rx_.resize(slots_ * slot_size_);
   const auto& h3 = binding_->group->default_server->http3_settings;
   gso_ = h3.gso;
   secret_ = static_secret(h3.host_key);
@@ -126,6 +163,17 @@ Endpoint::~Endpoint() {
     worker_.loop().remove(fd_);
     close(fd_);
   }
+}
+
+std::string Endpoint::key_for(const config::Listen& listen) { return "udp " + listen.text; }
+
+bool Endpoint::take_handed(HandedDatagram& d) {
+  if (d.bytes.empty()) return false;
+  ngtcp2_version_cid vc;
+  if (ngtcp2_pkt_decode_version_cid(&vc, d.bytes.data(), d.bytes.size(), kCidLength) != 0) return false;
+  if (by_cid_.find(CidKey(vc.dcid, vc.dcidlen)) == by_cid_.end()) return false;
+  handle_datagram(d.bytes.data(), d.bytes.size(), d.peer, d.peer_len, d.local, d.local_len);
+  return true;
 }
 
 bool Endpoint::watch() { return worker_.loop().add(fd_, this, EPOLLIN | EPOLLOUT); }
@@ -144,11 +192,11 @@ void Endpoint::read_batch() {
   mmsghdr msgs[kSlots];
   iovec iov[kSlots];
   sockaddr_storage peers[kSlots];
-  alignas(cmsghdr) uint8_t ctrl[kSlots][CMSG_SPACE(sizeof(in6_pktinfo))];
+  alignas(cmsghdr) uint8_t ctrl[kSlots][CMSG_SPACE(sizeof(in6_pktinfo)) + CMSG_SPACE(sizeof(int))];
   const uint16_t port_be = reinterpret_cast<const sockaddr_in&>(binding_->group->listen.addr).sin_port;
   for (int turn = 0; turn < kBatchesPerTurn; ++turn) {
-    for (size_t i = 0; i < kSlots; ++i) {
-      iov[i] = {rx_.data() + i * kSlotSize, kSlotSize};
+    for (size_t i = 0; i < slots_; ++i) {
+      iov[i] = {rx_.data() + i * slot_size_, slot_size_};
       msgs[i].msg_hdr = msghdr{};
       msgs[i].msg_hdr.msg_name = &peers[i];
       msgs[i].msg_hdr.msg_namelen = sizeof peers[i];
@@ -158,7 +206,7 @@ void Endpoint::read_batch() {
       msgs[i].msg_hdr.msg_controllen = sizeof ctrl[i];
       msgs[i].msg_len = 0;
     }
-    const int n = recvmmsg(fd_, msgs, kSlots, 0, nullptr);
+    const int n = recvmmsg(fd_, msgs, unsigned(slots_), 0, nullptr);
     if (n <= 0) {
       if (n < 0 && errno != EAGAIN && errno != EINTR)
         TORII_LOG(alert, "recvmmsg() failed (%d: %s)", errno, strerror(errno));
@@ -171,10 +219,17 @@ void Endpoint::read_batch() {
       if (!local_address(m, local, port_be)) {
         local = binding_->group->listen.addr;
       }
-      handle_datagram(rx_.data() + size_t(i) * kSlotSize, msgs[i].msg_len, peers[i], m.msg_namelen, local,
-                      sockaddr_size(local));
+      uint8_t* data = rx_.data() + size_t(i) * slot_size_;
+      const size_t len = msgs[i].msg_len;
+      const size_t segment = gro_segment(m);
+      // Each datagram of a GRO buffer is handled as if read alone (the last may be shorter).
+      const size_t step = segment > 0 && segment < len ? segment : len;
+      for (size_t off = 0; off < len; off += step) {
+        handle_datagram(data + off, std::min(step, len - off), peers[i], m.msg_namelen, local,
+                        sockaddr_size(local));
+      }
     }
-    if (size_t(n) < kSlots) return;
+    if (size_t(n) < slots_) return;
   }
   // More waiting: finish at the end of the turn, after the others (edge-triggered: no new edge would come).
   worker_.loop().defer([this, alive = std::weak_ptr<char>(alive_)] {
@@ -212,12 +267,18 @@ void Endpoint::handle_datagram(uint8_t* data, size_t len, const sockaddr_storage
   }
   if (!(data[0] & 0x80)) {
     // A short-header packet for no connection of ours.
-    const size_t workers = size_t(binding_->config->worker_processes);
-    if (vc.dcidlen == kCidLength && workers > 1 && vc.dcid[0] != uint8_t(worker_.index()) && vc.dcid[0] < workers) {
-      // Another worker's connection after the client's address changed
-      // (NAT rebinding, migration). Handing it over is not built: dropped,
-      // not reset, so the owner's connection survives if the client
-      // returns to its old path.
+    // Our IDs start with the owning worker's index. A client whose address
+    // changed (NAT rebinding, migration) hashes to another worker's socket:
+    // the datagram goes to its owner, which answers from the same address.
+    core::Worker* owner = vc.dcidlen == kCidLength ? core::worker_at(vc.dcid[0]) : nullptr;
+    if (owner && owner != &worker_) {
+      auto d = std::make_shared<HandedDatagram>();
+      d->bytes.assign(data, data + len);
+      d->peer = peer;
+      d->peer_len = peer_len;
+      d->local = local;
+      d->local_len = local_len;
+      owner->hand_quic_datagram(key_, std::move(d));
       return;
     }
     send_stateless_reset(vc.dcid, vc.dcidlen, path, len);
@@ -251,7 +312,7 @@ void Endpoint::new_connection(const ngtcp2_pkt_hd& hd, uint8_t* data, size_t len
   st.worker_byte = uint8_t(worker_.index());
   st.static_secret = &secret_;
   st.handshake_timeout_ms = uint64_t(srv.client_header_timeout.count());
-  if (srv.http3_settings.retry) {
+  if (srv.http3_settings.retry || handshakes_ >= kRetryAboveHandshakes) {
     // Address validation (amplification and spoofed-source floods): a new
     // client proves it receives at its address by echoing our token.
     if (hd.token.len == 0 || hd.token.base[0] != NGTCP2_CRYPTO_TOKEN_MAGIC_RETRY) {
@@ -281,6 +342,9 @@ void Endpoint::new_connection(const ngtcp2_pkt_hd& hd, uint8_t* data, size_t len
 
   auto conn = std::make_unique<Connection>(*this, worker_, info, binding_);
   Connection* raw = conn.get();
+  raw->client_dcid = hd.dcid;
+  raw->in_handshake = true;
+  ++handshakes_;
   connections_.emplace(raw, std::move(conn));
   worker_.count_connection(+1);
   if (!raw->start(st)) {
@@ -297,13 +361,20 @@ void Endpoint::add_cid(const ngtcp2_cid& cid, Connection* c) { by_cid_[CidKey(ci
 
 void Endpoint::remove_cid(const ngtcp2_cid& cid) { by_cid_.erase(CidKey(cid)); }
 
+void Endpoint::handshake_finished(Connection* c) {
+  if (!c->in_handshake) return;
+  c->in_handshake = false;
+  --handshakes_;
+}
+
 void Endpoint::release(Connection* c) {
   auto it = connections_.find(c);
   if (it == connections_.end()) return;
-  for (auto k = by_cid_.begin(); k != by_cid_.end();) {
-    if (k->second == c) k = by_cid_.erase(k);
-    else ++k;
-  }
+  handshake_finished(c);
+  // Only this connection's own IDs: a scan of every route would make
+  // closing n connections cost n squared.
+  for (const ngtcp2_cid& cid : c->cids()) remove_cid(cid);
+  if (auto k = by_cid_.find(CidKey(c->client_dcid)); k != by_cid_.end() && k->second == c) by_cid_.erase(k);
   blocked_.erase(std::remove(blocked_.begin(), blocked_.end(), c), blocked_.end());
   auto owned = std::make_shared<std::unique_ptr<Connection>>(std::move(it->second));
   connections_.erase(it);

@@ -33,6 +33,14 @@ namespace torii::http3 {
 
 class Connection;
 
+// A datagram one worker's socket received for a connection another worker
+// owns, copied for the hand-over.
+struct HandedDatagram {
+  std::vector<uint8_t> bytes;
+  sockaddr_storage peer{}, local{};
+  socklen_t peer_len = 0, local_len = 0;
+};
+
 // A bound, non-blocking UDP socket for `listen` (SO_REUSEPORT, the local
 // address of each datagram reported, so replies leave from it).
 Result<int> open_udp_listener(const config::Listen& listen);
@@ -67,6 +75,12 @@ class Endpoint final : public core::IoHandler {
   ~Endpoint() override;
 
   bool watch();
+  // The worker's name for this socket's address: the same in every worker.
+  static std::string key_for(const config::Listen& listen);
+  const std::string& address_key() const { return key_; }
+  // A datagram handed over by another worker: delivered if one of this
+  // socket's connections has its ID (true), else left alone (false).
+  bool take_handed(HandedDatagram& d);
   void on_io(uint32_t events) override;
   std::shared_ptr<core::ListenBinding>& binding() { return binding_; }
   // Graceful stop or the address left the config: no new connections;
@@ -89,6 +103,8 @@ class Endpoint final : public core::IoHandler {
   void add_cid(const ngtcp2_cid& cid, Connection* c);
   void remove_cid(const ngtcp2_cid& cid);
   void release(Connection* c);
+  // The connection's handshake completed, or it ended before that.
+  void handshake_finished(Connection* c);
 
  private:
   void read_batch();
@@ -103,13 +119,17 @@ class Endpoint final : public core::IoHandler {
   core::Worker& worker_;
   int fd_;
   std::shared_ptr<core::ListenBinding> binding_;
+  std::string key_;
   bool gso_ = false;
+  bool gro_ = false;  // the kernel may hand over several datagrams in one buffer
+  size_t slots_ = 0, slot_size_ = 0;  // receive slots per recvmmsg, and their size
   bool draining_ = false;
   // A copy: the config that named the key file may be gone after a
   // reload while this socket and its connections live on.
   std::string secret_;
   std::unordered_map<CidKey, Connection*, CidHash> by_cid_;
   std::unordered_map<Connection*, std::unique_ptr<Connection>> connections_;
+  size_t handshakes_ = 0;  // connections whose handshake is in progress
   std::vector<Connection*> blocked_;  // waiting for the socket to take writes
   // Receive slots and the send buffer, allocated once.
   std::vector<uint8_t> rx_;

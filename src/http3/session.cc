@@ -55,6 +55,12 @@ class Session::Callbacks {
     s.handshake_done_ = true;
     s.info_.ssl_protocol = "TLSv1.3";
     if (const char* c = gnutls_ciphersuite_get(s.tls_)) s.info_.ssl_cipher = c;
+    s.info_.ssl_session_reused = gnutls_session_is_resumed(s.tls_) != 0;
+    s.host_.handshake_completed();
+    // One ticket per handshake, resumed or not: TLS 1.3 clients use each
+    // ticket once (RFC 8446 C.4), so a resumption must bring the next one.
+    if (s.tickets_ && gnutls_session_ticket_send(s.tls_, 1, 0) != 0)
+      TORII_LOG(info, "gnutls_session_ticket_send() failed, client: %s", s.info_.remote_addr.c_str());
     return 0;
   }
 
@@ -62,8 +68,10 @@ class Session::Callbacks {
                               size_t len, void* user, void*) {
     Session& s = *of(user);
     if (!s.h3_) return 0;
+    s.reading_early_ = (flags & NGTCP2_STREAM_DATA_FLAG_EARLY) != 0;
     const nghttp3_ssize n =
         nghttp3_conn_read_stream(s.h3_, stream_id, data, len, (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0);
+    s.reading_early_ = false;
     if (n < 0) {
       TORII_LOG(info, "client sent invalid HTTP/3 data (%s), client: %s", nghttp3_strerror(int(n)),
                 s.info_.remote_addr.c_str());
@@ -188,6 +196,7 @@ class Session::Callbacks {
     // QUIC's stream limit (http3_max_concurrent_streams, the transport
     // parameter) already bounds how many requests can be open.
     auto st = std::make_unique<Stream>(s, stream_id);
+    if (s.reading_early_) st->mark_early_data();
     nghttp3_conn_set_stream_user_data(h3, stream_id, st.get());
     s.streams_.insert_or_assign(stream_id, std::move(st));
     return 0;
@@ -205,6 +214,7 @@ class Session::Callbacks {
     auto* st = static_cast<Stream*>(stream_user);
     if (!st) return 0;
     st->headers_done(fin != 0);
+    if (s.reading_early_) st->mark_early_data();
     s.ready_.push_back(stream_id);
     return 0;
   }
@@ -351,10 +361,12 @@ bool Session::start(const SessionStart& st, int64_t now_ns) {
     return false;
   host_.cid_added(scid);
 
-  // No early data and no session tickets over QUIC yet: 0-RTT requests
-  // can be replayed by an attacker (RFC 9001 9.2), so they stay off until
-  // the 425 rule and an anti-replay store cover them as over TCP.
-  if (gnutls_init(&tls_, GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET | GNUTLS_NO_END_OF_EARLY_DATA) != 0) return false;
+  // 0-RTT only with ssl_early_data on and tickets to carry it; the anti-replay
+  // check and the 425 rule for unsafe methods then apply as over TCP.
+  const bool early = srv.ssl->early_data && srv.ssl->quic_ticket_key && net::quic_anti_replay();
+  unsigned flags = GNUTLS_SERVER | GNUTLS_NO_AUTO_SEND_TICKET | GNUTLS_NO_END_OF_EARLY_DATA;
+  if (early) flags |= GNUTLS_ENABLE_EARLY_DATA;
+  if (gnutls_init(&tls_, flags) != 0) return false;
   if (gnutls_priority_set_direct(tls_, net::kQuicPriority, nullptr) != 0) return false;
   if (ngtcp2_crypto_gnutls_configure_server_session(tls_) != 0) return false;
   conn_ref_.get_conn = &get_conn;
@@ -362,6 +374,19 @@ bool Session::start(const SessionStart& st, int64_t now_ns) {
   gnutls_session_set_ptr(tls_, &conn_ref_);
   gnutls_handshake_set_post_client_hello_function(tls_, &Callbacks::post_client_hello);
   if (gnutls_credentials_set(tls_, GNUTLS_CRD_CERTIFICATE, srv.ssl->quic_credentials.get()) != 0) return false;
+  if (const auto& key = srv.ssl->quic_ticket_key) {
+    // Stateless tickets (GnuTLS rotates the encryption key it derives from
+    // this one): a returning client skips the certificate and its signature.
+    gnutls_datum_t k{reinterpret_cast<unsigned char*>(const_cast<char*>(key->data())), unsigned(key->size())};
+    if (gnutls_session_ticket_enable_server(tls_, &k) != 0) return false;
+    tickets_ = true;
+  }
+  if (early) {
+    gnutls_anti_replay_enable(tls_, net::quic_anti_replay());
+    // RFC 9001 4.6.1: a ticket that allows 0-RTT says 0xffffffff; QUIC's
+    // flow control, not TLS, bounds the early bytes.
+    gnutls_record_set_max_early_data_size(tls_, 0xffffffffu);
+  }
   // RFC 9114 3.1: "h3" or no connection (GNUTLS_ALPN_MANDATORY).
   gnutls_datum_t alpn{reinterpret_cast<unsigned char*>(const_cast<char*>(net::kAlpnH3.data())),
                       unsigned(net::kAlpnH3.size())};

@@ -47,6 +47,8 @@ class SessionHost {
   // A connection ID of ours started or stopped naming this connection.
   virtual void cid_added(const ngtcp2_cid& cid) = 0;
   virtual void cid_removed(const ngtcp2_cid& cid) = 0;
+  // The TLS handshake completed (the endpoint counts those in progress).
+  virtual void handshake_completed() = 0;
 };
 
 // The first Initial packet's facts, from ngtcp2_accept and token checks.
@@ -179,6 +181,8 @@ class Session {
   size_t carry_len_ = 0;
   ngtcp2_path_storage carry_path_{};
   bool handshake_done_ = false;
+  bool tickets_ = false;  // session tickets are issued (ssl_session_tickets)
+  bool reading_early_ = false;  // nghttp3 is reading bytes of a 0-RTT packet
   bool going_away_ = false;
   bool in_callback_ = false;
 };

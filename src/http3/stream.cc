@@ -81,102 +81,18 @@ Stream::~Stream() {
 // ---- request -------------------------------------------------------------------
 
 void Stream::add_field(nghttp3_rcbuf* name, nghttp3_rcbuf* value, size_t field_limit, size_t list_limit) {
-  const std::string_view n = view(name), v = view(value);
-  // RFC 9114 4.2.2's accounting: name, value and 32 bytes of overhead.
-  list_size_ += n.size() + v.size() + 32;
-  if (too_large_) return;
-  if (rcbufs_.empty()) {
-    rcbufs_.reserve(24);
-    fields_.reserve(12);
+  switch (head_fields_.add(view(name), view(value), field_limit, list_limit)) {
+    case http::FieldSection::Keep::nothing:
+      return;
+    case http::FieldSection::Keep::name_and_value:
+      nghttp3_rcbuf_incref(name);
+      rcbufs_.push_back(name);
+      [[fallthrough]];
+    case http::FieldSection::Keep::value:
+      nghttp3_rcbuf_incref(value);
+      rcbufs_.push_back(value);
+      return;
   }
-  if (n.size() + v.size() > field_limit || list_size_ > list_limit) {
-    too_large_ = true;  // answered with 431 once the section ends
-    return;
-  }
-  if (!n.empty() && n[0] == ':') {
-    // nghttp3 has checked each appears once, before the regular fields.
-    std::string_view* slot = nullptr;
-    if (n == ":method") slot = &method_;
-    else if (n == ":path") slot = &path_;
-    else if (n == ":authority") slot = &authority_;
-    else if (n == ":scheme") slot = &scheme_;
-    if (!slot) return;
-    nghttp3_rcbuf_incref(value);
-    rcbufs_.push_back(value);
-    *slot = v;
-    return;
-  }
-  if (n == "cookie") {
-    // RFC 9114 4.2.1: crumbs travel apart and are joined for HTTP/1 semantics.
-    if (!cookie_.empty()) cookie_.append("; ");
-    cookie_.append(v);
-    return;
-  }
-  nghttp3_rcbuf_incref(name);
-  nghttp3_rcbuf_incref(value);
-  rcbufs_.push_back(name);
-  rcbufs_.push_back(value);
-  fields_.push_back(http::Header{n, v, http::lookup_header_token(n)});
-}
-
-int Stream::build_head(std::string& reason) {
-  http::RequestHead& req = exchange_->req;
-  req.version = 30;
-  req.keep_alive = true;
-  if (too_large_) {
-    reason = "client sent too large request headers";
-    return 431;
-  }
-  req.method_name = method_;
-  req.method = http::parse_method(method_);
-  int64_t bytes = 0;
-  for (const auto& h : fields_) bytes += int64_t(h.name.size() + h.value.size() + 4);
-  exchange_->request_length = bytes + int64_t(method_.size() + path_.size() + authority_.size() + cookie_.size());
-
-  req.headers = std::move(fields_);
-  if (!cookie_.empty()) req.headers.push_back(http::Header{"cookie", cookie_, http::HeaderToken::cookie});
-  const http::Header* host = req.find(http::HeaderToken::host);
-  if (!authority_.empty()) {
-    if (!http1::normalize_host(authority_, req.method == http::Method::connect, req.host)) {
-      reason = "client sent invalid :authority";
-      return 400;
-    }
-    if (!host) req.headers.push_back(http::Header{"host", authority_, http::HeaderToken::host});
-  } else if (host) {
-    if (!http1::normalize_host(host->value, false, req.host)) {
-      reason = "client sent invalid host header";
-      return 400;
-    }
-  }
-  if (req.method == http::Method::connect) {
-    reason = "client sent CONNECT";
-    return 405;
-  }
-  req.target = path_;
-  const size_t q = path_.find('?');
-  req.raw_path = path_.substr(0, q);
-  req.has_query = q != std::string_view::npos;
-  req.query = req.has_query ? path_.substr(q + 1) : std::string_view();
-  const bool merge = exchange_->server->merge_slashes;
-  if (req.raw_path.empty() || req.raw_path[0] != '/' || !http1::normalize_path(req.raw_path, merge, req.path)) {
-    reason = "client sent invalid :path";
-    return 400;
-  }
-  req.content_length = -1;
-  if (const http::Header* cl = req.find(http::HeaderToken::content_length)) {
-    // nghttp3 checked it is digits and that the DATA adds up to it.
-    int64_t v = 0;
-    for (char c : cl->value) {
-      if (c < '0' || c > '9' || v > (INT64_MAX - 9) / 10) {
-        reason = "client sent invalid content-length";
-        return 400;
-      }
-      v = v * 10 + (c - '0');
-    }
-    req.content_length = v;
-  }
-  req.chunked = had_body_ && req.content_length < 0;
-  return 0;
 }
 
 void Stream::run() {
@@ -188,8 +104,9 @@ void Stream::run() {
   const config::ListenGroup& group = *binding->group;
   ex.server = group.default_server.get();
   ex.start_unix_ms = core::unix_ms();
+  ex.early_data = early_data_;
   std::string reason;
-  const int status = build_head(reason);
+  const int status = head_fields_.build(ex, 30, had_body_, reason);
   if (status != 0) {
     TORII_LOG(info, "%s, client: %s", reason.c_str(), session_.info().remote_addr.c_str());
     http::send_error(ex, status);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "http/exchange.h"
+#include "http/field_section.h"
 #include "http/response.h"
 
 namespace torii::http3 {
@@ -44,6 +45,8 @@ class Stream final : public http::ResponseSink {
     had_body_ = !fin;
   }
   bool headers_complete() const { return headers_done_; }
+  // Part of the request head came in 0-RTT packets: it may be a replay.
+  void mark_early_data() { early_data_ = true; }
   void on_data(const uint8_t* data, size_t len);
   void on_remote_end() { remote_closed_ = true; }
 
@@ -92,7 +95,6 @@ class Stream final : public http::ResponseSink {
     size_t acked = 0;
   };
 
-  int build_head(std::string& reason);
   void output_changed();
   void acknowledge(size_t n);
   void drop_body();
@@ -103,12 +105,9 @@ class Stream final : public http::ResponseSink {
   int64_t id_;
 
   std::vector<nghttp3_rcbuf*> rcbufs_;
-  std::vector<http::Header> fields_;
-  std::string_view method_, scheme_, authority_, path_;
-  std::string cookie_;
-  size_t list_size_ = 0;
-  bool too_large_ = false;
+  http::FieldSection head_fields_;  // the request head as decoded, until run()
   bool headers_done_ = false;
+  bool early_data_ = false;
   bool remote_closed_ = false;
   bool had_body_ = false;
 

@@ -1,8 +1,16 @@
 #include "net/quic_tls.h"
 
+#include <gnutls/crypto.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "config/ssl_config.h"
+#include "net/tls_replay_guard.h"
 
 namespace torii::net {
 
@@ -23,6 +31,49 @@ Result<std::shared_ptr<gnutls_certificate_credentials_st>> build_quic_credential
     }
   }
   return creds;
+}
+
+namespace {
+
+int remember_early_data(void*, time_t expires, const gnutls_datum_t* key, const gnutls_datum_t*) {
+  const std::string_view k(reinterpret_cast<const char*>(key->data), key->size);
+  return TlsReplayGuard::process().first_use(k, int64_t(expires), int64_t(time(nullptr))) ? 0
+                                                                                           : GNUTLS_E_DB_ENTRY_EXISTS;
+}
+
+}  // namespace
+
+gnutls_anti_replay_t quic_anti_replay() {
+  // Made once; GnuTLS only reads it afterwards, from every worker thread.
+  static const gnutls_anti_replay_t guard = [] {
+    gnutls_anti_replay_t g = nullptr;
+    if (gnutls_anti_replay_init(&g) != 0) return gnutls_anti_replay_t(nullptr);
+    gnutls_anti_replay_set_add_function(g, &remember_early_data);
+    return g;
+  }();
+  return guard;
+}
+
+Result<std::shared_ptr<const std::string>> build_quic_ticket_key(const config::SslServerConfig& s) {
+  constexpr size_t kMasterKeySize = 64;  // what gnutls_session_ticket_enable_server() takes
+  if (!s.session_tickets) return std::shared_ptr<const std::string>();
+  if (s.ticket_key_files.empty()) {
+    static const std::shared_ptr<const std::string> process_key = [] {
+      std::string k(kMasterKeySize, '\0');
+      if (gnutls_rnd(GNUTLS_RND_KEY, k.data(), k.size()) != 0) return std::shared_ptr<const std::string>();
+      return std::make_shared<const std::string>(std::move(k));
+    }();
+    if (!process_key) return make_error(s.where + "gnutls_rnd() failed: no session-ticket key for QUIC");
+    return process_key;
+  }
+  const config::SslFile& f = s.ticket_key_files.front();
+  std::ifstream in(f.path, std::ios::binary);
+  if (!in) return make_error(f.where + "open() \"" + f.path + "\" failed (" + std::strerror(errno) + ")");
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string k(kMasterKeySize, '\0');
+  if (gnutls_hash_fast(GNUTLS_DIG_SHA512, bytes.data(), bytes.size(), k.data()) != 0)
+    return make_error(f.where + "cannot derive the QUIC session-ticket key from \"" + f.path + "\"");
+  return std::make_shared<const std::string>(std::move(k));
 }
 
 }  // namespace torii::net

@@ -20,6 +20,18 @@ namespace torii::net {
 // Errors read "FILE:LINE: cannot load certificate ...", naming the directive.
 Result<std::shared_ptr<gnutls_certificate_credentials_st>> build_quic_credentials(const config::SslServerConfig& s);
 
+// The master key GnuTLS derives its session-ticket keys from (64 bytes),
+// or null when ssl_session_tickets is off. With ssl_session_ticket_key
+// files it is a hash of the first file, so every worker, every reload and
+// every machine given the same file resumes the same tickets; without one,
+// one random key per process (tickets survive reloads, not restarts).
+Result<std::shared_ptr<const std::string>> build_quic_ticket_key(const config::SslServerConfig& s);
+
+// The anti-replay check GnuTLS runs on early data: within its time window,
+// each ticket brings early data once per process (net/tls_replay_guard,
+// shared with TLS over TCP); a replay falls back to a full 1-RTT request.
+gnutls_anti_replay_t quic_anti_replay();
+
 // QUIC is TLS 1.3 only (RFC 9001 4.2); the AEADs QUIC defines packet
 // protection for; no middlebox compatibility mode (RFC 9001 8.4).
 constexpr const char* kQuicPriority =

@@ -10,14 +10,17 @@ plus the form seed 000 uses (`http3 on` beside `listen ... ssl`).
 
 import os
 import re
+import select
 import shutil
 import socket
 import subprocess
+import threading
 import time
 
 import pytest
 
 import harness
+import http.server
 from harness import base_conf, wait_until
 
 pytestmark = [
@@ -635,3 +638,340 @@ def test_two_workers_each_with_its_own_socket(make_server, tmp_path, cert):
         assert (dl / "index.html").read_text() == "hello h3\n"
     out = gtls(srv.port, "/index.html", args=["-n", "50"])
     assert statuses(out).count("200") == 50
+
+
+@pytest.mark.parametrize("rebinding", [False, True], ids=["migration", "nat-rebinding"])
+def test_client_address_change_with_two_workers(make_server, tmp_path, cert, rebinding):
+    # The client moves to a new local port after the handshake, then sends
+    # its request. The new 4-tuple lands on either worker's socket (the
+    # kernel's hash); the connection must survive whichever it is. Eight
+    # clients: a drop on the other worker would show in about half of them.
+    srv = make_server(h3_conf(cert).replace("# written by the integration tests",
+                                            "worker_processes 2;"), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    args = ["--change-local-addr=100ms", "--delay-stream=400ms"] + (["--nat-rebinding"] if rebinding else [])
+    for i in range(8):
+        dl = tmp_path / f"dl{i}"
+        dl.mkdir()
+        out = gtls(srv.port, "/index.html", args=args, download=dl)
+        assert (dl / "index.html").exists(), f"client {i}: {out[-2000:]}"
+        assert (dl / "index.html").read_text() == "hello h3\n"
+
+
+RESUMED_LOCATION = """
+        location = /reused {
+            return 200 "reused=$ssl_session_reused\\n";
+        }
+"""
+
+
+def reused_over_h3(port, dl, session_file, args=()):
+    out = gtls(port, "/reused", args=[f"--session-file={session_file}", *args], download=dl)
+    assert statuses(out) == ["200"] or (dl / "reused").exists(), out[-2000:]
+    return (dl / "reused").read_text().strip()
+
+
+def test_session_ticket_resumes_a_returning_client(make_server, tmp_path, cert):
+    srv = make_server(h3_conf(cert, extra_server=RESUMED_LOCATION), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    session = tmp_path / "session.pem"
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    assert reused_over_h3(srv.port, dl, session) == "reused=."
+    assert session.exists() and session.stat().st_size > 0, "no session ticket was issued"
+    assert reused_over_h3(srv.port, dl, session) == "reused=r"
+    # Each resumption brings a fresh ticket, and it resumes too.
+    assert reused_over_h3(srv.port, dl, session) == "reused=r"
+
+
+def test_session_tickets_off_means_full_handshakes(make_server, tmp_path, cert):
+    srv = make_server(h3_conf(cert, extra_server=RESUMED_LOCATION + "ssl_session_tickets off;"), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    session = tmp_path / "session.pem"
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    assert reused_over_h3(srv.port, dl, session) == "reused=."
+    assert reused_over_h3(srv.port, dl, session) == "reused=."
+
+
+def test_ticket_key_file_resumes_across_restarts(make_server, tmp_path, cert):
+    # The same ssl_session_ticket_key file: a ticket from one run of the
+    # server resumes on the next, as on another machine sharing the file.
+    keyfile = tmp_path / "ticket.key"
+    keyfile.write_bytes(os.urandom(80))
+    conf = h3_conf(cert, extra_server=RESUMED_LOCATION + f"ssl_session_ticket_key {keyfile};")
+    session = tmp_path / "session.pem"
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    first = make_server(conf, start=False)
+    write_site(first.prefix)
+    first.start()
+    assert reused_over_h3(first.port, dl, session) == "reused=."
+    first.stop()
+    second = make_server(conf.replace(str(first.port), str(first.port)), start=False)
+    write_site(second.prefix)
+    second.start()
+    # The client's ticket names the first run's port; the server answers any.
+    out = gtls(second.port, "/reused", args=[f"--session-file={session}"], download=dl)
+    assert (dl / "reused").read_text().strip() == "reused=r", out[-2000:]
+
+
+EARLY_LOCATION = """
+        ssl_early_data on;
+        location = /early {
+            return 200 "early=$ssl_early_data\\n";
+        }
+"""
+
+
+def test_zero_rtt_request_with_ssl_early_data(make_server, tmp_path, cert):
+    # A returning client with a ticket and the server's transport
+    # parameters sends its request in 0-RTT packets: safe methods run at
+    # once and see $ssl_early_data = 1; a POST gets 425 (RFC 8470), and a
+    # request after the handshake is not early.
+    srv = make_server(h3_conf(cert, extra_server=EARLY_LOCATION), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    session, tp = tmp_path / "session.pem", tmp_path / "tp"
+    args = [f"--session-file={session}", f"--tp-file={tp}"]
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    out = gtls(srv.port, "/early", args=args, download=dl)
+    assert (dl / "early").read_text() == "early=\n", out[-2000:]
+    out = gtls(srv.port, "/early", args=args, download=dl)
+    assert (dl / "early").read_text() == "early=1\n", out[-2000:]
+    body = tmp_path / "body"
+    body.write_bytes(b"x" * 100)
+    out = gtls(srv.port, "/early", args=args + ["-m", "POST", "-d", str(body)])
+    assert statuses(out) == ["425"], out[-2000:]
+
+
+def test_zero_rtt_off_by_default(make_server, tmp_path, cert):
+    srv = make_server(h3_conf(cert, extra_server=EARLY_LOCATION.replace("ssl_early_data on;", "")), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    session, tp = tmp_path / "session.pem", tmp_path / "tp"
+    args = [f"--session-file={session}", f"--tp-file={tp}"]
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    gtls(srv.port, "/early", args=args, download=dl)
+    out = gtls(srv.port, "/early", args=args, download=dl)
+    assert (dl / "early").read_text() == "early=\n", out[-2000:]
+
+
+class RecordingRelay:
+    """A UDP relay between one client and the server that keeps the
+    client's datagrams, so a test can send them again verbatim as an
+    attacker on the path would."""
+
+    def __init__(self, server_port):
+        self.server = ("127.0.0.1", server_port)
+        self.front = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.front.bind(("127.0.0.1", 0))
+        self.back = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.back.connect(self.server)
+        self.port = self.front.getsockname()[1]
+        self.sent = []
+        self.client = None
+        self.done = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.done:
+            ready, _, _ = select.select([self.front, self.back], [], [], 0.1)
+            for s in ready:
+                if s is self.front:
+                    data, self.client = s.recvfrom(65535)
+                    self.sent.append(data)
+                    self.back.send(data)
+                elif self.client:
+                    self.front.sendto(s.recv(65535), self.client)
+
+    def close(self):
+        self.done = True
+        self.thread.join()
+        self.front.close()
+        self.back.close()
+
+
+class CountingUpstream(http.server.ThreadingHTTPServer):
+    """Counts the requests that reach it (what a replay would repeat)."""
+
+    def __init__(self):
+        self.count = 0
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                outer.count += 1
+                self.send_response(200)
+                self.send_header("Content-Length", "3")
+                self.end_headers()
+                self.wfile.write(b"ok\n")
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+
+def test_replayed_zero_rtt_flight_does_not_run_twice(make_server, tmp_path, cert):
+    # An attacker who captured a client's first flight (Initial with the
+    # ClientHello, then the 0-RTT request) sends it again from elsewhere.
+    # The replay cannot finish the handshake, and its early data must be
+    # refused, so the request reaches the application once (RFC 9001 9.2,
+    # RFC 8446 8).
+    upstream = CountingUpstream()
+    srv = make_server(h3_conf(cert, extra_server=EARLY_LOCATION + f"""
+        location = /counted {{
+            proxy_pass http://127.0.0.1:{upstream.server_address[1]};
+        }}
+"""), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    session, tp = tmp_path / "session.pem", tmp_path / "tp"
+    args = [f"--session-file={session}", f"--tp-file={tp}"]
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    gtls(srv.port, "/early", args=args, download=dl)
+    relay = RecordingRelay(srv.port)
+    try:
+        out = subprocess.run(["gtlsclient", "--no-quic-dump", "--no-http-dump", "--exit-on-all-streams-close",
+                              "--timeout=10s", "-q", f"--download={dl}", *args, "127.0.0.1", str(relay.port),
+                              f"https://a.test:{srv.port}/counted"], capture_output=True, timeout=30)
+    finally:
+        relay.close()
+    assert (dl / "counted").read_text() == "ok\n", out.stdout[-2000:]
+    assert upstream.count == 1
+    attacker = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    attacker.settimeout(0.2)
+    # Until the original connection's closing period is over, the server
+    # takes the replay for duplicate packets of it; then as a new connection.
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        for data in relay.sent[:2]:
+            attacker.sendto(data, ("127.0.0.1", srv.port))
+        try:
+            while True:
+                attacker.recv(65535)  # the server's handshake flight, unanswered
+        except socket.timeout:
+            pass
+    attacker.close()
+    upstream.shutdown()
+    assert upstream.count == 1
+
+
+def test_request_cut_by_a_vanished_client_is_logged(make_server, tmp_path, cert):
+    # The client disappears mid-download (no CONNECTION_CLOSE; its small
+    # flow-control window keeps the response unfinished): when the idle
+    # timeout ends the connection, the request still gets its access-log
+    # line, as every request does.
+    srv = make_server(h3_conf(cert, extra_server="keepalive_timeout 1s;"), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    client = subprocess.Popen(["gtlsclient", "--no-quic-dump", "--no-http-dump", "--max-data=30000",
+                               "--max-stream-data-bidi-local=30000", "127.0.0.1", str(srv.port),
+                               f"https://a.test:{srv.port}/big.bin"], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT)
+    seen = []
+    reader = threading.Thread(target=lambda: seen.extend(iter(client.stdout.readline, b"")), daemon=True)
+    reader.start()
+    try:
+        wait_until(lambda: any(b":status: 200" in line for line in seen), 10, what="the response head")
+    finally:
+        client.kill()
+        client.wait()
+    wait_until(lambda: srv.access_log.exists() and "GET /big.bin" in srv.access_log.read_text(), 10,
+               what="the access-log line of the cut request")
+
+
+
+def test_flood_of_initials_turns_on_retry(make_server, tmp_path, cert):
+    # 300 new connections from one address that never finish their
+    # handshakes (a real client's Initial, protected again under fresh
+    # connection IDs). Past 256 handshakes in progress, quic_retry off or
+    # not, a new Initial gets a Retry (one stateless packet) instead of a
+    # connection and a TLS handshake; a real client still gets through.
+    import quic_initial
+    srv = make_server(h3_conf(cert, extra_server="client_header_timeout 30s;"), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    first = quic_initial.capture_first_initial(port=srv.port)
+    flood = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    flood.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    answers = []
+
+    def collect(quiet):
+        flood.settimeout(quiet)
+        try:
+            while True:
+                answers.append(flood.recv(65535))
+        except socket.timeout:
+            pass
+
+    packets = [quic_initial.with_dcid(first, os.urandom(first[5])) for _ in range(300)]
+    for i in range(0, 300, 20):  # in bursts the server's socket buffer holds
+        for p in packets[i:i + 20]:
+            flood.sendto(p, ("127.0.0.1", srv.port))
+        collect(0.05)
+    collect(1.0)
+    flood.close()
+    retries = [a for a in answers if a[0] & 0xF0 == 0xF0]  # long header, packet type Retry
+    assert len(retries) == 300 - 256, (len(retries), len(answers))
+    assert len(answers) > len(retries)  # the first 256 got their handshake flights
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    out = gtls(srv.port, "/index.html", download=dl)
+    assert (dl / "index.html").read_text() == "hello h3\n", out[-2000:]
+
+
+@pytest.mark.parametrize("loss", [["-t", "0.05"], ["-r", "0.05"], ["-t", "0.03", "-r", "0.03"]],
+                         ids=["client-tx-loss", "client-rx-loss", "both"])
+def test_download_survives_packet_loss(make_server, tmp_path, cert, loss):
+    # gtlsclient drops a share of the packets it sends (its requests and
+    # acknowledgements) or receives (our response): loss recovery must
+    # still deliver every byte of 1 MB.
+    srv = make_server(h3_conf(cert), start=False)
+    big = write_site(srv.prefix)
+    srv.start()
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    out = gtls(srv.port, "/big.bin", args=loss, download=dl, timeout=60)
+    assert (dl / "big.bin").read_bytes() == big, out[-2000:]
+
+
+def test_datagrams_sent_as_one_gso_batch_are_each_handled(make_server, tmp_path, cert):
+    # A client that sends with UDP_SEGMENT (as browsers on Linux do): five
+    # Initials of distinct connections leave in one sendmsg. Where the
+    # kernel offers UDP_GRO the server reads them as one buffer and must
+    # split it; every one of the five gets its own handshake answer.
+    import quic_initial
+    srv = make_server(h3_conf(cert), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    first = quic_initial.capture_first_initial(port=srv.port)
+    assert len(first) == 1200
+    client = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    client.connect(("127.0.0.1", srv.port))
+    batch = b"".join(quic_initial.with_dcid(first, os.urandom(first[5])) for _ in range(5))
+    udp_segment = 103
+    client.sendmsg([batch], [(socket.IPPROTO_UDP, udp_segment, (1200).to_bytes(2, "little"))])
+    answered = set()
+    client.settimeout(1.0)
+    try:
+        while len(answered) < 5:
+            a = client.recv(65535)
+            # The server's Initial names our connection by its own new SCID:
+            # one distinct SCID per connection it opened.
+            dcid_len = a[5]
+            scid_len = a[6 + dcid_len]
+            answered.add(a[7 + dcid_len:7 + dcid_len + scid_len])
+    except socket.timeout:
+        pass
+    client.close()
+    assert len(answered) == 5, len(answered)
