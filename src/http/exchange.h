@@ -98,7 +98,7 @@ class Exchange {
   // it: over TCP the first request of a connection that sent early data,
   // over QUIC a stream whose head arrived in 0-RTT packets.
   bool early_data = false;
-  bool in_early_data() const { return early_data || (conn_.ssl_early_data && conn_.requests == 1); }
+  bool in_early_data() const { return early_data || (conn().ssl_early_data && conn().requests == 1); }
 
   // Response. send_head runs the header filters, then hands the head on.
   void send_head(ResponseHead head);
