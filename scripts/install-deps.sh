@@ -28,4 +28,4 @@ $SUDO apt-get install -y --no-install-recommends \
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev \
   libgtest-dev libgmock-dev clang libclang-rt-14-dev \
   python3 python3-pytest python3-h2 python3-brotli python3-zstandard curl apache2-utils wrk nghttp2-client ngtcp2-client \
-  nginx-light openssl gnutls-bin
+  nginx-light haproxy openssl gnutls-bin

@@ -826,7 +826,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
     if (d.name == name) return &d;
   // The modules' own tables, each in its directives_<module>.cc.
   for (auto table : {ssl_directives(), proxy_directives(), http2_directives(), http3_directives(),
-                     rewrite_directives(), gzip_directives(), identity_directives(), status_directives(),
+                     rewrite_directives(), gzip_directives(), identity_directives(), status_directives(), client_cert_directives(),
                      default_only_directives()}) {
     for (const auto& d : table)
       if (d.name == name) return &d;

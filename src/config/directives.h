@@ -94,6 +94,7 @@ std::span<const DirectiveSpec> gzip_directives();     // directives_gzip.cc (gzi
 std::span<const DirectiveSpec> rewrite_directives();  // directives_rewrite.cc
 std::span<const DirectiveSpec> identity_directives();  // directives_identity.cc: realip, geo
 std::span<const DirectiveSpec> status_directives();    // directives_status.cc: stub_status, autoindex
+std::span<const DirectiveSpec> client_cert_directives();  // directives_client_cert.cc: ssl_verify_client...
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.
 std::span<const DirectiveSpec> default_only_directives();

@@ -93,8 +93,6 @@ constexpr DefaultOnly kDefaults[] = {
     // ssl
     {"ssl_stapling", kHS, Kind::word, {"off"}},
     {"ssl_stapling_verify", kHS, Kind::word, {"off"}},
-    {"ssl_verify_client", kHS, Kind::word, {"off"}},
-    {"ssl_verify_depth", kHS, Kind::word, {"1"}},
     {"ssl_ocsp", kHS, Kind::word, {"off"}},
     {"ssl_ocsp_cache", kHS, Kind::word, {"off"}},
     {"ssl_reject_handshake", kHS, Kind::word, {"off"}},

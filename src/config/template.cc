@@ -70,6 +70,14 @@ constexpr Named kPlain[] = {
     {"connections_reading", VarId::connections_reading},
     {"connections_waiting", VarId::connections_waiting},
     {"connections_writing", VarId::connections_writing},
+    {"ssl_client_cert", VarId::ssl_client_cert},
+    {"ssl_client_escaped_cert", VarId::ssl_client_escaped_cert},
+    {"ssl_client_fingerprint", VarId::ssl_client_fingerprint},
+    {"ssl_client_i_dn", VarId::ssl_client_i_dn},
+    {"ssl_client_raw_cert", VarId::ssl_client_raw_cert},
+    {"ssl_client_s_dn", VarId::ssl_client_s_dn},
+    {"ssl_client_serial", VarId::ssl_client_serial},
+    {"ssl_client_verify", VarId::ssl_client_verify},
 };
 
 // Header names in variables use '_' for '-' and any case.

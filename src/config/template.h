@@ -82,6 +82,15 @@ enum class VarId : uint8_t {
   connections_reading,
   connections_waiting,
   connections_writing,
+  // Client certificates (modules/client_cert/client_cert.cc).
+  ssl_client_cert,
+  ssl_client_escaped_cert,
+  ssl_client_fingerprint,
+  ssl_client_i_dn,
+  ssl_client_raw_cert,
+  ssl_client_s_dn,
+  ssl_client_serial,
+  ssl_client_verify,
 };
 
 struct Variable {

@@ -31,6 +31,7 @@ class Upstreams;
 }
 namespace torii::net {
 struct ProxyProtocolAddrs;
+struct ClientCertInfo;
 }
 
 namespace torii::http {
@@ -55,6 +56,8 @@ struct ConnectionInfo {
   // The PROXY protocol header's addresses (`listen ... proxy_protocol`);
   // null without one, or for UNKNOWN and LOCAL headers.
   std::shared_ptr<const net::ProxyProtocolAddrs> proxy_protocol;
+  // The client's certificate and its verdict, when the server asks for one.
+  std::shared_ptr<const net::ClientCertInfo> client_cert;
 };
 
 // Per-worker services a handler may use; never shared across threads.

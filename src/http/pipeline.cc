@@ -14,6 +14,7 @@
 #include "http/variables.h"
 #include "http/log_context.h"
 #include "log/error_log.h"
+#include "modules/client_cert/client_cert.h"
 #include "modules/realip/realip.h"
 #include "modules/rewrite/runner.h"
 #include "modules/stub_status/stub_status.h"
@@ -237,6 +238,10 @@ void run_request(Exchange& ex) {
     send_error(ex, 425);
     return;
   }
+  if (int refused = client_cert::check(ex)) {  // ssl_verify_client, judged for the request's server
+    send_error(ex, refused);
+    return;
+  }
   realip::run(ex, ex.server->settings.realip.get());  // nginx's post-read run, with the server's settings
   route(ex);
 }
@@ -253,7 +258,8 @@ void send_error(Exchange& ex, int status) {
     return;
   }
   // As nginx: these errors end keep-alive, the connection state is suspect.
-  if (status == 400 || status == 413 || status == 414 || status == 431 || status == 497 || status == 500 ||
+  if (status == 400 || status == 413 || status == 414 || status == 431 || status == 495 || status == 496 ||
+      status == 497 || status == 500 ||
       status == 501 || status == 505) {
     ex.close_connection = true;
   }

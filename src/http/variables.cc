@@ -16,6 +16,7 @@
 #include "http/log_context.h"
 #include "log/error_log.h"
 #include "modules/compression/compression_filter.h"
+#include "modules/client_cert/client_cert.h"
 #include "modules/geo/geo_variable.h"
 #include "modules/realip/variables.h"
 #include "modules/stub_status/stub_status.h"
@@ -600,6 +601,15 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
     case VarId::connections_waiting:
     case VarId::connections_writing:
       return stub_status::append_variable(v.id, out);
+    case VarId::ssl_client_cert:
+    case VarId::ssl_client_escaped_cert:
+    case VarId::ssl_client_fingerprint:
+    case VarId::ssl_client_i_dn:
+    case VarId::ssl_client_raw_cert:
+    case VarId::ssl_client_s_dn:
+    case VarId::ssl_client_serial:
+    case VarId::ssl_client_verify:
+      return client_cert::append_variable(v.id, ex, out);
   }
   return false;
 }

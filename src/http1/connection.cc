@@ -250,6 +250,7 @@ void Connection::drive() {
           info_.ssl_server_name.assign(tls.server_name);
           info_.ssl_session_reused = tls.session_reused;
           info_.ssl_early_data = tls.early_data;
+          info_.client_cert = std::move(tls.client_cert);
         }
         state_ = State::reading_head;
         if (transport_->alpn() == "h2") {

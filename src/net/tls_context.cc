@@ -1,5 +1,7 @@
 #include "net/tls_context.h"
 
+#include "net/client_cert.h"
+
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -314,6 +316,8 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
   }
 
   st = load_certificates(raw, s);
+  if (!st) return Error{st.error()};
+  st = configure_client_verification(raw, s);
   if (!st) return Error{st.error()};
   if (!s.dhparam.path.empty()) {
     st = load_dhparam(raw, s.dhparam);

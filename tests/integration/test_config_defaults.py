@@ -156,8 +156,6 @@ def test_the_defaults_start_and_serve(make_server):
 
 @pytest.mark.parametrize("block,line", [
     ("http", "ssl_stapling on;"),
-    ("http", "ssl_verify_client optional;"),
-    ("server", "ssl_verify_client on;"),
     ("http", "ssi on;"),
     ("http", "limit_rate 100k;"),
     ("http", "keepalive_time 2h;"),
