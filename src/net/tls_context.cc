@@ -1,7 +1,5 @@
 #include "net/tls_context.h"
 
-#include "net/client_cert.h"
-
 #include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "config/ssl_config.h"
+#include "net/client_cert.h"
 #include "net/session_store.h"
 #include "net/tls_replay_guard.h"
 

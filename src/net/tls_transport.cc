@@ -1,7 +1,5 @@
 #include "net/tls_transport.h"
 
-#include "net/client_cert.h"
-
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
@@ -17,6 +15,7 @@
 #include "core/clock.h"
 #include "log/error_log.h"
 #include "net/address.h"
+#include "net/client_cert.h"
 
 namespace torii::net {
 
