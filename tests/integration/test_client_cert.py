@@ -179,3 +179,21 @@ def test_escaped_certificate(srv, pki):
 
 def test_no_verification_means_none(srv, pki):
     assert curl(srv.ports[4], pki, "client") == (200, "NONE||||")
+
+
+def test_verification_needs_a_ca(pki, make_server):
+    from harness import cli
+    conf = base_conf(f"""
+    server {{
+        listen 127.0.0.1:@PORT@ ssl;
+        ssl_certificate {pki}/server.crt;
+        ssl_certificate_key {pki}/server.key;
+        ssl_verify_client on;
+    }}
+""")
+    server = make_server(conf, start=False)
+    server.ports = [1]
+    server.write_conf()
+    p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
+    assert p.returncode == 1
+    assert "no ssl_client_certificate for ssl_verify_client" in p.stdout + p.stderr
