@@ -24,9 +24,8 @@ void Exchange::count_request() {
 }
 
 void Exchange::set_real_client(std::unique_ptr<ConnectionInfo> client) {
-  if (!realip_) realip_ = std::make_unique<RealClient>(RealClient{nullptr, conn_});
-  realip_->client = std::move(client);
-  conn_ = realip_->client.get();
+  real_client_ = std::move(client);
+  client_ = real_client_.get();
 }
 
 namespace {

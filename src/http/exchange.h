@@ -70,7 +70,7 @@ struct WorkerServices {
 class Exchange {
  public:
   Exchange(ResponseSink& sink, const ConnectionInfo& conn, WorkerServices& services)
-      : sink_(sink), conn_(&conn), services_(services) {}
+      : sink_(sink), conn_(conn), client_(&conn), services_(services) {}
   ~Exchange();
   Exchange(const Exchange&) = delete;
   Exchange& operator=(const Exchange&) = delete;
@@ -91,8 +91,8 @@ class Exchange {
   // The client: the connection's peer, or the address the realip module
   // took from a trusted proxy's header, for everything after it (logs,
   // allow/deny, limits, X-Forwarded-For). `socket_conn()` stays the peer.
-  const ConnectionInfo& conn() const { return *conn_; }
-  const ConnectionInfo& socket_conn() const { return realip_ ? *realip_->socket : *conn_; }
+  const ConnectionInfo& conn() const { return *client_; }
+  const ConnectionInfo& socket_conn() const { return conn_; }
   void set_real_client(std::unique_ptr<ConnectionInfo> client);
   bool realip_done = false;  // the realip module ran (it runs once per request)
   WorkerServices& services() { return services_; }
@@ -101,7 +101,7 @@ class Exchange {
   // it: over TCP the first request of a connection that sent early data,
   // over QUIC a stream whose head arrived in 0-RTT packets.
   bool early_data = false;
-  bool in_early_data() const { return early_data || (conn().ssl_early_data && conn().requests == 1); }
+  bool in_early_data() const { return early_data || (conn_.ssl_early_data && conn_.requests == 1); }
 
   // Response. send_head runs the header filters, then hands the head on.
   void send_head(ResponseHead head);
@@ -189,12 +189,9 @@ class Exchange {
 
  private:
   ResponseSink& sink_;
-  const ConnectionInfo* conn_;
-  struct RealClient {
-    std::unique_ptr<ConnectionInfo> client;
-    const ConnectionInfo* socket;
-  };
-  std::unique_ptr<RealClient> realip_;
+  const ConnectionInfo& conn_;    // the socket's peer
+  const ConnectionInfo* client_;  // conn_, or realip's copy below
+  std::unique_ptr<ConnectionInfo> real_client_;
   WorkerServices& services_;
   bool head_sent_ = false;
   bool finished_ = false;
