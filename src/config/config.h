@@ -49,6 +49,9 @@ struct CgiConfig;            // config/cgi_config.h: fastcgi_* and uwsgi_*
 struct UpstreamGroupConfig;  // config/upstream_config.h: an upstream {} block
 struct MapConfig;            // config/map_config.h: a map {} block
 struct CompressionConfig;    // config/compression_config.h: gzip, brotli, zstd
+struct RealIpConfig;         // config/realip_config.h: set_real_ip_from, real_ip_*
+struct AutoindexConfig;      // config/autoindex_config.h: autoindex*
+struct GeoConfig;            // config/geo_config.h: a geo {} block
 
 // http2_* directives, nginx's defaults.
 struct Http2Settings {
@@ -202,6 +205,9 @@ struct LocationSettings {
   std::shared_ptr<const std::vector<std::string>> charset_types;  // null: nginx's default list
   Ms resolver_timeout{30'000};
   LimitsSettings limits;  // limit_req, limit_conn, limit_rate, auth_*, satisfy (limits_config.h)
+  std::shared_ptr<const RealIpConfig> realip;        // null: no realip directive applies
+  std::shared_ptr<const AutoindexConfig> autoindex;  // null: autoindex off
+  bool stub_status = false;                          // this location answers with the status page
 };
 
 struct Location {
@@ -237,6 +243,7 @@ struct Listen {
   bool ssl = false;    // TLS on this address
   bool http2 = false;  // "listen ... http2" (nginx's older spelling of `http2 on`)
   bool quic = false;   // "listen ... quic": HTTP/3 over UDP on this address
+  bool proxy_protocol = false;  // each connection starts with a PROXY protocol header
 };
 
 struct LargeHeaderBuffers {
@@ -301,6 +308,7 @@ struct Config {
   std::vector<std::shared_ptr<const UpstreamGroupConfig>> upstreams;
   std::vector<std::shared_ptr<const MapConfig>> maps;  // $name of map i: VarId::map_ with arg i
   std::vector<std::shared_ptr<LimitZone>> limit_zones;  // limit_req_zone, limit_conn_zone, by name
+  std::vector<std::shared_ptr<const GeoConfig>> geos;  // $name of geo i: VarId::geo_ with arg i
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
   bool keep_upstream_headers = false;  // some template reads $upstream_http_* / $upstream_cookie_*
 

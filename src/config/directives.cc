@@ -471,7 +471,9 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
       // nginx's default: the system's keep-alive setting, as torii uses
     } else if (a == "quic") {
       l.quic = true;
-    } else if (a == "proxy_protocol" || a == "bind" ||
+    } else if (a == "proxy_protocol") {
+      l.proxy_protocol = true;
+    } else if (a == "bind" ||
                a == "deferred" || starts_with(a, "fastopen=") || starts_with(a, "so_keepalive=") ||
                starts_with(a, "rcvbuf=") || starts_with(a, "sndbuf=")) {
       return node_error(n, q(a) + " is not yet supported in \"listen\" directive");
@@ -482,6 +484,7 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
   // nginx's checks: a quic listen is UDP, so TLS over TCP and h2 do not apply.
   if (l.quic && l.ssl) return node_error(n, "\"ssl\" parameter is incompatible with \"quic\"");
   if (l.quic && l.http2) return node_error(n, "\"http2\" parameter is incompatible with \"quic\"");
+  if (l.quic && l.proxy_protocol) return node_error(n, "\"proxy_protocol\" parameter is incompatible with \"quic\"");
   s.server->listens.push_back(std::move(l));
   return Ok{};
 }
@@ -865,6 +868,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
                      rewrite_directives(), gzip_directives(), resolver_directives(), small_directives(),
                      limits_directives(), auth_directives(),
                      fastcgi_directives(), uwsgi_directives(),
+                     identity_directives(), status_directives(), client_cert_directives(),
                      default_only_directives()}) {
     for (const auto& d : table)
       if (d.name == name) return &d;

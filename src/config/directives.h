@@ -72,6 +72,7 @@ struct Scope {
   // settings start from them): run after the plain directives, before children.
   std::vector<std::function<Status()>> after_plain;
   uint32_t limits_here = 0;  // limit_req, limit_conn set in this block (directives_limits.cc)
+  bool realip_from_here = false;  // set_real_ip_from replaced the inherited list (directives_realip.cc)
   uint32_t compression_here = 0;  // gzip_types, gzip_disable... set in this block (directives_gzip.cc)
 };
 
@@ -101,6 +102,9 @@ std::span<const DirectiveSpec> limits_directives();   // directives_limits.cc (l
 std::span<const DirectiveSpec> auth_directives();     // directives_auth.cc (auth_basic, auth_request, satisfy)
 std::span<const DirectiveSpec> fastcgi_directives();  // directives_fastcgi.cc
 std::span<const DirectiveSpec> uwsgi_directives();    // directives_uwsgi.cc
+std::span<const DirectiveSpec> identity_directives();  // directives_identity.cc: realip, geo
+std::span<const DirectiveSpec> status_directives();    // directives_status.cc: stub_status, autoindex
+std::span<const DirectiveSpec> client_cert_directives();  // directives_client_cert.cc: ssl_verify_client...
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.
 std::span<const DirectiveSpec> default_only_directives();

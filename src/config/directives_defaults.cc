@@ -57,9 +57,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"if_modified_since", kHSL, Kind::word, {"exact"}},
     {"read_ahead", kHSL, Kind::size, {"0"}},
     // modules
-    {"real_ip_header", kHSL, Kind::word, {"X-Real-IP"}},
-    {"real_ip_recursive", kHSL, Kind::word, {"off"}},
-    {"autoindex", kHSL, Kind::word, {"off"}},
     {"ssi", kHSL, Kind::word, {"off"}},
     {"userid", kHSL, Kind::word, {"off"}},
     {"sub_filter_once", kHSL, Kind::word, {"on"}},
@@ -70,8 +67,6 @@ constexpr DefaultOnly kDefaults[] = {
     // ssl
     {"ssl_stapling", kHS, Kind::word, {"off"}},
     {"ssl_stapling_verify", kHS, Kind::word, {"off"}},
-    {"ssl_verify_client", kHS, Kind::word, {"off"}},
-    {"ssl_verify_depth", kHS, Kind::word, {"1"}},
     {"ssl_ocsp", kHS, Kind::word, {"off"}},
     {"ssl_ocsp_cache", kHS, Kind::word, {"off"}},
     {"ssl_reject_handshake", kHS, Kind::word, {"off"}},

@@ -59,6 +59,13 @@ struct SslServerConfig {
   bool session_tickets = true;
   std::vector<SslFile> ticket_key_files;  // the first one encrypts
   bool early_data = false;
+  // Client certificates (directives_client_cert.cc, net/client_cert.cc).
+  enum class VerifyClient : uint8_t { off, on, optional, optional_no_ca };
+  VerifyClient verify_client = VerifyClient::off;
+  SslFile client_certificate;   // CAs to verify against, named in the request
+  SslFile trusted_certificate;  // CAs to verify against, not named
+  SslFile crl;
+  int verify_depth = 1;
   SslFile dhparam;  // empty path: none
   std::vector<std::pair<std::string, std::string>> conf_commands;
   size_t buffer_size = 16 * 1024;  // largest TLS record we write

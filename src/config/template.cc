@@ -13,7 +13,6 @@ struct Named {
 
 constexpr Named kPlain[] = {
     {"args", VarId::args},
-    {"binary_remote_addr", VarId::binary_remote_addr},
     {"body_bytes_sent", VarId::body_bytes_sent},
     {"bytes_sent", VarId::bytes_sent},
     {"connection", VarId::connection},
@@ -70,6 +69,25 @@ constexpr Named kPlain[] = {
     {"upstream_header_time", VarId::upstream_header_time},
     {"upstream_status", VarId::upstream_status},
     {"uri", VarId::uri},
+    {"binary_remote_addr", VarId::binary_remote_addr},
+    {"proxy_protocol_addr", VarId::proxy_protocol_addr},
+    {"proxy_protocol_port", VarId::proxy_protocol_port},
+    {"proxy_protocol_server_addr", VarId::proxy_protocol_server_addr},
+    {"proxy_protocol_server_port", VarId::proxy_protocol_server_port},
+    {"realip_remote_addr", VarId::realip_remote_addr},
+    {"realip_remote_port", VarId::realip_remote_port},
+    {"connections_active", VarId::connections_active},
+    {"connections_reading", VarId::connections_reading},
+    {"connections_waiting", VarId::connections_waiting},
+    {"connections_writing", VarId::connections_writing},
+    {"ssl_client_cert", VarId::ssl_client_cert},
+    {"ssl_client_escaped_cert", VarId::ssl_client_escaped_cert},
+    {"ssl_client_fingerprint", VarId::ssl_client_fingerprint},
+    {"ssl_client_i_dn", VarId::ssl_client_i_dn},
+    {"ssl_client_raw_cert", VarId::ssl_client_raw_cert},
+    {"ssl_client_s_dn", VarId::ssl_client_s_dn},
+    {"ssl_client_serial", VarId::ssl_client_serial},
+    {"ssl_client_verify", VarId::ssl_client_verify},
 };
 
 // Header names in variables use '_' for '-' and any case.
@@ -98,21 +116,27 @@ void add_literal(Template& t, std::string_view s) {
 }
 
 // map {} variables of the config compiling on this thread.
-thread_local std::vector<std::pair<std::string, size_t>> t_defined;
+struct Defined {
+  std::string name;
+  size_t index;
+  VarId id;  // map_ or geo_
+};
+thread_local std::vector<Defined> t_defined;
 // `set` variables and named captures, by slot.
 thread_local std::vector<std::string> t_user;
 thread_local bool t_upstream_headers = false;
 
 }  // namespace
 
-void define_variable(const std::string& name, size_t map_index) {
-  for (auto& [n, i] : t_defined) {
-    if (n == name) {
-      i = map_index;
+void define_variable(const std::string& name, size_t map_index, VarId id) {
+  for (auto& d : t_defined) {
+    if (d.name == name) {
+      d.index = map_index;
+      d.id = id;
       return;
     }
   }
-  t_defined.emplace_back(name, map_index);
+  t_defined.push_back(Defined{name, map_index, id});
 }
 
 void clear_defined_variables() {
@@ -149,10 +173,10 @@ bool lookup_variable(std::string_view name, Variable& out) {
       return true;
     }
   }
-  for (const auto& [n, i] : t_defined) {
-    if (n == name) {
-      out.id = VarId::map_;
-      out.arg = std::to_string(i);
+  for (const auto& d : t_defined) {
+    if (d.name == name) {
+      out.id = d.id;
+      out.arg = std::to_string(d.index);
       return true;
     }
   }

@@ -19,12 +19,12 @@ enum class VarId : uint8_t {
   cookie_,      // cookie, arg as written
   capture,      // $1..$9 from the last regex match; arg "1".."9"
   map_,         // a map {} variable; arg is its index in Config::maps
+  geo_,         // a geo {} variable; arg is its index in Config::geos
   user_,        // a `set` variable or a named regex capture; `index` is its slot
   upstream_http_,    // the upstream response's header, spelled as http_
   upstream_cookie_,  // a cookie the upstream set (Set-Cookie), arg as written
   // Plain variables.
   args,
-  binary_remote_addr,  // the client's address as 4 or 16 bytes (limit zones' usual key)
   body_bytes_sent,
   bytes_sent,
   connection,
@@ -81,6 +81,28 @@ enum class VarId : uint8_t {
   upstream_header_time,
   upstream_status,
   uri,
+  // Client identity (modules/realip/variables.cc).
+  binary_remote_addr,
+  proxy_protocol_addr,
+  proxy_protocol_port,
+  proxy_protocol_server_addr,
+  proxy_protocol_server_port,
+  realip_remote_addr,
+  realip_remote_port,
+  // stub_status (modules/stub_status/stub_status.cc).
+  connections_active,
+  connections_reading,
+  connections_waiting,
+  connections_writing,
+  // Client certificates (modules/client_cert/client_cert.cc).
+  ssl_client_cert,
+  ssl_client_escaped_cert,
+  ssl_client_fingerprint,
+  ssl_client_i_dn,
+  ssl_client_raw_cert,
+  ssl_client_s_dn,
+  ssl_client_serial,
+  ssl_client_verify,
 };
 
 struct Variable {
@@ -111,7 +133,7 @@ bool lookup_variable(std::string_view name, Variable& out);
 
 // Variables a config defines (map {}), known to lookup_variable while that
 // config compiles on this thread; cleared when a compile starts.
-void define_variable(const std::string& name, size_t map_index);
+void define_variable(const std::string& name, size_t map_index, VarId id = VarId::map_);
 void clear_defined_variables();
 
 // Variables of the rewrite module (`set $name`, named captures

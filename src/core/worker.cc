@@ -12,13 +12,16 @@
 #include "modules/metrics/worker_metrics.h"
 #include "core/fd_budget.h"
 #include "dns/resolver.h"
+#include "core/proxy_protocol_reader.h"
 #include "handlers/open_file_cache.h"
 #include "http1/connection.h"
 #include "http2/connection.h"
 #include "http3/endpoint.h"
 #include "log/access_log.h"
 #include "log/error_log.h"
+#include "modules/stub_status/counters.h"
 #include "net/listener.h"
+#include "net/proxy_protocol.h"
 #include "net/tls_transport.h"
 #include "net/transport.h"
 #include "upstream/upstreams.h"
@@ -157,6 +160,7 @@ Worker::~Worker() {
   retired_endpoints_.clear();
   h2_connections_.clear();
   connections_.clear();
+  proxy_readers_.clear();
   acceptors_.clear();
   upstreams_.reset();
   resolvers_.reset();
@@ -194,6 +198,7 @@ void Worker::start() {
     retired_endpoints_.clear();
     h2_connections_.clear();
     connections_.clear();
+    proxy_readers_.clear();
     acceptors_.clear();
     upstreams_.reset();  // idle upstream connections close on this thread
     resolvers_.reset();  // and so do the name servers' sockets
@@ -324,29 +329,61 @@ void Worker::apply_config(std::shared_ptr<const config::Config> config) {
 void Worker::accept_connection(int fd, const std::shared_ptr<ListenBinding>& binding, const sockaddr_storage& peer) {
   if (live_connections_ >= config_->worker_connections) {
     TORII_LOG(alert, "%u worker_connections are not enough", config_->worker_connections);
+    stub_status::add(stub_status::Counter::accepted, 1);
     close(fd);
     return;
   }
+  stub_status::add(stub_status::Counter::accepted, 1);
+  stub_status::add(stub_status::Counter::handled, 1);
+  connection_opened();
+  if (binding->group->listen.proxy_protocol) {
+    // The header comes first, before TLS and HTTP.
+    auto reader = std::make_unique<ProxyProtocolReader>(*this, fd, binding, peer);
+    auto* raw = reader.get();
+    proxy_readers_.emplace(raw, std::move(reader));
+    raw->start();
+    return;
+  }
+  start_connection(fd, binding, peer, nullptr);
+}
+
+void Worker::adopt_connection(int fd, const std::shared_ptr<ListenBinding>& binding, const sockaddr_storage& peer,
+                              std::shared_ptr<const net::ProxyProtocolAddrs> addrs, ProxyProtocolReader* reader) {
+  loop_.defer([this, reader] { proxy_readers_.erase(reader); });
+  start_connection(fd, binding, peer, std::move(addrs));
+}
+
+void Worker::release(ProxyProtocolReader* r) {
+  connection_closed();
+  loop_.defer([this, r] {
+    proxy_readers_.erase(r);
+    check_drained();
+  });
+}
+
+void Worker::start_connection(int fd, const std::shared_ptr<ListenBinding>& binding, const sockaddr_storage& peer,
+                              std::shared_ptr<const net::ProxyProtocolAddrs> addrs) {
   std::unique_ptr<net::Transport> transport;
   if (binding->group->listen.ssl) {
     transport = std::make_unique<net::TlsTransport>(fd, binding->config, *binding->group);
   } else {
     transport = std::make_unique<net::PlainTransport>(fd);
   }
-  auto conn = std::make_unique<http1::Connection>(*this, std::move(transport), peer, binding);
+  auto conn = std::make_unique<http1::Connection>(*this, std::move(transport), peer, binding, std::move(addrs));
   auto* raw = conn.get();
   connections_.emplace(raw, std::move(conn));
-  connection_opened();
   raw->start();
 }
 
 void Worker::connection_opened() {
   ++live_connections_;
+  stub_status::add(stub_status::Counter::active, 1);
   FdBudget::process().add(FdBudget::kPerConnection);
 }
 
 void Worker::connection_closed() {
   --live_connections_;
+  stub_status::add(stub_status::Counter::active, -1);
   FdBudget::process().add(-FdBudget::kPerConnection);
   for (auto& [name, a] : acceptors_) a->resume_if_waiting();
 }
@@ -390,6 +427,9 @@ void Worker::begin_drain() {
   draining_ = true;
   retire_acceptors(std::move(acceptors_));  // stop accepting: close our listening sockets
   acceptors_.clear();
+  std::vector<ProxyProtocolReader*> readers;
+  for (auto& [r, owned] : proxy_readers_) readers.push_back(r);
+  for (auto* r : readers) r->abandon();  // nothing asked yet: close
   std::vector<http1::Connection*> live;
   for (auto& [c, owned] : connections_) live.push_back(c);
   for (auto* c : live) c->drain();
@@ -413,7 +453,7 @@ void Worker::retire_acceptors(AcceptorMap doomed) {
 }
 
 void Worker::check_drained() {
-  if (!draining_ || !connections_.empty() || !h2_connections_.empty()) return;
+  if (!draining_ || !connections_.empty() || !h2_connections_.empty() || !proxy_readers_.empty()) return;
   for (auto& [name, e] : retired_endpoints_)
     if (e->connections() > 0) return;
   loop_.stop();

@@ -40,8 +40,13 @@ namespace torii::http3 {
 class Endpoint;
 struct HandedDatagram;
 }
+namespace torii::net {
+struct ProxyProtocolAddrs;
+}
 
 namespace torii::core {
+
+class ProxyProtocolReader;
 
 // The config a listening address serves under. Connections hold it so a
 // keep-alive connection picks up a reload at its next request; `retired`
@@ -77,6 +82,11 @@ class Worker {
   http::WorkerServices& services() { return services_; }
   log::AccessLogWriter& access_log() { return *access_log_; }
   void accept_connection(int fd, const std::shared_ptr<ListenBinding>& binding, const sockaddr_storage& peer);
+  // A `listen ... proxy_protocol` connection whose header has been read
+  // (addrs: none for UNKNOWN or LOCAL) starts its HTTP/1 (or TLS) life.
+  void adopt_connection(int fd, const std::shared_ptr<ListenBinding>& binding, const sockaddr_storage& peer,
+                        std::shared_ptr<const net::ProxyProtocolAddrs> addrs, ProxyProtocolReader* reader);
+  void release(ProxyProtocolReader* r);
   // The connection is closed; it is destroyed at the end of this loop turn.
   void release(http1::Connection* c);
   // An HTTP/1 connection that saw the h2c preface or negotiated "h2" hands
@@ -120,6 +130,10 @@ class Worker {
   void retire_acceptors(AcceptorMap doomed);
   AcceptorMap acceptors_;  // by address text
   std::unordered_map<http1::Connection*, std::unique_ptr<http1::Connection>> connections_;
+  // Connections still sending their PROXY protocol header.
+  std::unordered_map<ProxyProtocolReader*, std::unique_ptr<ProxyProtocolReader>> proxy_readers_;
+  void start_connection(int fd, const std::shared_ptr<ListenBinding>& binding, const sockaddr_storage& peer,
+                        std::shared_ptr<const net::ProxyProtocolAddrs> addrs);
   std::unordered_map<http2::Connection*, std::unique_ptr<http2::Connection>> h2_connections_;
   // UDP sockets answering QUIC, by address; each owns its connections.
   using EndpointMap = std::unordered_map<std::string, std::unique_ptr<http3::Endpoint>>;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/autoindex_config.h"
 #include "handlers/open_file_cache.h"
 #include "http/date.h"
 #include "http/document_root.h"
@@ -20,6 +21,7 @@
 #include "http/variables.h"
 #include "http/log_context.h"
 #include "log/error_log.h"
+#include "modules/autoindex/autoindex.h"
 #include "modules/compression/compression_filter.h"
 
 namespace torii::handlers {
@@ -158,6 +160,8 @@ HandlerResult serve_index(Exchange& ex) {
   const OpenResult d = open_path(ex, dir);
   if (!d.ok()) return open_failed(ex, dir, d.err);
   if (!d.file->is_dir) return HandlerResult::error(404);
+  if (s.autoindex && s.autoindex->enabled && (ex.req.method == Method::get || ex.req.method == Method::head))
+    return autoindex::serve(ex, dir);
   TORII_LOG(error, "directory index of \"%s\" is forbidden%s", dir.c_str(), http::log_context(ex).c_str());
   return HandlerResult::error(403);
 }

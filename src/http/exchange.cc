@@ -8,11 +8,28 @@
 #include "http/date.h"
 #include "modules/compression/compression_filter.h"
 #include "modules/limit_rate/limit_rate.h"
+#include "modules/stub_status/counters.h"
 #include "http/variables.h"
 #include "modules/charset/charset_filter.h"
 #include "log/error_log.h"
 
 namespace torii::http {
+
+Exchange::~Exchange() {
+  if (counted_) stub_status::add(stub_status::Counter::writing, -1);
+}
+
+void Exchange::count_request() {
+  if (counted_) return;
+  counted_ = true;
+  stub_status::add(stub_status::Counter::requests, 1);
+  stub_status::add(stub_status::Counter::writing, 1);
+}
+
+void Exchange::set_real_client(std::unique_ptr<ConnectionInfo> client) {
+  real_client_ = std::move(client);
+  client_ = real_client_.get();
+}
 
 namespace {
 

@@ -32,6 +32,10 @@ class Upstreams;
 }
 namespace torii::dns {
 class Resolvers;
+}  // namespace torii::dns
+namespace torii::net {
+struct ProxyProtocolAddrs;
+struct ClientCertInfo;
 }
 
 namespace torii::http {
@@ -53,6 +57,11 @@ struct ConnectionInfo {
   std::string ssl_server_name;    // SNI, lower-case
   bool ssl_session_reused = false;
   bool ssl_early_data = false;  // the first request came in TLS early data: 425 unless idempotent
+  // The PROXY protocol header's addresses (`listen ... proxy_protocol`);
+  // null without one, or for UNKNOWN and LOCAL headers.
+  std::shared_ptr<const net::ProxyProtocolAddrs> proxy_protocol;
+  // The client's certificate and its verdict, when the server asks for one.
+  std::shared_ptr<const net::ClientCertInfo> client_cert;
 };
 
 // Per-worker services a handler may use; never shared across threads.
@@ -66,7 +75,14 @@ struct WorkerServices {
 class Exchange {
  public:
   Exchange(ResponseSink& sink, const ConnectionInfo& conn, WorkerServices& services)
-      : sink_(sink), conn_(conn), services_(services) {}
+      : sink_(sink), conn_(conn), client_(&conn), services_(services) {}
+  ~Exchange();
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
+
+  // The request is being answered (stub_status's requests and Writing):
+  // counted once, from the pipeline's first step until the exchange ends.
+  void count_request();
 
   RequestHead req;
   std::shared_ptr<const config::Config> config;
@@ -77,7 +93,13 @@ class Exchange {
   const config::LocationSettings& settings() const {
     return location ? location->settings : server->settings;
   }
-  const ConnectionInfo& conn() const { return conn_; }
+  // The client: the connection's peer, or the address the realip module
+  // took from a trusted proxy's header, for everything after it (logs,
+  // allow/deny, limits, X-Forwarded-For). `socket_conn()` stays the peer.
+  const ConnectionInfo& conn() const { return *client_; }
+  const ConnectionInfo& socket_conn() const { return conn_; }
+  void set_real_client(std::unique_ptr<ConnectionInfo> client);
+  bool realip_done = false;  // the realip module ran (it runs once per request)
   WorkerServices& services() { return services_; }
 
   // The request came in TLS early data (0-RTT), so an attacker may replay
@@ -201,10 +223,13 @@ class Exchange {
 
  private:
   ResponseSink& sink_;
-  const ConnectionInfo& conn_;
+  const ConnectionInfo& conn_;    // the socket's peer
+  const ConnectionInfo* client_;  // conn_, or realip's copy below
+  std::unique_ptr<ConnectionInfo> real_client_;
   WorkerServices& services_;
   bool head_sent_ = false;
   bool finished_ = false;
+  bool counted_ = false;
 };
 
 }  // namespace torii::http

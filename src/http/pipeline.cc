@@ -18,7 +18,10 @@
 #include "http/log_context.h"
 #include "log/error_log.h"
 #include "modules/access/access_phase.h"
+#include "modules/client_cert/client_cert.h"
+#include "modules/realip/realip.h"
 #include "modules/rewrite/runner.h"
+#include "modules/stub_status/stub_status.h"
 
 namespace torii::http {
 
@@ -144,6 +147,7 @@ bool before_content(Exchange& ex, bool server_phase) {
         break;
     }
     const auto& s = ex.settings();  // an `if` block's settings when one held
+    realip::run(ex, s.realip.get());  // nginx's preaccess run, with the location's settings
     if (s.limit_except && !method_listed(*s.limit_except, ex.req.method) &&
         !access::rules_allow(s.limit_except->rules, ex)) {
       TORII_LOG(error, "access forbidden by rule%s", log_context(ex).c_str());
@@ -177,6 +181,10 @@ void route(Exchange& ex, Phase from) {
     }
     if (s.proxy && s.proxy->proxies()) {
       handlers::serve_proxy(ex);  // answers later, from the event loop
+      return;
+    }
+    if (s.stub_status) {
+      stub_status::serve(ex);
       return;
     }
     // fastcgi_pass / uwsgi_pass (try_files first, then the session, which
@@ -226,6 +234,7 @@ const config::ErrorPage* find_error_page(const config::LocationSettings& s, int 
 }  // namespace
 
 void run_request(Exchange& ex) {
+  ex.count_request();
   if (ex.req.method == Method::head) ex.header_only = true;
   if (ex.req.method == Method::trace) {
     // As nginx: TRACE would echo the request (cookies, credentials) back,
@@ -242,6 +251,11 @@ void run_request(Exchange& ex) {
     send_error(ex, 425);
     return;
   }
+  if (int refused = client_cert::check(ex)) {  // ssl_verify_client, judged for the request's server
+    send_error(ex, refused);
+    return;
+  }
+  realip::run(ex, ex.server->settings.realip.get());  // nginx's post-read run, with the server's settings
   assign_server_name_captures(ex);
   route(ex, Phase::start);
 }
@@ -249,6 +263,7 @@ void run_request(Exchange& ex) {
 void resume_request(Exchange& ex, Phase at) { route(ex, at); }
 
 void send_error(Exchange& ex, int status) {
+  ex.count_request();  // a request the codec refused is a request too
   if (ex.head_sent()) {
     ex.close_connection = true;  // too late for another response: cut it short
     return;
@@ -259,7 +274,8 @@ void send_error(Exchange& ex, int status) {
     return;
   }
   // As nginx: these errors end keep-alive, the connection state is suspect.
-  if (status == 400 || status == 413 || status == 414 || status == 431 || status == 497 || status == 500 ||
+  if (status == 400 || status == 413 || status == 414 || status == 431 || status == 495 || status == 496 ||
+      status == 497 || status == 500 ||
       status == 501 || status == 505) {
     ex.close_connection = true;
   }

@@ -20,6 +20,12 @@ void write_special_response(Exchange& ex, int status) {
   if (status == 497) {
     status = head.status = 400;
     detail = "The plain HTTP request was sent to HTTPS port";
+  } else if (status == 495) {  // ssl_verify_client: the certificate did not verify
+    status = head.status = 400;
+    detail = "The SSL certificate error";
+  } else if (status == 496) {  // ssl_verify_client on: no certificate
+    status = head.status = 400;
+    detail = "No required SSL certificate was sent";
   }
   std::string_view reason = reason_phrase(status);
   std::string_view sig = ex.server && !ex.settings().server_tokens ? "torii" : "torii/" TORII_VERSION;

@@ -25,6 +25,10 @@
 #include "modules/limit_conn/limit_conn.h"
 #include "modules/limit_rate/limit_rate.h"
 #include "modules/limit_req/limit_req.h"
+#include "modules/client_cert/client_cert.h"
+#include "modules/geo/geo_variable.h"
+#include "modules/realip/variables.h"
+#include "modules/stub_status/stub_status.h"
 
 namespace torii::http {
 
@@ -443,29 +447,6 @@ void append_request_id(const Exchange& ex, std::string& out) {
   out.append(ex.request_id);
 }
 
-// $binary_remote_addr: $remote_addr's address as 4 (IPv4) or 16 bytes,
-// read from $remote_addr so that what rewrites the client's address
-// (real_ip, PROXY protocol) changes this key too. A UNIX-socket client
-// has no address bytes: the text stands in, as nginx's does.
-bool append_binary_remote_addr(const Exchange& ex, std::string& out) {
-  static const config::Variable kRemoteAddr{VarId::remote_addr, {}, 0};
-  thread_local std::string text;
-  text.clear();
-  append_variable(kRemoteAddr, ex, text);
-  unsigned char bytes[16];
-  if (inet_pton(AF_INET, text.c_str(), bytes) == 1) {
-    out.append(reinterpret_cast<const char*>(bytes), 4);
-  } else if (inet_pton(AF_INET6, text.c_str(), bytes) == 1) {
-    if (IN6_IS_ADDR_V4MAPPED(reinterpret_cast<const in6_addr*>(bytes)))
-      out.append(reinterpret_cast<const char*>(bytes) + 12, 4);
-    else
-      out.append(reinterpret_cast<const char*>(bytes), 16);
-  } else {
-    out.append(text);
-  }
-  return true;
-}
-
 bool append_owned(const std::string& v, std::string& out) {
   if (v.empty()) return false;
   out.append(v);
@@ -489,6 +470,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_capture(ex, v.arg, out);
     case VarId::map_:
       return append_map(ex, v.arg, out);
+    case VarId::geo_:
+      return geo::append_value(ex, v.arg, out);
     case VarId::user_:
       return append_user_variable(ex, v.index, out);
     case VarId::upstream_http_:
@@ -610,10 +593,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       out.append(ex.conn().remote_addr);
       return true;
     case VarId::remote_port:
-      append_uint(out, ex.conn().remote_port);
+      if (ex.conn().remote_port) append_uint(out, ex.conn().remote_port);  // realip may know no port
       return true;
-    case VarId::binary_remote_addr:
-      return append_binary_remote_addr(ex, out);
     case VarId::limit_req_status:
       return limits::append_limit_req_status(ex, out);
     case VarId::limit_conn_status:
@@ -695,6 +676,28 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_realpath_root(ex, out);
     case VarId::request_filename:
       return append_request_filename(ex, out);
+    case VarId::binary_remote_addr:
+    case VarId::proxy_protocol_addr:
+    case VarId::proxy_protocol_port:
+    case VarId::proxy_protocol_server_addr:
+    case VarId::proxy_protocol_server_port:
+    case VarId::realip_remote_addr:
+    case VarId::realip_remote_port:
+      return realip::append_variable(v.id, ex, out);
+    case VarId::connections_active:
+    case VarId::connections_reading:
+    case VarId::connections_waiting:
+    case VarId::connections_writing:
+      return stub_status::append_variable(v.id, out);
+    case VarId::ssl_client_cert:
+    case VarId::ssl_client_escaped_cert:
+    case VarId::ssl_client_fingerprint:
+    case VarId::ssl_client_i_dn:
+    case VarId::ssl_client_raw_cert:
+    case VarId::ssl_client_s_dn:
+    case VarId::ssl_client_serial:
+    case VarId::ssl_client_verify:
+      return client_cert::append_variable(v.id, ex, out);
   }
   return false;
 }

@@ -40,7 +40,8 @@ bool is_wildcard(const sockaddr_storage& a) {
 }  // namespace
 
 Connection::Connection(core::Worker& worker, std::unique_ptr<net::Transport> transport, const sockaddr_storage& peer,
-                       std::shared_ptr<core::ListenBinding> binding)
+                       std::shared_ptr<core::ListenBinding> binding,
+                       std::shared_ptr<const net::ProxyProtocolAddrs> proxy_protocol)
     : worker_(worker),
       transport_(std::move(transport)),
       binding_(std::move(binding)),
@@ -50,6 +51,7 @@ Connection::Connection(core::Worker& worker, std::unique_ptr<net::Transport> tra
   info_.peer = peer;
   info_.remote_addr = net::address_text(peer);
   info_.remote_port = net::address_port(peer);
+  info_.proxy_protocol = std::move(proxy_protocol);
   const auto& listen = binding_->group->listen;
   if (is_wildcard(listen.addr)) {
     socklen_t len = sizeof info_.local;
@@ -254,6 +256,7 @@ void Connection::drive() {
           info_.ssl_server_name.assign(tls.server_name);
           info_.ssl_session_reused = tls.session_reused;
           info_.ssl_early_data = tls.early_data;
+          info_.client_cert = std::move(tls.client_cert);
         }
         state_ = State::reading_head;
         if (transport_->alpn() == "h2") {
@@ -292,6 +295,7 @@ void Connection::drive() {
           continue;
         }
         if (was_empty) {
+          reading_.set();
           arm_timer(default_server().client_header_timeout.count());
           exchange_->start = std::chrono::steady_clock::now();  // $request_time starts with the request
         }
@@ -424,6 +428,7 @@ void Connection::start_next_request() {
 }
 
 void Connection::on_head(size_t head_len) {
+  reading_.clear();
   head_len_ = head_len;
   ++info_.requests;
   log_pending_ = true;
@@ -549,6 +554,7 @@ void Connection::schedule_drive() {
 }
 
 void Connection::respond_error(int status, const char* reason) {
+  reading_.clear();
   TORII_LOG(info, "client sent invalid request (%s), client: %s", reason, info_.remote_addr.c_str());
   http::Exchange& ex = *exchange_;
   ex.start_unix_ms = core::unix_ms();

@@ -17,6 +17,7 @@
 #include "http/exchange.h"
 #include "http1/output_queue.h"
 #include "http1/parser.h"
+#include "modules/stub_status/counters.h"
 #include "net/transport.h"
 
 namespace torii::http1 {
@@ -24,7 +25,8 @@ namespace torii::http1 {
 class Connection final : public core::IoHandler, public http::ResponseSink, public core::Recycled<Connection> {
  public:
   Connection(core::Worker& worker, std::unique_ptr<net::Transport> transport, const sockaddr_storage& peer,
-             std::shared_ptr<core::ListenBinding> binding);
+             std::shared_ptr<core::ListenBinding> binding,
+             std::shared_ptr<const net::ProxyProtocolAddrs> proxy_protocol = nullptr);
   ~Connection() override;
 
   void start();
@@ -146,6 +148,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
 
   core::Timer timer_;
   int64_t linger_deadline_ = 0;
+  stub_status::ReadingMark reading_;  // a request head has begun to arrive
 };
 
 }  // namespace torii::http1

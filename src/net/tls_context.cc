@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "config/ssl_config.h"
+#include "net/client_cert.h"
 #include "net/session_store.h"
 #include "net/tls_replay_guard.h"
 
@@ -314,6 +315,8 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
   }
 
   st = load_certificates(raw, s);
+  if (!st) return Error{st.error()};
+  st = configure_client_verification(raw, s);
   if (!st) return Error{st.error()};
   if (!s.dhparam.path.empty()) {
     st = load_dhparam(raw, s.dhparam);

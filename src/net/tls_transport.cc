@@ -15,6 +15,7 @@
 #include "core/clock.h"
 #include "log/error_log.h"
 #include "net/address.h"
+#include "net/client_cert.h"
 
 namespace torii::net {
 
@@ -120,6 +121,7 @@ void TlsTransport::on_server_name(SSL* ssl, std::string_view name) {
   if (ctx != SSL_get_SSL_CTX(ssl)) {
     SSL_set_SSL_CTX(ssl, ctx);
     SSL_set_options(ssl, SSL_CTX_get_options(ctx));
+    adopt_client_verification(ssl, ctx);  // ssl_verify_client is the chosen server's
   }
 }
 
@@ -552,6 +554,7 @@ TlsInfo TlsTransport::tls_info() const {
   info.server_name = server_name_;
   info.session_reused = SSL_session_reused(ssl_) == 1;
   info.early_data = early_data_;
+  info.client_cert = read_client_cert(ssl_);
   return info;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 namespace torii::net {
@@ -35,6 +36,7 @@ struct TlsInfo {
   std::string_view server_name;  // SNI
   bool session_reused = false;
   bool early_data = false;  // the first request came in TLS 1.3 early data (0-RTT)
+  std::shared_ptr<const struct ClientCertInfo> client_cert;  // null: no certificate asked for
 };
 
 class Transport {

@@ -156,14 +156,10 @@ def test_the_defaults_start_and_serve(make_server):
 
 @pytest.mark.parametrize("block,line", [
     ("http", "ssl_stapling on;"),
-    ("http", "ssl_verify_client optional;"),
-    ("server", "ssl_verify_client on;"),
     ("http", "ssi on;"),
-    ("http", "sendfile_max_chunk 1m;"),
     ("http", "keepalive_time 2h;"),
     ("http", "proxy_cache zone;"),
     ("http", "output_buffers 4 32k;"),
-    ("http", "autoindex on;"),
     ("upstream", "keepalive_time 10m;"),
 ])
 def test_other_values_are_refused_as_not_yet_supported(unstarted, nginx_only_skip, block, line):

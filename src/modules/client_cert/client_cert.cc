@@ -1,0 +1,83 @@
+#include "modules/client_cert/client_cert.h"
+
+#include "config/ssl_config.h"
+#include "http/exchange.h"
+#include "http/log_context.h"
+#include "log/error_log.h"
+#include "net/client_cert.h"
+
+namespace torii::client_cert {
+
+int check(http::Exchange& ex) {
+  const auto& conn = ex.conn();
+  if (!conn.tls || !ex.server || !ex.server->ssl) return 0;
+  using V = config::SslServerConfig::VerifyClient;
+  const V mode = ex.server->ssl->verify_client;
+  if (mode == V::off) return 0;
+  const net::ClientCertInfo* cert = conn.client_cert.get();
+  // A server without verification shared the handshake (no SNI, or the
+  // default server's context): it asked for nothing, so nothing came.
+  if (cert && cert->present && cert->verify_result != 0 &&
+      !(mode == V::optional_no_ca && net::verify_error_optional(cert->verify_result))) {
+    TORII_LOG(info, "client SSL certificate verify error: (%ld:%s)%s", cert->verify_result,
+              cert->verify.c_str() + 7, http::log_context(ex).c_str());
+    return 495;
+  }
+  if (mode == V::on && (!cert || !cert->present)) {
+    TORII_LOG(info, "client sent no required SSL certificate%s", http::log_context(ex).c_str());
+    return 496;
+  }
+  return 0;
+}
+
+namespace {
+
+// nginx's NGX_ESCAPE_URI_COMPONENT over the PEM text.
+void append_escaped(std::string& out, const std::string& s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                 c == '.' || c == '_' || c == '~';
+    if (plain) {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+}
+
+}  // namespace
+
+bool append_variable(config::VarId id, const http::Exchange& ex, std::string& out) {
+  using config::VarId;
+  const auto& conn = ex.conn();
+  if (!conn.tls) return false;
+  const net::ClientCertInfo* cert = conn.client_cert.get();
+  if (id == VarId::ssl_client_verify) {
+    out += cert ? cert->verify : "NONE";
+    return true;
+  }
+  if (!cert || !cert->present) return true;  // empty, as nginx
+  switch (id) {
+    case VarId::ssl_client_s_dn: out += cert->subject_dn; break;
+    case VarId::ssl_client_i_dn: out += cert->issuer_dn; break;
+    case VarId::ssl_client_raw_cert: out += cert->pem; break;
+    case VarId::ssl_client_cert:
+      // The deprecated form: every line after the first starts with a tab.
+      for (size_t i = 0; i + 1 < cert->pem.size(); ++i) {
+        out += cert->pem[i];
+        if (cert->pem[i] == '\n') out += '\t';
+      }
+      break;
+    case VarId::ssl_client_escaped_cert: append_escaped(out, cert->pem); break;
+    case VarId::ssl_client_fingerprint: out += cert->fingerprint; break;
+    case VarId::ssl_client_serial: out += cert->serial; break;
+    default: return false;
+  }
+  return true;
+}
+
+}  // namespace torii::client_cert

@@ -1,0 +1,23 @@
+// ssl_verify_client at request time, as nginx does it: the handshake let
+// any certificate through, the request's server decides (400 pages with
+// nginx's texts, internal statuses 495 and 496 for error_page), and the
+// $ssl_client_* variables.
+#pragma once
+
+#include <string>
+
+#include "config/template.h"
+
+namespace torii::http {
+class Exchange;
+}
+
+namespace torii::client_cert {
+
+// 0: go on; 495: the certificate did not verify; 496: none was sent and
+// `ssl_verify_client on` requires one. Logs nginx's info line.
+int check(http::Exchange& ex);
+
+bool append_variable(config::VarId id, const http::Exchange& ex, std::string& out);
+
+}  // namespace torii::client_cert

@@ -1,0 +1,80 @@
+"""stub_status: nginx's exact text (dashboards parse it), with counters
+that match what the test sent, summed over the workers; the
+$connections_* variables; methods other than GET and HEAD refused."""
+
+import re
+
+import pytest
+
+from harness import Conn, base_conf, http, wait_until
+
+CONF = r"""
+    server {
+        listen 127.0.0.1:@PORT@;
+        location = /status { stub_status; }
+        location = /vars { return 200 "$connections_active $connections_reading $connections_writing $connections_waiting"; }
+        location / { return 200 "ok"; }
+    }
+"""
+
+PAGE = re.compile(r"\AActive connections: (\d+) \nserver accepts handled requests\n (\d+) (\d+) (\d+) \n"
+                  r"Reading: (\d+) Writing: (\d+) Waiting: (\d+) \n\Z")
+
+
+@pytest.fixture
+def srv(make_server):
+    return make_server(base_conf(CONF, main="worker_processes 2;"))
+
+
+def closed_request(port, path="/"):
+    """One request on its own connection, then wait until the server closed it."""
+    with Conn(port) as c:
+        r = c.request("GET", path, [("Connection", "close")])
+        assert c.closed_within(10)
+    return r
+
+
+def status(port):
+    r = closed_request(port, "/status")
+    assert r.status == 200
+    assert r.header("Content-Type") == "text/plain"
+    m = PAGE.match(r.text())
+    assert m, repr(r.text())
+    return list(map(int, m.groups()))
+
+
+def test_counters_match_what_was_sent(srv):
+    # The harness's readiness probe was a connection too: count from here.
+    _, accepts0, handled0, requests0, _, _, _ = status(srv.port)
+    for _ in range(5):
+        assert closed_request(srv.port).status == 200
+    keep = Conn(srv.port)  # stays open, idle, after three requests
+    try:
+        for _ in range(3):
+            assert keep.request("GET", "/").status == 200
+        _, accepts, handled, requests, _, _, _ = status(srv.port)
+        # 5 closed connections, the kept one and this status one; 5 + 3 + 1 requests.
+        assert (accepts - accepts0, handled - handled0, requests - requests0) == (7, 7, 9)
+        # Open now: the idle kept one and the one asking, which is writing.
+        # (The server may see the probe or a finished request close a moment
+        # late: poll.)
+        wait_until(lambda: [v for i, v in enumerate(status(srv.port)) if i in (0, 4, 5, 6)] == [2, 0, 1, 1], 10,
+                   what="Active 2, Reading 0, Writing 1, Waiting 1")
+    finally:
+        keep.close()
+
+
+def test_variables(srv):
+    keep = Conn(srv.port)
+    try:
+        assert keep.request("GET", "/").status == 200
+        wait_until(lambda: closed_request(srv.port, "/vars").text() == "2 0 1 1", 10,
+                   what="$connections_active/reading/writing/waiting 2 0 1 1")
+    finally:
+        keep.close()
+
+
+def test_only_get_and_head(srv):
+    assert http(srv.port, "/status", method="POST", body=b"x").status == 405
+    r = http(srv.port, "/status", method="HEAD")
+    assert r.status == 200 and r.body == b""
