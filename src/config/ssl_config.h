@@ -67,6 +67,11 @@ struct SslServerConfig {
   SslFile crl;
   int verify_depth = 1;
   SslFile dhparam;  // empty path: none
+  // OCSP stapling (directives_ssl_stapling.cc, net/ocsp_stapling.cc).
+  bool stapling = false;
+  bool stapling_verify = false;
+  SslFile stapling_file;           // a DER response to staple as is; empty: fetch one
+  std::string stapling_responder;  // "http://host[:port]/path"; empty: the certificate's AIA
   std::vector<std::pair<std::string, std::string>> conf_commands;
   size_t buffer_size = 16 * 1024;  // largest TLS record we write
   bool ssl_on = false;             // deprecated "ssl on": every listen of the server is TLS

@@ -18,6 +18,7 @@
 
 #include "config/ssl_config.h"
 #include "net/client_cert.h"
+#include "net/ocsp_stapling.h"
 #include "net/session_store.h"
 #include "net/tls_replay_guard.h"
 
@@ -147,6 +148,7 @@ int allow_early_data(SSL* ssl, void*) {
 struct CtxDeleter {
   std::shared_ptr<TicketKeys> keys;     // live as long as the context that points at them
   std::shared_ptr<SessionStore> store;
+  std::shared_ptr<void> stapling;  // the staples the status callback reads
   void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
 };
 
@@ -225,7 +227,7 @@ void set_session_id_context(SSL_CTX* ctx) {
   SSL_CTX_set_session_id_context(ctx, md, std::min<unsigned>(len, SSL_MAX_SID_CTX_LENGTH));
 }
 
-Status load_certificates(SSL_CTX* ctx, const config::SslServerConfig& s) {
+Status load_certificates(SSL_CTX* ctx, const config::SslServerConfig& s, LoadedCertificates& loaded) {
   for (size_t i = 0; i < s.certificates.size(); ++i) {
     const auto& cert = s.certificates[i];
     if (i >= s.certificate_keys.size()) {
@@ -236,6 +238,7 @@ Status load_certificates(SSL_CTX* ctx, const config::SslServerConfig& s) {
     if (SSL_CTX_use_certificate_chain_file(ctx, cert.path.c_str()) != 1) {
       return make_error(cert.where + "cannot load certificate " + q(cert.path) + ": " + take_ssl_errors());
     }
+    loaded.emplace_back(SSL_CTX_get0_certificate(ctx), cert.path);  // the one just loaded is the current one
     if (SSL_CTX_use_PrivateKey_file(ctx, key.path.c_str(), SSL_FILETYPE_PEM) != 1) {
       return make_error(key.where + "cannot load certificate key " + q(key.path) + ": " + take_ssl_errors());
     }
@@ -314,10 +317,14 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
     return make_error(s.where + "SSL_CTX_set1_groups_list(" + q(s.ecdh_curve) + ") failed: " + take_ssl_errors());
   }
 
-  st = load_certificates(raw, s);
+  LoadedCertificates loaded;
+  st = load_certificates(raw, s, loaded);
   if (!st) return Error{st.error()};
   st = configure_client_verification(raw, s);
   if (!st) return Error{st.error()};
+  auto stapling = configure_ocsp_stapling(raw, s, loaded);
+  if (!stapling) return Error{stapling.error()};
+  std::get_deleter<CtxDeleter>(ctx)->stapling = std::move(*stapling);
   if (!s.dhparam.path.empty()) {
     st = load_dhparam(raw, s.dhparam);
     if (!st) return Error{st.error()};
