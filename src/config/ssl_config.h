@@ -43,6 +43,8 @@ struct SslServerConfig {
   std::vector<SslFile> certificate_keys;  // paired with certificates by position
   // Which block wrote the certificate lists: a child block that names its
   // own certificates replaces the inherited ones instead of adding to them.
+  // ssl_password_file: tried in order for each encrypted key; null: none.
+  std::shared_ptr<const std::vector<std::string>> passwords;
   const void* certificates_owner = nullptr;
   const void* keys_owner = nullptr;
   const void* ticket_keys_owner = nullptr;

@@ -24,7 +24,14 @@ Result<std::shared_ptr<gnutls_certificate_credentials_st>> build_quic_credential
   for (size_t i = 0; i < s.certificates.size() && i < s.certificate_keys.size(); ++i) {
     const auto& cert = s.certificates[i];
     const auto& key = s.certificate_keys[i];
-    int rv = gnutls_certificate_set_x509_key_file(raw, cert.path.c_str(), key.path.c_str(), GNUTLS_X509_FMT_PEM);
+    // An encrypted key: each ssl_password_file line in turn, as for TCP.
+    int rv = GNUTLS_E_DECRYPTION_FAILED;
+    const size_t tries = s.passwords && !s.passwords->empty() ? s.passwords->size() : 1;
+    for (size_t t = 0; t < tries && rv < 0; ++t) {
+      const char* password = s.passwords && !s.passwords->empty() ? (*s.passwords)[t].c_str() : nullptr;
+      rv = gnutls_certificate_set_x509_key_file2(raw, cert.path.c_str(), key.path.c_str(), GNUTLS_X509_FMT_PEM,
+                                                 password, 0);
+    }
     if (rv < 0) {
       return make_error(cert.where + "cannot load certificate \"" + cert.path + "\" with key \"" + key.path +
                         "\" for QUIC: " + gnutls_strerror(rv));

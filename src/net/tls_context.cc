@@ -19,6 +19,7 @@
 #include "config/ssl_config.h"
 #include "net/client_cert.h"
 #include "net/ocsp_stapling.h"
+#include "net/private_key.h"
 #include "net/session_store.h"
 #include "net/tls_replay_guard.h"
 
@@ -239,7 +240,9 @@ Status load_certificates(SSL_CTX* ctx, const config::SslServerConfig& s, LoadedC
       return make_error(cert.where + "cannot load certificate " + q(cert.path) + ": " + take_ssl_errors());
     }
     loaded.emplace_back(SSL_CTX_get0_certificate(ctx), cert.path);  // the one just loaded is the current one
-    if (SSL_CTX_use_PrivateKey_file(ctx, key.path.c_str(), SSL_FILETYPE_PEM) != 1) {
+    auto pkey = load_private_key(key.path, s.passwords.get());
+    if (!pkey) return make_error(key.where + pkey.error());
+    if (SSL_CTX_use_PrivateKey(ctx, pkey->get()) != 1) {
       return make_error(key.where + "cannot load certificate key " + q(key.path) + ": " + take_ssl_errors());
     }
   }
