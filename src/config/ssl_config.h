@@ -39,8 +39,11 @@ struct SslFile {
 struct SslServerConfig {
   enum class SessionCache : uint8_t { off, none, builtin, shared };
 
+  // Each a path, "data:PEM", or (with variables) a pattern rendered per
+  // handshake for the SNI name ($ssl_server_name): see net/certified_key.
   std::vector<SslFile> certificates;      // each: certificate, then its chain
   std::vector<SslFile> certificate_keys;  // paired with certificates by position
+  std::string conf_dir;                   // the main config file's folder, with a final '/'
   // Which block wrote the certificate lists: a child block that names its
   // own certificates replaces the inherited ones instead of adding to them.
   // ssl_password_file: tried in order for each encrypted key; null: none.
@@ -86,6 +89,10 @@ struct SslServerConfig {
   std::shared_ptr<gnutls_certificate_credentials_st> quic_credentials;
   std::shared_ptr<const std::string> quic_ticket_key;  // null: no tickets over QUIC
 };
+
+// A certificate or key name has variables: every pair is then read at the
+// handshake, for the client's server name, as nginx does.
+bool certificates_have_variables(const SslServerConfig& s);
 
 // Builds the TLS context of every server that has certificates or listens
 // with "ssl" (net/tls_context.cc does the OpenSSL part). Fails naming the
