@@ -320,6 +320,11 @@ def test_open_loop_latency_counts_from_when_requests_were_due(tmp_path):
     assert d["max"] >= 290
     assert d["p90"] >= 100, d  # ~20 of ~100 requests waited over 100 ms
     assert s["http_reqs"]["count"] >= 95
+    # The CDF points agree with the percentiles and rise with them.
+    cdf = dict((p, v) for p, v in s["latency_cdf_ms"])
+    assert cdf[0] == d["min"] and cdf[50] == d["med"] and cdf[90] == d["p90"] and cdf[99] == d["p99"]
+    values = [v for _, v in s["latency_cdf_ms"]]
+    assert values == sorted(values) and values[-1] >= 290
 
 
 # ---------------------------------------------------------------------------
