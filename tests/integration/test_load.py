@@ -108,6 +108,8 @@ def test_exactly_n_requests_over_http1(target, tmp_path):
     assert s["data_received"]["bytes"] > 1000 * len("HTTP/1.1 200 OK\r\n\r\nok\n")
     assert "http_req_duration" in out and "http_reqs" in out  # the text summary too
     assert "\r" not in out  # no progress line when stdout is not a terminal
+    # The line a measuring script waits for comes before the summary.
+    assert out.index("connections open, measuring\n") < out.index("http_reqs")
     assert logged_requests(srv) == 1000
 
 
