@@ -70,6 +70,14 @@ def row_table(row, result):
     return "\n".join(lines)
 
 
+def _command(row, meta):
+    """The load command of a row, as the report shows it."""
+    if row.tool == "ab":
+        return f"ab -c {row.connections} -n {meta['ab_requests']}" + (" -k" if row.keepalive else "")
+    extra = " --connect-per-request --no-tls-resume" if row.connect_per_request else ""
+    return f"torii-load --{row.protocol} -c {row.connections}{extra}"
+
+
 def write(out_dir, stem, meta, rows, results, skipped, idle, plots=True):
     os.makedirs(out_dir, exist_ok=True)
     md = [f"# torii and its peers, {meta['date']} on {meta['host']}", "",
@@ -111,9 +119,7 @@ def write(out_dir, stem, meta, rows, results, skipped, idle, plots=True):
         if row.seed != seed:
             seed = row.seed
             md += [f"## Seed {seed}", ""]
-        tool = ("ab -c %d -n N%s" % (row.connections, " -k" if row.keepalive else "")) if row.tool == "ab" else \
-            f"torii-load --{row.protocol} -c {row.connections}" + (" --connect-per-request --no-tls-resume"
-                                                                  if row.connect_per_request else "")
+        tool = _command(row, meta)
         md += [f"### {row.key}: {row.title}", "", f"`{tool}` on `{row.path}`", "", row_table(row, res), ""]
     if idle:
         md += ["## Memory per idle keep-alive connection", "",

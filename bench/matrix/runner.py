@@ -41,12 +41,14 @@ def parse_args(argv):
     p.add_argument("--listen", default="127.0.0.1", help="address the load tool reaches the servers at")
     p.add_argument("--torii", default=os.path.join(REPO, "build", "torii"))
     p.add_argument("--torii-load", default=os.path.join(REPO, "build", "torii-load"))
+    p.add_argument("--ab-requests", type=int, help="requests per ab run (default 50000 as the seed, --quick 5000)")
     p.add_argument("--idle", type=int, default=1000, metavar="N",
                    help="connections held open to measure memory per idle connection (default 1000; 0: skip)")
     p.add_argument("--no-plots", action="store_true")
     a = p.parse_args(argv)
     a.duration = a.duration or (3 if a.quick else 10)
     a.rounds = a.rounds or (1 if a.quick else 3)
+    a.ab_requests = a.ab_requests or (5000 if a.quick else 50000)
     return a
 
 
@@ -189,8 +191,7 @@ class Matrix:
 
         warm()
         if row.tool == "ab":
-            n = 5000 if self.a.quick else 50000
-            r = self.load.ab_run(url, row.connections, n, row.keepalive)
+            r = self.load.ab_run(url, row.connections, self.a.ab_requests, row.keepalive)
             requests = lambda seconds: r["requests"]  # noqa: E731
         else:
             r = self.load.torii_load_run(url, row.protocol, row.connections, self.a.duration, rate,
@@ -276,7 +277,7 @@ class Matrix:
         meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "host": host, "cpu": cpu,
                 "cpus": os.cpu_count(), "kernel": platform.release(), "command": "bench/run " + " ".join(argv),
                 "server_cpus": a.server_cpus, "client_cpus": a.client_cpus, "workers": a.workers,
-                "duration": a.duration, "rounds": a.rounds, "versions": versions}
+                "duration": a.duration, "rounds": a.rounds, "ab_requests": a.ab_requests, "versions": versions}
         path = report.write(a.out, stem, meta, rows, self.results, self.skipped, self.idle, plots=not a.no_plots)
         with open(os.path.join(a.out, stem + ".json"), "w") as f:
             json.dump({"meta": meta, "runs": self.raw, "idle_kib": self.idle, "skipped": self.skipped}, f, indent=1)
