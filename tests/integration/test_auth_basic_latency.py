@@ -5,7 +5,6 @@ the same single worker is answered at once. nginx checks the hash inside
 its worker, so this is torii's own behaviour."""
 
 import base64
-import socket
 import subprocess
 import threading
 import time
@@ -18,6 +17,7 @@ from harness import http
 CONF = r"""
     server {
         listen 127.0.0.1:@PORT@;
+        http2 on;
         root @PREFIX@/www;
         location /private/ {
             auth_basic "slow";
@@ -88,3 +88,17 @@ def test_right_password_after_the_pool(srv):
     r = http(srv.port, "/private/", headers=basic("u", "right"))
     assert r.status == 200 and r.body == b"page\n"
     assert http(srv.port, "/private/", headers=basic("u", "wrong")).status == 401
+
+
+def test_over_http2_streams_of_one_connection(srv):
+    # The verdict comes back to a stream of a multiplexed connection: one
+    # curl, three streams (right, wrong, static), each with its answer.
+    url = f"http://127.0.0.1:{srv.port}"
+    fmt = "%{http_version} %{url_effective} %{http_code}\\n"
+    common = ["-s", "--http2-prior-knowledge", "-w", fmt, "-o", "/dev/null"]
+    out = subprocess.run(["curl", "--parallel", "--parallel-immediate", *common, "-u", "u:right", f"{url}/private/?right",
+                          "--next", *common, "-u", "u:wrong", f"{url}/private/?wrong",
+                          "--next", *common, f"{url}/static/"],
+                         capture_output=True, text=True, timeout=30).stdout.split("\n")
+    lines = sorted(line for line in out if line)
+    assert lines == [f"2 {url}/private/?right 200", f"2 {url}/private/?wrong 401", f"2 {url}/static/ 200"], out

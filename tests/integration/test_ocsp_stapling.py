@@ -208,3 +208,18 @@ def test_no_responder_url_warns_and_serves(srv):
     s = status(srv.ports[6])
     assert s["none"] and s["answered"]
     assert "no OCSP responder URL in the certificate" in srv.output() + srv.error_log_text()
+
+
+def test_reload_keeps_the_staple(pki, responder, responder_port, make_server, nginx_only_skip):
+    # nginx forgets its staples on reload and fetches again after a
+    # handshake asks; torii's new context takes the response it had.
+    conf = base_conf("    ssl_trusted_certificate @PKI@/ca.crt;\n" + server_block(0, "good", "ssl_stapling_verify on;"),
+                     error_level="info").replace("@PKI@", str(pki))
+    srv = make_server(conf)
+    wait_until(lambda: stapled(srv.port), 20, interval=0.2, what="a staple")
+    srv.reload()
+    wait_until(lambda: "reconfiguration done" in srv.error_log_text(), 10, what="the reload")
+    s = status(srv.port)
+    assert s["stapled"] and s["good"]
+    # One fetch for the certificate, before the reload, none after it.
+    assert srv.error_log_text().count('OCSP response for certificate "') == 1
