@@ -91,6 +91,7 @@ const DirectiveSpec* find_directive(std::string_view name);
 // Each module's directive table lives in its own file.
 std::span<const DirectiveSpec> ssl_directives();    // directives_ssl.cc
 std::span<const DirectiveSpec> proxy_directives();  // directives_proxy.cc
+std::span<const DirectiveSpec> proxy_ssl_directives();  // directives_proxy_ssl.cc
 std::span<const DirectiveSpec> http2_directives();  // directives_http2.cc
 std::span<const DirectiveSpec> http3_directives();  // directives_http3.cc
 std::span<const DirectiveSpec> gzip_directives();     // directives_gzip.cc (gzip, brotli, zstd)
@@ -119,7 +120,7 @@ void reset_uninherited_cgi(LocationSettings& s);
 // The group a *_pass address names: an upstream {} block, or an implicit
 // group of the address's servers made once per address (directives_proxy.cc).
 Result<std::shared_ptr<const UpstreamGroupConfig>> upstream_for_address(Compiler& c, std::string_view host,
-                                                                         const Node& n);
+                                                                         const Node& n, uint16_t default_port = 80);
 
 class Compiler {
  public:
