@@ -867,7 +867,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
   for (auto table : {ssl_directives(), proxy_directives(), proxy_ssl_directives(), http2_directives(), http3_directives(),
                      rewrite_directives(), gzip_directives(), resolver_directives(), small_directives(),
                      limits_directives(), auth_directives(),
-                     fastcgi_directives(), uwsgi_directives(),
+                     fastcgi_directives(), uwsgi_directives(), grpc_directives(),
                      identity_directives(), status_directives(), client_cert_directives(),
                      default_only_directives()}) {
     for (const auto& d : table)

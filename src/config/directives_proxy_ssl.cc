@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "config/directives.h"
+#include "config/directives_cgi.h"
 #include "config/proxy_config.h"
 #include "config/upstream_tls_config.h"
 #include "modules/rewrite/program.h"
@@ -19,18 +20,28 @@ Error invalid_value(const Node& n, std::string_view value) {
   return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
 }
 
-// The proxy's settings and their TLS part are both shared with the parent
-// block until a directive changes them.
+// The module's settings and their TLS part are both shared with the
+// parent block until a directive changes them: proxy_ssl_* write the
+// proxy's, grpc_ssl_* the grpc module's.
 template <typename F>
-Status edit_tls(Scope& s, F&& f) {
-  auto p = s.settings->proxy ? std::make_shared<ProxyConfig>(*s.settings->proxy) : std::make_shared<ProxyConfig>();
-  auto t = p->tls ? std::make_shared<UpstreamTlsConfig>(*p->tls) : std::make_shared<UpstreamTlsConfig>();
+Status edit_tls(Scope& s, const Node& n, F&& f) {
+  const bool grpc = n.name.rfind("grpc_", 0) == 0;
+  auto t = std::make_shared<UpstreamTlsConfig>();
+  ProxyConfig* target = nullptr;
+  std::shared_ptr<ProxyConfig> proxy;
+  if (grpc) {
+    target = &cgi::editable(s, &LocationSettings::grpc).upstream;
+  } else {
+    proxy = s.settings->proxy ? std::make_shared<ProxyConfig>(*s.settings->proxy) : std::make_shared<ProxyConfig>();
+    target = proxy.get();
+  }
+  if (target->tls) *t = *target->tls;
   t->ctx.reset();
-  t->directive = "proxy_ssl";
+  t->directive = grpc ? "grpc_ssl" : "proxy_ssl";
   Status st = f(*t);
   if (!st) return st;
-  p->tls = std::move(t);
-  s.settings->proxy = std::move(p);
+  target->tls = std::move(t);
+  if (proxy) s.settings->proxy = std::move(proxy);
   return Ok{};
 }
 
@@ -50,7 +61,7 @@ template <SslFile UpstreamTlsConfig::*F>
 Status set_file(Compiler& c, Scope& s, const Node& n) {
   auto f = file_arg(c, n);
   if (!f) return Error{f.error()};
-  return edit_tls(s, [&](UpstreamTlsConfig& t) -> Status {
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
     t.*F = std::move(*f);
     return Ok{};
   });
@@ -59,7 +70,7 @@ Status set_file(Compiler& c, Scope& s, const Node& n) {
 template <bool UpstreamTlsConfig::*F>
 Status set_flag(Compiler&, Scope& s, const Node& n) {
   const bool on = n.args[0] == "on";
-  return edit_tls(s, [&](UpstreamTlsConfig& t) -> Status {
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
     t.*F = on;
     return Ok{};
   });
@@ -83,14 +94,14 @@ Status set_protocols(Compiler& c, Scope& s, const Node& n) {
     }
     bits |= bit;
   }
-  return edit_tls(s, [&](UpstreamTlsConfig& t) -> Status {
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
     t.protocols = bits;
     return Ok{};
   });
 }
 
 Status set_ciphers(Compiler&, Scope& s, const Node& n) {
-  return edit_tls(s, [&](UpstreamTlsConfig& t) -> Status {
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
     t.ciphers = n.args[0];
     return Ok{};
   });
@@ -99,7 +110,7 @@ Status set_ciphers(Compiler&, Scope& s, const Node& n) {
 Status set_name(Compiler&, Scope& s, const Node& n) {
   auto name = compile_template(n.args[0]);
   if (!name) return node_error(n, name.error());
-  return edit_tls(s, [&](UpstreamTlsConfig& t) -> Status {
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
     t.name = std::move(*name);
     return Ok{};
   });
@@ -108,7 +119,7 @@ Status set_name(Compiler&, Scope& s, const Node& n) {
 Status set_verify_depth(Compiler&, Scope& s, const Node& n) {
   uint64_t v = 0;
   if (!parse_number(n.args[0], v) || v > 100) return invalid_value(n, n.args[0]);
-  return edit_tls(s, [&](UpstreamTlsConfig& t) -> Status {
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
     t.verify_depth = int(v);
     return Ok{};
   });
@@ -128,21 +139,38 @@ const DirectiveSpec kProxySslDirectives[] = {
     {"proxy_ssl_certificate", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate>},
     {"proxy_ssl_certificate_key", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate_key>},
     {"proxy_ssl_session_reuse", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::session_reuse>},
+    {"grpc_ssl_protocols", kHSL, kArgs1More, true, false, kMain, &set_protocols},
+    {"grpc_ssl_ciphers", kHSL, kArgs1, true, false, kMain, &set_ciphers},
+    {"grpc_ssl_server_name", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::server_name>},
+    {"grpc_ssl_name", kHSL, kArgs1, true, false, kMain, &set_name},
+    {"grpc_ssl_verify", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::verify>},
+    {"grpc_ssl_verify_depth", kHSL, kArgs1, true, false, kMain, &set_verify_depth},
+    {"grpc_ssl_trusted_certificate", kHSL, kArgs1, true, false, kMain,
+     &set_file<&UpstreamTlsConfig::trusted_certificate>},
+    {"grpc_ssl_certificate", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate>},
+    {"grpc_ssl_certificate_key", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate_key>},
+    {"grpc_ssl_session_reuse", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::session_reuse>},
 };
 
 // A block speaks TLS upstream when its proxy_pass is https:// or its
 // proxy_pass with variables may render one.
 bool needs_context(const ProxyConfig& p) { return p.ssl || !p.url_template.empty(); }
 
-Status build_for(const LocationSettings& s) {
-  if (!s.proxy || !needs_context(*s.proxy)) return Ok{};
-  if (!s.proxy->tls) return make_error("internal: an https proxy_pass without TLS settings");
-  const UpstreamTlsConfig& t = *s.proxy->tls;
+Status build_one(const ProxyConfig& p) {
+  if (!needs_context(p)) return Ok{};
+  if (!p.tls) return make_error("internal: a TLS upstream without TLS settings");
+  const UpstreamTlsConfig& t = *p.tls;
   if (t.ctx) return Ok{};  // shared with a block built already
   auto ctx = net::build_upstream_tls_context(t);
   if (!ctx) return Error{ctx.error()};
   t.ctx = std::move(*ctx);
   return Ok{};
+}
+
+Status build_for(const LocationSettings& s) {
+  Status st = s.proxy ? build_one(*s.proxy) : Status(Ok{});
+  if (st && s.grpc) st = build_one(s.grpc->upstream);
+  return st;
 }
 
 Status build_tree(const Location& loc);

@@ -117,6 +117,9 @@ class ProxySession final : public http::Exchange::HandlerState,
   ssize_t send_upstream(const char* data, size_t len, int flags);
   ssize_t recv_upstream(char* buf, size_t len);
   ssize_t sendfile_upstream(int file_fd, off_t* off, size_t len);
+  // What a multiplexed codec must send after reading (acknowledgements,
+  // window updates, body the upstream's window now lets through).
+  void pump_codec();
   // The log line's words for a failed I/O call: TLS says what failed itself.
   const char* io_failure(const char* plain, int& err) const;
   void write_request();
@@ -239,7 +242,9 @@ bool ProxySession::on_body_data(std::string_view data) {
   if (phase_ == Phase::done) return true;  // answered already: dropped
   body_received_ += int64_t(data.size());
   if (body_too_large()) return false;  // no more of it is read
-  if (phase_ == Phase::streaming) return true;  // the upstream answered: the rest is dropped
+  // The upstream answered: the rest is dropped, unless the protocol
+  // streams both ways (gRPC).
+  if (phase_ == Phase::streaming && !codec_->full_duplex()) return true;
   if (!streaming_body_) {
     if (!body_->append(data)) {
       TORII_LOG(crit, "%s in \"%s\" failed (%d: %s), client: %s", body_->what(), body_->temp_dir().c_str(), errno,
@@ -251,8 +256,8 @@ bool ProxySession::on_body_data(std::string_view data) {
   // Streamed: bytes that reach the upstream are gone, so no retry after.
   body_replayable_ = false;
   codec_->body_piece(data, out_);
-  if (fd_ >= 0 && phase_ == Phase::exchanging) write_request();
-  return out_.size() - out_off_ < kStreamedBodyLimit;
+  if (fd_ >= 0 && (phase_ == Phase::exchanging || phase_ == Phase::streaming)) write_request();
+  return out_.size() - out_off_ + codec_->buffered() < kStreamedBodyLimit;
 }
 
 // client_max_body_size for a body whose length was not given (chunked,
@@ -282,7 +287,7 @@ void ProxySession::on_body_end() {
   body_done_ = true;
   if (streaming_body_) {
     codec_->body_end(out_);
-    if (fd_ >= 0 && phase_ == Phase::exchanging) write_request();
+    if (fd_ >= 0 && (phase_ == Phase::exchanging || phase_ == Phase::streaming)) write_request();
     return;
   }
   if (phase_ != Phase::reading_client_body) return;
@@ -355,6 +360,12 @@ void ProxySession::connect_to(int peer) {
   request_sent_ = false;
   in_.clear();
   codec_->reset();
+  if (codec_->full_duplex()) {
+    // A multiplexed protocol starts each connection afresh (its preface),
+    // then the request and the body kept so far.
+    out_.clear();
+    codec_->take_output(out_);
+  }
   upstream_eof_ = false;
   handler_ = std::make_shared<upstream::SocketHandler>(this);
 
@@ -439,7 +450,8 @@ void ProxySession::start_tls() {
   tls_name_ = name;
   std::string error;
   auto slot = t.session_reuse ? group_->tls_session(t.ctx.get(), peer_) : nullptr;
-  tls_ = net::TlsClient::start(t.ctx.get(), fd_, t.server_name ? name : std::string(), std::move(slot), error);
+  tls_ = net::TlsClient::start(t.ctx.get(), fd_, t.server_name ? name : std::string(), std::move(slot), error,
+                               codec_->alpn());
   if (!tls_) {
     try_failed(Failure::error, 0, error.c_str(), "SSL handshaking to upstream");
     return;
@@ -499,6 +511,16 @@ ssize_t ProxySession::sendfile_upstream(int file_fd, off_t* off, size_t len) {
   return n;
 }
 
+void ProxySession::pump_codec() {
+  if (!codec_->full_duplex() || fd_ < 0) return;
+  codec_->take_output(out_);
+  if (out_off_ < out_.size()) {
+    write_request();
+  } else if (streaming_body_ && !body_done_ && codec_->buffered() < kStreamedBodyLimit) {
+    ex_.resume_body();
+  }
+}
+
 const char* ProxySession::io_failure(const char* plain, int& err) const {
   if (!tls_ || tls_->error().empty()) return plain;
   err = 0;
@@ -527,7 +549,8 @@ void ProxySession::on_socket_io(uint32_t events) {
       if (phase_ == Phase::exchanging && fd_ >= 0) read_head();
       return;
     case Phase::streaming:
-      if (!paused_) stream_body();
+      if (out_off_ < out_.size()) write_request();
+      if (!paused_ && phase_ == Phase::streaming) stream_body();
       return;
     case Phase::tunnel:
       tunnel_io();
@@ -577,7 +600,7 @@ void ProxySession::write_request() {
     }
   }
   if (streaming_body_ && !body_done_) {
-    ex_.resume_body();
+    if (codec_->buffered() < kStreamedBodyLimit) ex_.resume_body();
     return;
   }
   if (!request_sent_) {
@@ -666,6 +689,7 @@ void ProxySession::read_head() {
       log_stderr("reading response header from upstream");
       if (st == http1::ParseStatus::need_more) {
         in_.erase(0, consumed);  // what the codec keeps itself (HTTP's parser takes nothing: it rereads)
+        pump_codec();
         break;
       }
       if (st == http1::ParseStatus::error) {
@@ -751,6 +775,13 @@ bool ProxySession::feed_body(std::string_view data) {
   auto st = codec_->feed_body(data, consumed, [this](std::string_view d) { ex_.send_body(d); });
   log_stderr("reading upstream");
   if (phase_ != Phase::streaming) return false;  // the client went away meanwhile
+  if (st == UpstreamCodec::Body::done) {
+    std::vector<std::pair<std::string, std::string>> trailers;
+    if (codec_->take_trailers(trailers)) ex_.set_trailers(std::move(trailers));
+  } else if (st == UpstreamCodec::Body::more) {
+    pump_codec();
+    if (phase_ != Phase::streaming) return false;
+  }
   if (st == UpstreamCodec::Body::error) {
     log_upstream(config::LogLevel::error, 0, codec_->error(), "reading upstream");
     fail_response(nullptr);

@@ -43,7 +43,8 @@ int TlsClient::on_new_session(SSL* ssl, SSL_SESSION* session) {
 }
 
 std::unique_ptr<TlsClient> TlsClient::start(SSL_CTX* ctx, int fd, const std::string& server_name,
-                                            std::shared_ptr<TlsSessionSlot> slot, std::string& error) {
+                                            std::shared_ptr<TlsSessionSlot> slot, std::string& error,
+                                            std::string_view alpn) {
   ERR_clear_error();
   SSL* ssl = SSL_new(ctx);
   if (!ssl || SSL_set_fd(ssl, fd) != 1) {
@@ -58,6 +59,11 @@ std::unique_ptr<TlsClient> TlsClient::start(SSL_CTX* ctx, int fd, const std::str
   if (!server_name.empty() && !is_ip_literal(server_name) &&
       SSL_set_tlsext_host_name(ssl, server_name.c_str()) != 1) {
     error = "SSL_set_tlsext_host_name(\"" + server_name + "\") failed (SSL: " + take_ssl_errors() + ")";
+    return nullptr;
+  }
+  if (!alpn.empty() &&
+      SSL_set_alpn_protos(ssl, reinterpret_cast<const unsigned char*>(alpn.data()), unsigned(alpn.size())) != 0) {
+    error = "SSL_set_alpn_protos() failed (SSL: " + take_ssl_errors() + ")";
     return nullptr;
   }
   if (c->slot_ && c->slot_->get()) SSL_set_session(ssl, c->slot_->get());

@@ -39,8 +39,10 @@ class TlsClient {
  public:
   // `server_name`: sent as SNI when not empty. `slot` (may be null): the
   // session to offer and where new ones go. Null on failure, with `error`.
+  // `alpn`: the protocols to offer, in wire format (empty: no ALPN).
   static std::unique_ptr<TlsClient> start(SSL_CTX* ctx, int fd, const std::string& server_name,
-                                          std::shared_ptr<TlsSessionSlot> slot, std::string& error);
+                                          std::shared_ptr<TlsSessionSlot> slot, std::string& error,
+                                          std::string_view alpn = {});
   ~TlsClient();
   TlsClient(const TlsClient&) = delete;
   TlsClient& operator=(const TlsClient&) = delete;
