@@ -39,7 +39,7 @@ nghttp2_nv nv(std::string_view name, std::string_view value) {
 }  // namespace
 
 GrpcCodec::GrpcCodec(const http::Exchange& ex, const config::ProxyConfig& cfg)
-    : ex_(ex), cfg_(cfg), uri_(upstream_uri(ex, cfg)) {}
+    : ex_(&ex), cfg_(cfg), uri_(upstream_uri(ex, cfg)) {}
 
 GrpcCodec::~GrpcCodec() {
   if (session_) nghttp2_session_del(session_);
@@ -65,7 +65,7 @@ void GrpcCodec::reset() {
 // HTTP/2 fields.
 bool GrpcCodec::request_head(RequestBody body, int64_t length, std::string& out) {
   std::string head;
-  build_request_head(ex_, cfg_, uri_, body, length, head);
+  if (ex_) build_request_head(*ex_, cfg_, uri_, body, length, head);
   has_body_ = body != RequestBody::none;
   std::vector<std::pair<std::string, std::string>> fields;
   std::string method, path, authority;

@@ -25,6 +25,8 @@ namespace torii::handlers::grpc {
 class GrpcCodec final : public UpstreamCodec {
  public:
   GrpcCodec(const http::Exchange& ex, const config::ProxyConfig& cfg);
+  // Without a request (the fuzz target): only the response side is used.
+  explicit GrpcCodec(const config::ProxyConfig& cfg) : ex_(nullptr), cfg_(cfg) {}
   ~GrpcCodec() override;
   GrpcCodec(const GrpcCodec&) = delete;
   GrpcCodec& operator=(const GrpcCodec&) = delete;
@@ -63,7 +65,7 @@ class GrpcCodec final : public UpstreamCodec {
   bool receive(std::string_view in);  // false: a protocol error (error_ says which)
   void produce(std::string& out);
 
-  const http::Exchange& ex_;
+  const http::Exchange* ex_;
   const config::ProxyConfig& cfg_;
   std::string uri_;
   nghttp2_session* session_ = nullptr;
