@@ -91,6 +91,7 @@ const DirectiveSpec* find_directive(std::string_view name);
 // Each module's directive table lives in its own file.
 std::span<const DirectiveSpec> ssl_directives();    // directives_ssl.cc
 std::span<const DirectiveSpec> proxy_directives();  // directives_proxy.cc
+std::span<const DirectiveSpec> proxy_ssl_directives();  // directives_proxy_ssl.cc
 std::span<const DirectiveSpec> http2_directives();  // directives_http2.cc
 std::span<const DirectiveSpec> http3_directives();  // directives_http3.cc
 std::span<const DirectiveSpec> gzip_directives();     // directives_gzip.cc (gzip, brotli, zstd)
@@ -102,6 +103,7 @@ std::span<const DirectiveSpec> limits_directives();   // directives_limits.cc (l
 std::span<const DirectiveSpec> auth_directives();     // directives_auth.cc (auth_basic, auth_request, satisfy)
 std::span<const DirectiveSpec> fastcgi_directives();  // directives_fastcgi.cc
 std::span<const DirectiveSpec> uwsgi_directives();    // directives_uwsgi.cc
+std::span<const DirectiveSpec> grpc_directives();     // directives_grpc.cc
 std::span<const DirectiveSpec> identity_directives();  // directives_identity.cc: realip, geo
 std::span<const DirectiveSpec> status_directives();    // directives_status.cc: stub_status, autoindex
 std::span<const DirectiveSpec> client_cert_directives();  // directives_client_cert.cc: ssl_verify_client...
@@ -121,7 +123,7 @@ void reset_uninherited_cgi(LocationSettings& s);
 // The group a *_pass address names: an upstream {} block, or an implicit
 // group of the address's servers made once per address (directives_proxy.cc).
 Result<std::shared_ptr<const UpstreamGroupConfig>> upstream_for_address(Compiler& c, std::string_view host,
-                                                                         const Node& n);
+                                                                         const Node& n, uint16_t default_port = 80);
 
 class Compiler {
  public:

@@ -155,7 +155,7 @@ Status accept_size(const Node& n) {
 
 void reset_uninherited_cgi(LocationSettings& s) {
   // fastcgi_pass and uwsgi_pass belong to their location, as proxy_pass.
-  for (auto member : {&LocationSettings::fastcgi, &LocationSettings::uwsgi}) {
+  for (auto member : {&LocationSettings::fastcgi, &LocationSettings::uwsgi, &LocationSettings::grpc}) {
     auto& slot = s.*member;
     if (!slot || !slot->upstream.upstream) continue;
     auto copy = std::make_shared<CgiConfig>(*slot);

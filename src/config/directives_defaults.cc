@@ -89,10 +89,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"proxy_force_ranges", kHSL, Kind::word, {"off"}},
     {"proxy_headers_hash_max_size", kHSL, Kind::any_size, {}},
     {"proxy_headers_hash_bucket_size", kHSL, Kind::any_size, {}},
-    {"proxy_ssl_verify", kHSL, Kind::word, {"off"}},
-    {"proxy_ssl_verify_depth", kHSL, Kind::word, {"1"}},
-    {"proxy_ssl_server_name", kHSL, Kind::word, {"off"}},
-    {"proxy_ssl_session_reuse", kHSL, Kind::word, {"on"}},
 };
 
 std::string joined(const Node& n) {

@@ -15,6 +15,7 @@
 #include "config/proxy_config.h"
 #include "config/regex.h"
 #include "config/upstream_config.h"
+#include "config/upstream_tls_config.h"
 #include "net/address.h"
 
 namespace torii::config {
@@ -324,6 +325,8 @@ Status set_proxy_pass_variables(Scope& s, const Node& n) {
   return edit(s, [&](ProxyConfig& p) -> Status {
     p.upstream.reset();
     p.url_template = std::move(*t);
+    p.ssl = false;  // decided per request by the URL's scheme
+    if (!p.tls) p.tls = std::make_shared<UpstreamTlsConfig>();  // in case it renders https://
     p.url = n.args[0];
     p.location_prefix = loc ? loc->pattern : std::string();
     p.uri_from_regex = regex_like;
@@ -334,9 +337,9 @@ Status set_proxy_pass_variables(Scope& s, const Node& n) {
 Status set_proxy_pass(Compiler& c, Scope& s, const Node& n) {
   std::string_view url = n.args[0];
   if (url.find('$') != std::string_view::npos) return set_proxy_pass_variables(s, n);
-  if (starts_with(url, "https://")) return node_error(n, "\"proxy_pass https://\" is not yet supported");
-  if (!starts_with(url, "http://")) return node_error(n, "invalid URL prefix in " + q(url));
-  std::string_view rest = url.substr(7);
+  const bool https = starts_with(url, "https://");
+  if (!https && !starts_with(url, "http://")) return node_error(n, "invalid URL prefix in " + q(url));
+  std::string_view rest = url.substr(https ? 8 : 7);
   std::string_view host;
   std::string_view uri;
   bool has_uri = false;
@@ -365,7 +368,7 @@ Status set_proxy_pass(Compiler& c, Scope& s, const Node& n) {
     return node_error(n, "\"proxy_pass\" cannot have URI part in location given by regular expression, or inside "
                          "named location, or inside \"if\" statement, or inside \"limit_except\" block");
 
-  auto found = upstream_for_address(c, host, n);
+  auto found = upstream_for_address(c, host, n, https ? 443 : 80);
   if (!found) return Error{found.error()};
   std::shared_ptr<const UpstreamGroupConfig> group = std::move(*found);
 
@@ -373,8 +376,11 @@ Status set_proxy_pass(Compiler& c, Scope& s, const Node& n) {
     p.upstream = group;
     p.url_template = Template{};
     p.url = std::string(url);
+    p.ssl = https;
+    if (https && !p.tls) p.tls = std::make_shared<UpstreamTlsConfig>();
     std::string h(host);
-    if (h.size() > 3 && h.compare(h.size() - 3, 3, ":80") == 0) h.resize(h.size() - 3);
+    const std::string_view default_port = https ? ":443" : ":80";
+    if (h.size() > default_port.size() && h.ends_with(default_port)) h.resize(h.size() - default_port.size());
     if (starts_with(h, "unix:")) h = "localhost";
     p.proxy_host = std::move(h);
     p.has_uri = has_uri;
@@ -573,13 +579,20 @@ const DirectiveSpec kProxyDirectives[] = {
 }  // namespace
 
 Result<std::shared_ptr<const UpstreamGroupConfig>> upstream_for_address(Compiler& c, std::string_view host,
-                                                                         const Node& n) {
+                                                                         const Node& n, uint16_t default_port) {
   std::shared_ptr<const UpstreamGroupConfig> group;
   bool has_port = !starts_with(host, "unix:") && host.find(':') != std::string_view::npos &&
                   host.back() != ']';
   if (!has_port) {
     for (const auto& u : c.cfg().upstreams)
       if (!u->implicit && u->name == host) group = u;
+  }
+  // An address without a port: the scheme's (https: 443), named in full so
+  // that http://h and https://h are two implicit groups.
+  std::string with_port;
+  if (!group && !has_port && default_port != 80 && !starts_with(host, "unix:")) {
+    with_port = std::string(host) + ":" + std::to_string(default_port);
+    host = with_port;
   }
   if (!group) {
     for (const auto& u : c.cfg().upstreams)
@@ -615,6 +628,7 @@ void reset_uninherited_proxy(LocationSettings& s) {
   auto p = std::make_shared<ProxyConfig>(*s.proxy);
   p->upstream.reset();
   p->url_template = Template{};
+  p->ssl = false;
   s.proxy = std::move(p);
 }
 

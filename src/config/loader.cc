@@ -11,6 +11,7 @@
 #include "config/parser.h"
 #include "config/regex.h"
 #include "config/ssl_config.h"
+#include "config/upstream_tls_config.h"
 #include "log/json_format.h"
 
 namespace torii::config {
@@ -167,7 +168,9 @@ Status Compiler::run(const std::vector<Node>& main) {
   if (!st) return st;
   cfg_.variables = user_variable_names();
   cfg_.keep_upstream_headers = upstream_headers_used();
-  return build_ssl_contexts(servers_, cfg_);  // certificates are read now: -t names a bad one
+  st = build_ssl_contexts(servers_, cfg_);  // certificates are read now: -t names a bad one
+  if (!st) return st;
+  return build_upstream_tls_contexts(servers_);
 }
 
 Status Compiler::validate(const std::vector<Node>& nodes, Context ctx) const {

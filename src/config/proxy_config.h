@@ -15,6 +15,7 @@
 namespace torii::config {
 
 struct UpstreamGroupConfig;
+struct UpstreamTlsConfig;
 
 // proxy_next_upstream conditions.
 enum NextUpstream : uint32_t {
@@ -56,6 +57,10 @@ struct ProxyConfig {
   Template url_template;
   bool uri_verbatim = false;
   bool proxies() const { return upstream != nullptr || !url_template.empty(); }
+  // proxy_pass https://: TLS to the upstream, with the proxy_ssl_* settings
+  // in `tls` (null until a proxy_ssl_* directive or an https proxy_pass).
+  bool ssl = false;
+  std::shared_ptr<const UpstreamTlsConfig> tls;
 
   int http_version = 10;  // proxy_http_version 1.0 | 1.1
   std::vector<ProxyHeader> set_headers;     // proxy_set_header (replaces the defaults by name)

@@ -4,6 +4,7 @@
 
 #include "config/cgi_config.h"
 #include "handlers/fastcgi/fastcgi_codec.h"
+#include "handlers/grpc/grpc_codec.h"
 #include "handlers/proxy.h"
 #include "handlers/uwsgi/uwsgi_codec.h"
 #include "http/exchange.h"
@@ -21,6 +22,12 @@ HandlerResult serve_uwsgi(http::Exchange& ex) {
   if (auto decided = apply_try_files(ex)) return std::move(*decided);
   const auto& cfg = *ex.settings().uwsgi;
   serve_upstream(ex, cfg.upstream, std::make_unique<uwsgi::UwsgiCodec>(ex, cfg));
+  return HandlerResult::done();
+}
+
+HandlerResult serve_grpc(http::Exchange& ex) {
+  const auto& cfg = *ex.settings().grpc;
+  serve_upstream(ex, cfg.upstream, std::make_unique<grpc::GrpcCodec>(ex, cfg.upstream));
   return HandlerResult::done();
 }
 

@@ -1,5 +1,5 @@
 // The content handlers for applications behind a gateway protocol:
-// fastcgi_pass and uwsgi_pass. try_files runs first, as in nginx (the
+// fastcgi_pass, uwsgi_pass and grpc_pass. try_files runs first, as in nginx (the
 // usual `try_files $uri =404;` of a PHP location), then the upstream
 // session (proxy.cc) runs with the protocol's codec.
 #pragma once
@@ -14,5 +14,8 @@ namespace torii::handlers {
 
 HandlerResult serve_fastcgi(http::Exchange& ex);
 HandlerResult serve_uwsgi(http::Exchange& ex);
+// grpc_pass: the session with the HTTP/2 codec (no try_files, as nginx's
+// grpc module has no content-phase files to try).
+HandlerResult serve_grpc(http::Exchange& ex);
 
 }  // namespace torii::handlers

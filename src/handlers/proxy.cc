@@ -18,6 +18,7 @@
 
 #include "config/proxy_config.h"
 #include "config/upstream_config.h"
+#include "config/upstream_tls_config.h"
 #include "core/event_loop.h"
 #include "core/timer_wheel.h"
 #include "handlers/proxy_headers.h"
@@ -31,6 +32,7 @@
 #include "http1/parser.h"
 #include "http1/response_parser.h"
 #include "log/error_log.h"
+#include "net/tls_client.h"
 #include "upstream/socket_handler.h"
 #include "upstream/try_times.h"
 #include "upstream/upstreams.h"
@@ -97,6 +99,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   enum class Phase : uint8_t {
     reading_client_body,  // buffering the request body before the first try
     connecting,
+    handshaking,  // TLS to an https upstream
     exchanging,  // writing the request, waiting for the response head
     streaming,   // passing the response body on
     tunnel,      // after 101: bytes both ways
@@ -108,6 +111,18 @@ class ProxySession final : public http::Exchange::HandlerState,
   void connect_to(int peer);
   // `readable`: the event that completed the connect also said data came.
   void on_connected(bool readable = false);
+  void start_tls();
+  void continue_handshake();
+  // The upstream socket, plain or through TLS, with send()/recv()'s
+  // results (-1 and errno EAGAIN when it would block; 0: end of stream).
+  ssize_t send_upstream(const char* data, size_t len, int flags);
+  ssize_t recv_upstream(char* buf, size_t len);
+  ssize_t sendfile_upstream(int file_fd, off_t* off, size_t len);
+  // What a multiplexed codec must send after reading (acknowledgements,
+  // window updates, body the upstream's window now lets through).
+  void pump_codec();
+  // The log line's words for a failed I/O call: TLS says what failed itself.
+  const char* io_failure(const char* plain, int& err) const;
   void write_request();
   bool send_body_file();
   void send_failed(int err, const char* what);  // a failed write of the request
@@ -171,6 +186,8 @@ class ProxySession final : public http::Exchange::HandlerState,
   int last_status_ = 502;
   int peer_ = -1;
   int fd_ = -1;
+  std::unique_ptr<net::TlsClient> tls_;  // https upstream: the TLS layer over fd_
+  std::string tls_name_;                 // the name its certificate is checked against
   std::shared_ptr<upstream::SocketHandler> handler_;
   uint64_t conn_requests_ = 0;  // requests served on this upstream connection before this one
 
@@ -226,7 +243,9 @@ bool ProxySession::on_body_data(std::string_view data) {
   if (phase_ == Phase::done) return true;  // answered already: dropped
   body_received_ += int64_t(data.size());
   if (body_too_large()) return false;  // no more of it is read
-  if (phase_ == Phase::streaming) return true;  // the upstream answered: the rest is dropped
+  // The upstream answered: the rest is dropped, unless the protocol
+  // streams both ways (gRPC).
+  if (phase_ == Phase::streaming && !codec_->full_duplex()) return true;
   if (!streaming_body_) {
     if (!body_->append(data)) {
       TORII_LOG(crit, "%s in \"%s\" failed (%d: %s), client: %s", body_->what(), body_->temp_dir().c_str(), errno,
@@ -238,8 +257,8 @@ bool ProxySession::on_body_data(std::string_view data) {
   // Streamed: bytes that reach the upstream are gone, so no retry after.
   body_replayable_ = false;
   codec_->body_piece(data, out_);
-  if (fd_ >= 0 && phase_ == Phase::exchanging) write_request();
-  return out_.size() - out_off_ < kStreamedBodyLimit;
+  if (fd_ >= 0 && (phase_ == Phase::exchanging || phase_ == Phase::streaming)) write_request();
+  return out_.size() - out_off_ + codec_->buffered() < kStreamedBodyLimit;
 }
 
 // client_max_body_size for a body whose length was not given (chunked,
@@ -269,7 +288,7 @@ void ProxySession::on_body_end() {
   body_done_ = true;
   if (streaming_body_) {
     codec_->body_end(out_);
-    if (fd_ >= 0 && phase_ == Phase::exchanging) write_request();
+    if (fd_ >= 0 && (phase_ == Phase::exchanging || phase_ == Phase::streaming)) write_request();
     return;
   }
   if (phase_ != Phase::reading_client_body) return;
@@ -342,13 +361,29 @@ void ProxySession::connect_to(int peer) {
   request_sent_ = false;
   in_.clear();
   codec_->reset();
+  if (codec_->full_duplex()) {
+    // A multiplexed protocol starts each connection afresh (its preface),
+    // then the request and the body kept so far.
+    out_.clear();
+    codec_->take_output(out_);
+  }
   upstream_eof_ = false;
   handler_ = std::make_shared<upstream::SocketHandler>(this);
 
   if (group_->pool.enabled()) {
     auto taken = group_->pool.take(peer);
+    // A connection made for another scheme or other proxy_ssl_* settings
+    // (a group shared by several locations) is not this request's.
+    const bool fits = (taken.tls != nullptr) == cfg_.ssl &&
+                      (!taken.tls || taken.tls->context() == cfg_.tls->ctx.get());
+    if (taken.fd >= 0 && !fits) {
+      taken.tls.reset();
+      ::close(taken.fd);
+      taken.fd = -1;
+    }
     if (taken.fd >= 0) {
       fd_ = taken.fd;
+      tls_ = std::move(taken.tls);
       conn_requests_ = taken.requests;
       loop_.modify(fd_, handler_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP);
       on_connected();
@@ -388,6 +423,10 @@ void ProxySession::connect_to(int peer) {
 constexpr uint32_t kReadable = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
 
 void ProxySession::on_connected(bool readable) {
+  if (cfg_.ssl && !tls_) {
+    start_tls();
+    return;
+  }
   connect_ms_ = loop_.now_ms() - try_start_ms_;
   phase_ = Phase::exchanging;
   arm(cfg_.send_timeout.count());
@@ -396,6 +435,103 @@ void ProxySession::on_connected(bool readable) {
   // registered before the request left): reading now would only find
   // EAGAIN, a wasted system call per request.
   if (readable && phase_ == Phase::exchanging && fd_ >= 0) read_head();
+}
+
+// ---- TLS to the upstream -------------------------------------------------------
+
+void ProxySession::start_tls() {
+  const config::UpstreamTlsConfig& t = *cfg_.tls;
+  // proxy_ssl_name, else the host of proxy_pass; a port is not part of it.
+  std::string name;
+  if (!t.name.empty()) {
+    http::render(t.name, ex_, name);
+  } else {
+    name = cfg_.proxy_host;
+  }
+  if (!name.empty() && name[0] == '[') {
+    const size_t close = name.find(']');
+    if (close != std::string::npos) name = name.substr(1, close - 1);  // an IPv6 literal, without brackets
+  } else if (const size_t colon = name.find(':'); colon != std::string::npos) {
+    name.resize(colon);
+  }
+  tls_name_ = name;
+  std::string error;
+  auto slot = t.session_reuse ? group_->tls_session(t.ctx.get(), peer_) : nullptr;
+  tls_ = net::TlsClient::start(t.ctx.get(), fd_, t.server_name ? name : std::string(), std::move(slot), error,
+                               codec_->alpn());
+  if (!tls_) {
+    try_failed(Failure::error, 0, error.c_str(), "SSL handshaking to upstream");
+    return;
+  }
+  phase_ = Phase::handshaking;
+  arm(cfg_.connect_timeout.count());
+  continue_handshake();
+}
+
+void ProxySession::continue_handshake() {
+  auto r = tls_->handshake();
+  if (r.status == net::IoStatus::again) return;  // the socket's next readiness resumes it
+  if (r.status != net::IoStatus::ok) {
+    try_failed(Failure::error, 0, tls_->error().c_str(), "SSL handshaking to upstream");
+    return;
+  }
+  if (cfg_.tls->verify) {
+    const std::string why = tls_->verify(tls_name_);
+    if (!why.empty()) {
+      // A session from a server that failed the check is not offered again.
+      if (cfg_.tls->session_reuse) group_->tls_session(cfg_.tls->ctx.get(), peer_)->clear();
+      try_failed(Failure::error, 0, why.c_str(), "SSL handshaking to upstream");
+      return;
+    }
+  }
+  on_connected();
+}
+
+ssize_t ProxySession::send_upstream(const char* data, size_t len, int flags) {
+  if (!tls_) return ::send(fd_, data, len, flags | MSG_NOSIGNAL);
+  const auto r = tls_->write(data, len);
+  if (r.status == net::IoStatus::ok) return ssize_t(r.bytes);
+  if (r.status == net::IoStatus::again) errno = EAGAIN;
+  return -1;  // errno set by the TLS layer
+}
+
+ssize_t ProxySession::recv_upstream(char* buf, size_t len) {
+  if (!tls_) return ::recv(fd_, buf, len, 0);
+  const auto r = tls_->read(buf, len);
+  switch (r.status) {
+    case net::IoStatus::ok: return ssize_t(r.bytes);
+    case net::IoStatus::again: errno = EAGAIN; return -1;
+    case net::IoStatus::eof: return 0;
+    case net::IoStatus::error: return -1;
+  }
+  return -1;
+}
+
+// Over TLS the file's bytes are read and sealed: a piece at a time, the
+// same piece again after the socket was full (OpenSSL wants the retry).
+ssize_t ProxySession::sendfile_upstream(int file_fd, off_t* off, size_t len) {
+  if (!tls_) return ::sendfile(fd_, file_fd, off, len);
+  const ssize_t got = ::pread(file_fd, scratch(), std::min(len, kReadChunk), *off);
+  if (got <= 0) return got;
+  const ssize_t n = send_upstream(scratch(), size_t(got), 0);
+  if (n > 0) *off += n;
+  return n;
+}
+
+void ProxySession::pump_codec() {
+  if (!codec_->full_duplex() || fd_ < 0) return;
+  codec_->take_output(out_);
+  if (out_off_ < out_.size()) {
+    write_request();
+  } else if (streaming_body_ && !body_done_ && codec_->buffered() < kStreamedBodyLimit) {
+    ex_.resume_body();
+  }
+}
+
+const char* ProxySession::io_failure(const char* plain, int& err) const {
+  if (!tls_ || tls_->error().empty()) return plain;
+  err = 0;
+  return tls_->error().c_str();
 }
 
 void ProxySession::on_socket_io(uint32_t events) {
@@ -412,13 +548,17 @@ void ProxySession::on_socket_io(uint32_t events) {
       on_connected(events & kReadable);
       return;
     }
+    case Phase::handshaking:
+      continue_handshake();
+      return;
     case Phase::exchanging:
       if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) write_request();
       // Reads drain the socket to EAGAIN, so a write-only edge has nothing new.
       if ((events & kReadable) && phase_ == Phase::exchanging && fd_ >= 0) read_head();
       return;
     case Phase::streaming:
-      if (!paused_) stream_body();
+      if (out_off_ < out_.size()) write_request();
+      if (!paused_ && phase_ == Phase::streaming) stream_body();
       return;
     case Phase::tunnel:
       tunnel_io();
@@ -432,7 +572,7 @@ void ProxySession::on_socket_io(uint32_t events) {
 
 void ProxySession::write_request() {
   while (out_off_ < out_.size()) {
-    ssize_t n = ::send(fd_, out_.data() + out_off_, out_.size() - out_off_, MSG_NOSIGNAL);
+    ssize_t n = send_upstream(out_.data() + out_off_, out_.size() - out_off_, 0);
     if (n > 0) {
       out_off_ += size_t(n);
       any_sent_ = true;
@@ -447,7 +587,9 @@ void ProxySession::write_request() {
       phase_ = Phase::done;
       return;
     }
-    send_failed(errno, "send() failed");
+    int err = errno;
+    const char* what = io_failure("send() failed", err);
+    send_failed(err, what);
     return;
   }
   out_.clear();
@@ -466,7 +608,7 @@ void ProxySession::write_request() {
     }
   }
   if (streaming_body_ && !body_done_) {
-    ex_.resume_body();
+    if (codec_->buffered() < kStreamedBodyLimit) ex_.resume_body();
     return;
   }
   if (!request_sent_) {
@@ -482,15 +624,17 @@ bool ProxySession::send_body_file() {
   const size_t record_max = codec_->body_record_max();
   while (body_file_sent_ < body_->size() || record_head_off_ < record_head_.size()) {
     if (record_head_off_ < record_head_.size()) {
-      const ssize_t n = ::send(fd_, record_head_.data() + record_head_off_, record_head_.size() - record_head_off_,
-                               MSG_NOSIGNAL | MSG_MORE);
+      const ssize_t n = send_upstream(record_head_.data() + record_head_off_,
+                                      record_head_.size() - record_head_off_, MSG_MORE);
       if (n > 0) {
         record_head_off_ += size_t(n);
         continue;
       }
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
-      send_failed(errno, "send() failed");
+      int err = errno;
+      const char* what = io_failure("send() failed", err);
+      send_failed(err, what);
       return false;
     }
     if (record_max && record_left_ == 0) {
@@ -503,7 +647,7 @@ bool ProxySession::send_body_file() {
     }
     off_t off = body_file_sent_;
     const size_t want = record_max ? record_left_ : size_t(body_->size() - body_file_sent_);
-    const ssize_t n = ::sendfile(fd_, body_->fd(), &off, want);
+    const ssize_t n = sendfile_upstream(body_->fd(), &off, want);
     if (n > 0) {
       body_file_sent_ += n;
       if (record_max) record_left_ -= size_t(n);
@@ -512,7 +656,9 @@ bool ProxySession::send_body_file() {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
-    send_failed(n == 0 ? EIO : errno, "sendfile() failed");  // 0: the file shrank, which cannot happen to ours
+    int err = n == 0 ? EIO : errno;  // 0: the file shrank, which cannot happen to ours
+    const char* what = io_failure("sendfile() failed", err);
+    send_failed(err, what);
     return false;
   }
   return true;
@@ -530,12 +676,14 @@ void ProxySession::read_head() {
     size_t old = in_.size();
     size_t room = std::max<size_t>(cfg_.buffer_size, 4096);
     in_.resize(old + room);
-    ssize_t n = ::recv(fd_, in_.data() + old, room, 0);
+    ssize_t n = recv_upstream(in_.data() + old, room);
     in_.resize(old + (n > 0 ? size_t(n) : 0));
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-      try_failed(Failure::error, errno, "recv() failed", "reading response header from upstream");
+      int err = errno;
+      const char* what = io_failure("recv() failed", err);
+      try_failed(Failure::error, err, what, "reading response header from upstream");
       return;
     }
     if (n == 0) {
@@ -549,6 +697,7 @@ void ProxySession::read_head() {
       log_stderr("reading response header from upstream");
       if (st == http1::ParseStatus::need_more) {
         in_.erase(0, consumed);  // what the codec keeps itself (HTTP's parser takes nothing: it rereads)
+        pump_codec();
         break;
       }
       if (st == http1::ParseStatus::error) {
@@ -634,6 +783,13 @@ bool ProxySession::feed_body(std::string_view data) {
   auto st = codec_->feed_body(data, consumed, [this](std::string_view d) { ex_.send_body(d); });
   log_stderr("reading upstream");
   if (phase_ != Phase::streaming) return false;  // the client went away meanwhile
+  if (st == UpstreamCodec::Body::done) {
+    std::vector<std::pair<std::string, std::string>> trailers;
+    if (codec_->take_trailers(trailers)) ex_.set_trailers(std::move(trailers));
+  } else if (st == UpstreamCodec::Body::more) {
+    pump_codec();
+    if (phase_ != Phase::streaming) return false;
+  }
   if (st == UpstreamCodec::Body::error) {
     log_upstream(config::LogLevel::error, 0, codec_->error(), "reading upstream");
     fail_response(nullptr);
@@ -669,7 +825,7 @@ void ProxySession::stream_body(bool drained) {
     drained = false;
     const size_t queued = ex_.queued_bytes();
     size_t room = std::min(kReadChunk, std::max<size_t>(queue_limit_ > queued ? queue_limit_ - queued : 0, 4096));
-    ssize_t n = ::recv(fd_, scratch(), room, 0);
+    ssize_t n = recv_upstream(scratch(), room);
     if (n > 0) {
       arm(cfg_.read_timeout.count());
       if (!feed_body(std::string_view(scratch(), size_t(n)))) return;
@@ -684,7 +840,9 @@ void ProxySession::stream_body(bool drained) {
     if (n == 0) {
       log_upstream(config::LogLevel::error, 0, "upstream prematurely closed connection", "reading upstream");
     } else {
-      log_upstream(config::LogLevel::error, errno, "recv() failed", "reading upstream");
+      int err = errno;
+      const char* what = io_failure("recv() failed", err);
+      log_upstream(config::LogLevel::error, err, what, "reading upstream");
     }
     fail_response(nullptr);
     return;
@@ -699,7 +857,7 @@ void ProxySession::finish_response(bool reusable) {
              conn_requests_ + 1 < group_->cfg->keepalive_requests;
   if (reusable && fd_ >= 0) {
     group_->state.release(peer_);
-    group_->pool.put(fd_, peer_, conn_requests_ + 1);
+    group_->pool.put(fd_, peer_, conn_requests_ + 1, std::move(tls_));
     fd_ = -1;
     upstream::SocketHandler::retire(loop_, handler_);
     peer_ = -1;
@@ -745,7 +903,7 @@ void ProxySession::tunnel_io() {
       });
       return;
     }
-    ssize_t n = ::recv(fd_, scratch(), kReadChunk, 0);
+    ssize_t n = recv_upstream(scratch(), kReadChunk);
     if (n > 0) {
       arm(cfg_.read_timeout.count());
       ex_.send_body(std::string_view(scratch(), size_t(n)));
@@ -806,6 +964,9 @@ void ProxySession::on_timeout() {
     case Phase::connecting:
       try_failed(Failure::timeout, 0, "upstream timed out", "connecting to upstream");
       return;
+    case Phase::handshaking:
+      try_failed(Failure::timeout, 0, "upstream timed out", "SSL handshaking to upstream");
+      return;
     case Phase::exchanging:
       try_failed(Failure::timeout, 0, "upstream timed out",
                  request_sent_ ? "reading response header from upstream" : "sending request to upstream");
@@ -848,7 +1009,8 @@ void ProxySession::on_client_gone() {
   if (phase_ == Phase::done) return;
   loop_.cancel(timer_);
   if (peer_ >= 0 && phase_ != Phase::tunnel) {  // a tunnel's try was noted when it began
-    const char* doing = phase_ == Phase::connecting  ? "connecting to upstream"
+    const char* doing = phase_ == Phase::connecting    ? "connecting to upstream"
+                        : phase_ == Phase::handshaking ? "SSL handshaking to upstream"
                         : phase_ == Phase::exchanging ? (request_sent_ ? "reading response header from upstream"
                                                                        : "sending request to upstream")
                                                       : "reading upstream";
@@ -864,6 +1026,12 @@ void ProxySession::on_client_gone() {
 }
 
 void ProxySession::close_upstream() {
+  if (tls_) {
+    // A response read to its end, or one abandoned: the close is announced
+    // unless the TLS layer already failed.
+    tls_->close_notify();
+    tls_.reset();
+  }
   if (fd_ >= 0) {
     ::close(fd_);  // also leaves the epoll set
     fd_ = -1;
@@ -892,7 +1060,7 @@ void ProxySession::record_try(int status) {
 // nginx's form: the scheme, the server tried (a unix socket's path ends
 // with ':' before the URI) and the URI sent.
 std::string ProxySession::upstream_url() const {
-  std::string url = codec_->scheme();
+  std::string url = cfg_.ssl && std::string_view(codec_->scheme()) == "http" ? "https" : codec_->scheme();
   url += "://";
   if (peer_ >= 0) {
     const auto& server = group_->cfg->servers[size_t(peer_)];

@@ -42,16 +42,19 @@ struct Target {
   std::string authority;  // as written: "app:8080", "[::1]:81", "app"
   uint16_t port = 80;
   bool no_port = true;
+  bool https = false;
   std::string uri;  // empty: none given
 };
 
-// "http://host[:port][/uri]"; false (with the reason) when unusable.
+// "http[s]://host[:port][/uri]"; false (with the reason) when unusable.
 bool parse_target(std::string_view url, Target& t, std::string& why) {
-  if (url.size() <= 7 || !iequals(url.substr(0, 7), "http://")) {
+  t.https = url.size() > 8 && iequals(url.substr(0, 8), "https://");
+  if (!t.https && (url.size() <= 7 || !iequals(url.substr(0, 7), "http://"))) {
     why = "invalid URL prefix in \"" + std::string(url) + "\"";
     return false;
   }
-  std::string_view rest = url.substr(7);
+  if (t.https) t.port = 443;
+  std::string_view rest = url.substr(t.https ? 8 : 7);
   size_t end = rest.find_first_of("/?");
   std::string_view authority = rest.substr(0, end);
   if (end != std::string_view::npos) {
@@ -108,7 +111,7 @@ bool parse_target(std::string_view url, Target& t, std::string& why) {
 std::shared_ptr<const UpstreamGroupConfig> find_group(const config::Config& cfg, const Target& t) {
   const std::string with_port = t.authority.find(':') != std::string::npos || t.authority.back() == ']'
                                     ? t.authority
-                                    : t.authority + ":80";
+                                    : t.authority + (t.https ? ":443" : ":80");
   for (const auto& u : cfg.upstreams) {
     if (!u->implicit && t.no_port && iequals(u->name, t.host)) return u;
   }
@@ -177,7 +180,10 @@ std::shared_ptr<const ProxyConfig> config_for(const ProxyConfig& cfg, const Targ
   auto p = std::make_shared<ProxyConfig>(cfg);
   p->upstream = std::move(group);
   p->proxy_host = t.authority;
-  if (p->proxy_host.size() > 3 && p->proxy_host.ends_with(":80")) p->proxy_host.resize(p->proxy_host.size() - 3);
+  const std::string_view default_port = t.https ? ":443" : ":80";
+  if (p->proxy_host.size() > default_port.size() && p->proxy_host.ends_with(default_port))
+    p->proxy_host.resize(p->proxy_host.size() - default_port.size());
+  p->ssl = t.https;  // its TLS context was built at load for the location
   p->has_uri = !t.uri.empty();
   p->uri = t.uri;
   p->uri_verbatim = !t.uri.empty();

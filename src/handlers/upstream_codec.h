@@ -12,6 +12,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "handlers/proxy_headers.h"
 #include "http1/parser.h"
@@ -64,6 +66,19 @@ class UpstreamCodec {
   // since the last call, for the error log; `name` says whose.
   virtual bool take_stderr(std::string&) { return false; }
   virtual const char* name() const { return ""; }
+
+  // ---- multiplexed protocols (gRPC over HTTP/2)
+  // The request body keeps going up after the response head came back.
+  virtual bool full_duplex() const { return false; }
+  // The protocols to offer over TLS (ALPN, wire format); empty: none.
+  virtual std::string_view alpn() const { return {}; }
+  // Bytes the protocol itself must send after reading (acknowledgements,
+  // window updates, body held back for the upstream's flow control).
+  virtual void take_output(std::string&) {}
+  // Request body bytes the codec holds for later (flow control).
+  virtual size_t buffered() const { return 0; }
+  // The response's trailer fields, once its body is done.
+  virtual bool take_trailers(std::vector<std::pair<std::string, std::string>>&) { return false; }
 };
 
 }  // namespace torii::handlers

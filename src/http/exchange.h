@@ -122,6 +122,11 @@ class Exchange {
   void send_body(std::string_view data);
   void send_file(std::shared_ptr<const OpenFile> file, int64_t offset, int64_t length);
   void finish();
+  // Trailer fields after the body (see ResponseSink::set_trailers); they
+  // go straight to the codec, which sends them at the body's end.
+  void set_trailers(std::vector<std::pair<std::string, std::string>> trailers) {
+    sink_.set_trailers(std::move(trailers));
+  }
   // Ends a response that cannot be completed (see ResponseSink::abort).
   void abort();
 

@@ -83,6 +83,9 @@ class ResponseSink {
   virtual void send_file(std::shared_ptr<const OpenFile> file, int64_t offset, int64_t length) = 0;
   // No more body.
   virtual void finish() = 0;
+  // Trailer fields to send after the body (before finish()); a codec that
+  // cannot carry them drops them (HTTP/2 sends them: gRPC's grpc-status).
+  virtual void set_trailers(std::vector<std::pair<std::string, std::string>> trailers) {}
   // The response cannot be completed (the upstream failed mid-body): end
   // it without its terminating chunk and close the connection once the
   // queued bytes are out, so the client sees a truncated response. After a

@@ -358,7 +358,7 @@ int Stream::submit() {
   }
   exchange_->header_bytes = header_bytes;
   submitted_ = true;
-  const bool body = !ex.header_only && !no_body && (queued_total_ > 0 || !finished_);
+  const bool body = !ex.header_only && !no_body && (queued_total_ > 0 || !finished_ || !trailers_.empty());
   int rv;
   if (body) {
     nghttp2_data_provider prd;
@@ -409,6 +409,7 @@ ssize_t Stream::read_length(size_t max, uint32_t* flags) {
     if (finished_) {
       *flags |= NGHTTP2_DATA_FLAG_EOF;
       eof_sent_ = true;
+      submit_trailers(flags);
       return 0;
     }
     deferred_ = true;  // send_body/finish resume us
@@ -419,8 +420,22 @@ ssize_t Stream::read_length(size_t max, uint32_t* flags) {
   if (finished_ && int64_t(n) == queued_total_) {
     *flags |= NGHTTP2_DATA_FLAG_EOF;
     eof_sent_ = true;
+    submit_trailers(flags);
   }
   return ssize_t(n);
+}
+
+// The last DATA frame leaves END_STREAM to a HEADERS frame of trailers.
+void Stream::submit_trailers(uint32_t* flags) {
+  if (trailers_.empty()) return;
+  std::vector<nghttp2_nv> nva;
+  nva.reserve(trailers_.size());
+  for (const auto& [name, value] : trailers_) {
+    if (!safe_name(name) || !safe_value(value)) continue;
+    nva.push_back(make_nv(name, value));
+  }
+  if (nghttp2_submit_trailer(session_.ng(), id_, nva.data(), nva.size()) == 0) *flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
+  trailers_.clear();
 }
 
 // File bytes straight from the page cache into the output buffer.

@@ -83,12 +83,16 @@ class Stream final : public http::ResponseSink {
 
   // A drain callback is due (queued memory fell below the low mark).
   bool drain_due() const;
+  void submit_trailers(uint32_t* flags);
   void fire_drain();
 
   // ---- ResponseSink -------------------------------------------------------
   void send_head(const http::ResponseHead& head) override;
   void send_body(std::string_view data) override;
   void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override;
+  void set_trailers(std::vector<std::pair<std::string, std::string>> trailers) override {
+    trailers_ = std::move(trailers);
+  }
   void finish() override;
   void read_body(http::BodyReader* reader) override;
   void resume_body() override;
@@ -155,6 +159,7 @@ class Stream final : public http::ResponseSink {
   bool deferred_ = false;         // the data source said "no data yet"
   bool eof_sent_ = false;
   bool closed_ = false;
+  std::vector<std::pair<std::string, std::string>> trailers_;  // sent as HEADERS after the last DATA
   std::function<void()> drain_cb_;
 };
 

@@ -182,33 +182,6 @@ int on_alpn(SSL* ssl, const unsigned char** out, unsigned char* outlen, const un
   return SSL_TLSEXT_ERR_ALERT_FATAL;
 }
 
-Status set_protocols(SSL_CTX* ctx, uint8_t bits) {
-  struct Version {
-    uint8_t bit;
-    int version;
-    uint64_t no_op;
-  };
-  static constexpr Version kVersions[] = {
-      {config::kSslV3, SSL3_VERSION, SSL_OP_NO_SSLv3},       {config::kTlsV1, TLS1_VERSION, SSL_OP_NO_TLSv1},
-      {config::kTlsV11, TLS1_1_VERSION, SSL_OP_NO_TLSv1_1}, {config::kTlsV12, TLS1_2_VERSION, SSL_OP_NO_TLSv1_2},
-      {config::kTlsV13, TLS1_3_VERSION, SSL_OP_NO_TLSv1_3},
-  };
-  int lo = 0, hi = 0;
-  uint64_t no = 0;
-  for (const auto& v : kVersions) {
-    if (bits & v.bit) {
-      if (!lo) lo = v.version;
-      hi = v.version;
-    } else {
-      no |= v.no_op;
-    }
-  }
-  if (!lo) return make_error("no protocol enabled in \"ssl_protocols\"");
-  SSL_CTX_set_min_proto_version(ctx, lo);
-  SSL_CTX_set_max_proto_version(ctx, hi);
-  SSL_CTX_set_options(ctx, no);  // holes between the two ends
-  return Ok{};
-}
 
 // A stable id for the sessions of these certificates, so that two servers
 // (or two machines with the same ticket keys) agree on what may resume.
@@ -299,6 +272,34 @@ Status apply_conf_commands(SSL_CTX* ctx, const config::SslServerConfig& s) {
 
 }  // namespace
 
+Status set_tls_protocols(SSL_CTX* ctx, uint8_t bits, std::string_view directive) {
+  struct Version {
+    uint8_t bit;
+    int version;
+    uint64_t no_op;
+  };
+  static constexpr Version kVersions[] = {
+      {config::kSslV3, SSL3_VERSION, SSL_OP_NO_SSLv3},       {config::kTlsV1, TLS1_VERSION, SSL_OP_NO_TLSv1},
+      {config::kTlsV11, TLS1_1_VERSION, SSL_OP_NO_TLSv1_1}, {config::kTlsV12, TLS1_2_VERSION, SSL_OP_NO_TLSv1_2},
+      {config::kTlsV13, TLS1_3_VERSION, SSL_OP_NO_TLSv1_3},
+  };
+  int lo = 0, hi = 0;
+  uint64_t no = 0;
+  for (const auto& v : kVersions) {
+    if (bits & v.bit) {
+      if (!lo) lo = v.version;
+      hi = v.version;
+    } else {
+      no |= v.no_op;
+    }
+  }
+  if (!lo) return make_error("no protocol enabled in " + q(directive));
+  SSL_CTX_set_min_proto_version(ctx, lo);
+  SSL_CTX_set_max_proto_version(ctx, hi);
+  SSL_CTX_set_options(ctx, no);  // holes between the two ends
+  return Ok{};
+}
+
 std::string take_ssl_errors() {
   std::string out;
   char buf[256];
@@ -328,7 +329,7 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
                             SSL_MODE_RELEASE_BUFFERS);
   SSL_CTX_set_read_ahead(raw, 1);  // take whole socket reads, not record headers then bodies
 
-  auto st = set_protocols(raw, s.protocols);
+  auto st = set_tls_protocols(raw, s.protocols, "ssl_protocols");
   if (!st) return make_error(s.where + st.error());
   if (SSL_CTX_set_cipher_list(raw, s.ciphers.c_str()) != 1) {
     return make_error(s.where + "SSL_CTX_set_cipher_list(" + q(s.ciphers) + ") failed: " + take_ssl_errors());

@@ -34,6 +34,10 @@ class TlsHandshakeHooks {
 // Builds the context. Errors read "FILE:LINE: cannot load certificate ...".
 Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig& s);
 
+// Limits the context to the protocol bits (config::SslProtocol) of
+// `directive` (for the error when none is left).
+Status set_tls_protocols(SSL_CTX* ctx, uint8_t bits, std::string_view directive);
+
 // The OpenSSL error queue as one line ("error:0A000086:...; ..."), emptied.
 std::string take_ssl_errors();
 

@@ -13,8 +13,8 @@ namespace torii::upstream {
 
 class KeepalivePool::Idle final : public core::IoHandler {
  public:
-  Idle(KeepalivePool* pool, int fd, int peer, uint64_t requests)
-      : pool_(pool), fd_(fd), peer_(peer), requests_(requests), timer_(&Idle::on_timer, this) {}
+  Idle(KeepalivePool* pool, int fd, int peer, uint64_t requests, std::unique_ptr<net::TlsClient> tls)
+      : pool_(pool), fd_(fd), peer_(peer), requests_(requests), tls_(std::move(tls)), timer_(&Idle::on_timer, this) {}
   ~Idle() override { close_fd(); }
 
   // Any event on an idle connection means it is finished: the server
@@ -27,6 +27,8 @@ class KeepalivePool::Idle final : public core::IoHandler {
     if (i->pool_) i->pool_->evict(i);
   }
   void close_fd() {
+    if (tls_) tls_->close_notify();
+    tls_.reset();
     if (fd_ >= 0) ::close(fd_);  // closing also leaves the epoll set
     fd_ = -1;
   }
@@ -40,6 +42,7 @@ class KeepalivePool::Idle final : public core::IoHandler {
   int fd_;
   int peer_;
   uint64_t requests_;
+  std::unique_ptr<net::TlsClient> tls_;
   core::Timer timer_;
 };
 
@@ -80,6 +83,7 @@ KeepalivePool::Taken KeepalivePool::take(int peer) {
     entry->pool_ = nullptr;
     Taken t;
     t.requests = entry->requests_;
+    t.tls = std::move(entry->tls_);
     int fd = entry->release_fd();
     loop_.defer([keep = entry] {});  // an event already reported for it is ignored
     if (connection_alive(fd)) {
@@ -87,19 +91,24 @@ KeepalivePool::Taken KeepalivePool::take(int peer) {
       account();
       return t;
     }
+    t.tls.reset();
     ::close(fd);  // stale: try the next one
   }
   account();
   return {};
 }
 
-void KeepalivePool::put(int fd, int peer, uint64_t requests) {
+void KeepalivePool::put(int fd, int peer, uint64_t requests, std::unique_ptr<net::TlsClient> tls) {
   if (retired_) {
-    if (!forward_ || !forward_(fd, peer, requests)) ::close(fd);  // closing also leaves the epoll set
+    if (!forward_ || !forward_(fd, peer, requests, tls)) {
+      if (tls) tls->close_notify();
+      tls.reset();
+      ::close(fd);  // closing also leaves the epoll set
+    }
     return;
   }
   if (idle_.size() >= cfg_.keepalive && !idle_.empty()) evict(idle_.back().get());
-  auto entry = std::make_shared<Idle>(this, fd, peer, requests);
+  auto entry = std::make_shared<Idle>(this, fd, peer, requests, std::move(tls));
   if (!loop_.modify(fd, entry.get(), EPOLLIN | EPOLLRDHUP)) {
     entry->pool_ = nullptr;
     return;  // the destructor closes it
@@ -122,11 +131,13 @@ void KeepalivePool::retire(Forward forward) {
     entry->pool_ = nullptr;
     const int peer = entry->peer_;
     const uint64_t requests = entry->requests_;
+    auto tls = std::move(entry->tls_);
     const int fd = entry->release_fd();
     loop_.defer([keep = entry] {});  // an event already reported for it is ignored
     if (connection_alive(fd)) {
-      put(fd, peer, requests);
+      put(fd, peer, requests, std::move(tls));
     } else {
+      tls.reset();
       ::close(fd);
     }
   }

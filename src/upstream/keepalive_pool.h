@@ -13,6 +13,7 @@
 #include "config/upstream_config.h"
 #include "core/event_loop.h"
 #include "core/timer_wheel.h"
+#include "net/tls_client.h"
 
 namespace torii::upstream {
 
@@ -26,17 +27,19 @@ class KeepalivePool {
   struct Taken {
     int fd = -1;
     uint64_t requests = 0;  // served on it so far
+    std::unique_ptr<net::TlsClient> tls;  // null: plain TCP
   };
   // An idle, live connection to `peer`, now owned by the caller (still
   // registered with the loop: the caller re-registers it with modify()).
   Taken take(int peer);
   // Keeps a connection whose last response was read to its end (once
   // retired: hands it on, or closes it).
-  void put(int fd, int peer, uint64_t requests);
+  // A TLS connection keeps its TlsClient with it.
+  void put(int fd, int peer, uint64_t requests, std::unique_ptr<net::TlsClient> tls = nullptr);
 
   // Where a retired pool's connections go: true if `forward` kept the
   // connection (now its owner), false to have it closed.
-  using Forward = std::function<bool(int fd, int peer, uint64_t requests)>;
+  using Forward = std::function<bool(int fd, int peer, uint64_t requests, std::unique_ptr<net::TlsClient>& tls)>;
   // A reload replaced this pool's group: its idle connections leave now,
   // to `forward` (the same upstream in the new config) or closed, and so
   // does every connection put back later by a request still running on the

@@ -48,10 +48,11 @@ void Upstreams::retire(Group& old) {
   if (next != live_by_name_.end() && next->second->keepalive > 0) {
     // The same upstream in the new config: its pool takes the connections.
     std::weak_ptr<Group> successor = group(next->second);
-    forward = [successor, peers = map_peers(*old.cfg, *next->second)](int fd, int peer, uint64_t requests) {
+    forward = [successor, peers = map_peers(*old.cfg, *next->second)](int fd, int peer, uint64_t requests,
+                                                                       std::unique_ptr<net::TlsClient>& tls) {
       auto s = successor.lock();
       if (!s || peer < 0 || size_t(peer) >= peers.size() || peers[size_t(peer)] < 0) return false;
-      s->pool.put(fd, peers[size_t(peer)], requests);  // retired too by now: it hands them on again
+      s->pool.put(fd, peers[size_t(peer)], requests, std::move(tls));  // retired too by now: it hands them on again
       return true;
     };
   }

@@ -3,8 +3,10 @@
 // connections. Reached through http::WorkerServices; never shared.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <unordered_set>
 
 #include "config/upstream_config.h"
@@ -20,6 +22,16 @@ struct Group {
   std::shared_ptr<const config::UpstreamGroupConfig> cfg;  // keeps the config (and its address) alive
   GroupState state;
   KeepalivePool pool;
+
+  // The TLS session to resume with a server, per client context (https
+  // upstreams with proxy_ssl_session_reuse): one slot that every new
+  // connection offers and every session the server issues replaces.
+  std::shared_ptr<net::TlsSessionSlot> tls_session(const void* ctx, int peer) {
+    auto& slot = tls_sessions[{ctx, peer}];
+    if (!slot) slot = std::make_shared<net::TlsSessionSlot>();
+    return slot;
+  }
+  std::map<std::pair<const void*, int>, std::shared_ptr<net::TlsSessionSlot>> tls_sessions;
 };
 
 class Upstreams {

@@ -125,9 +125,9 @@ TEST(KeepalivePool, RetiredPoolHandsConnectionsToTheNextOne) {
   for (auto* p : {&a, &b, &gone}) loop.add(p->ours, &h, EPOLLIN);
   old_pool.put(a.ours, 0, 5);
   old_pool.put(gone.ours, 1, 1);
-  auto forward = [&](int fd, int peer, uint64_t requests) {
+  auto forward = [&](int fd, int peer, uint64_t requests, std::unique_ptr<net::TlsClient>& tls) {
     if (peer != 0) return false;  // the new config has no such server
-    next_pool.put(fd, 3, requests);
+    next_pool.put(fd, 3, requests, std::move(tls));
     return true;
   };
   old_pool.retire(forward);

@@ -1,0 +1,89 @@
+// The grpc module's directives (grpc_pass, grpc_set_header, grpc_*
+// timeouts, hidden and passed fields, next_upstream; grpc_ssl_* live with
+// proxy_ssl_* in directives_proxy_ssl.cc). The settings are a CgiConfig
+// like FastCGI's and uwsgi's (the shared upstream part; no params), set
+// through the same helpers.
+#include "config/directives_cgi.h"
+#include "config/upstream_tls_config.h"
+
+namespace torii::config {
+
+namespace {
+
+using G = cgi::For<&LocationSettings::grpc>;
+constexpr cgi::Member kMember = &LocationSettings::grpc;
+constexpr uint16_t kHSL = kHttp | kServer | kLocation;
+// gRPC's array bits sit above uwsgi's in Scope::cgi_here; grpc_set_header
+// uses the bit FastCGI's catch_stderr has.
+constexpr uint32_t kShift = 16;
+
+std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+// "grpc_pass [grpc://|grpcs://]address|group".
+Status set_pass(Compiler& c, Scope& s, const Node& n) {
+  std::string_view url = n.args[0];
+  if (url.find('$') != std::string_view::npos) return node_error(n, "variables in \"grpc_pass\" are not yet supported");
+  const bool ssl = url.rfind("grpcs://", 0) == 0;
+  if (ssl) url.remove_prefix(8);
+  else if (url.rfind("grpc://", 0) == 0) url.remove_prefix(7);
+  if (url.find("://") != std::string_view::npos || url.find('/') != std::string_view::npos)
+    return node_error(n, "invalid value " + q(n.args[0]) + " in \"grpc_pass\" directive");
+  if (url.empty()) return node_error(n, "no host in " + q(n.args[0]));
+  auto group = upstream_for_address(c, url, n, ssl ? 443 : 80);
+  if (!group) return Error{group.error()};
+  auto& cfg = cgi::editable(s, kMember).upstream;
+  cfg.upstream = std::move(*group);
+  cfg.ssl = ssl;
+  if (ssl && !cfg.tls) cfg.tls = std::make_shared<UpstreamTlsConfig>();
+  std::string host(url);
+  const std::string_view default_port = ssl ? ":443" : ":80";
+  if (host.size() > default_port.size() && host.ends_with(default_port)) host.resize(host.size() - default_port.size());
+  cfg.proxy_host = std::move(host);  // :authority, unless grpc_set_header Host says otherwise
+  cfg.has_uri = false;
+  cfg.uri_from_regex = true;  // the request's URI goes as it came
+  cfg.http_version = 11;
+  cfg.request_buffering = false;  // messages stream both ways
+  return Ok{};
+}
+
+Status set_header(Compiler&, Scope& s, const Node& n) {
+  auto t = compile_template(n.args[1]);
+  if (!t) return node_error(n, t.error());
+  const bool first = cgi::first_here(s, cgi::kCatchHere << kShift);
+  auto& cfg = cgi::editable(s, kMember).upstream;
+  if (first) cfg.set_headers.clear();
+  auto lower = [](std::string v) {
+    for (auto& ch : v)
+      if (ch >= 'A' && ch <= 'Z') ch = char(ch - 'A' + 'a');
+    return v;
+  };
+  const std::string low = lower(n.args[0]);
+  std::erase_if(cfg.set_headers, [&](const ProxyHeader& h) { return lower(h.name) == low; });
+  cfg.set_headers.push_back({n.args[0], std::move(*t)});
+  return Ok{};
+}
+
+const DirectiveSpec kGrpcDirectives[] = {
+    {"grpc_pass", kLocation | kLocationIf, kArgs1, true, false, kMain, &set_pass},
+    {"grpc_set_header", kHSL, kArgs2, false, false, kMain, &set_header},
+    {"grpc_hide_header", kHSL, kArgs1, false, false, kMain,
+     &G::names<&ProxyConfig::hide_headers, cgi::kHideHere << kShift>},
+    {"grpc_pass_header", kHSL, kArgs1, false, false, kMain,
+     &G::names<&ProxyConfig::pass_headers, cgi::kPassHere << kShift>},
+    {"grpc_ignore_headers", kHSL, kArgs1More, true, false, kMain, &G::ignore_headers},
+    {"grpc_connect_timeout", kHSL, kArgs1, true, false, kMain, &G::timeout<&ProxyConfig::connect_timeout>},
+    {"grpc_send_timeout", kHSL, kArgs1, true, false, kMain, &G::timeout<&ProxyConfig::send_timeout>},
+    {"grpc_read_timeout", kHSL, kArgs1, true, false, kMain, &G::timeout<&ProxyConfig::read_timeout>},
+    {"grpc_intercept_errors", kHSL, kFlag, true, false, kMain, &G::flag<&ProxyConfig::intercept_errors>},
+    {"grpc_buffer_size", kHSL, kArgs1, true, false, kMain, &G::size<&ProxyConfig::buffer_size>},
+    {"grpc_next_upstream", kHSL, kArgs1More, true, false, kMain, &G::next_upstream},
+    {"grpc_next_upstream_tries", kHSL, kArgs1, true, false, kMain, &G::next_tries},
+    {"grpc_next_upstream_timeout", kHSL, kArgs1, true, false, kMain,
+     &G::timeout<&ProxyConfig::next_upstream_timeout>},
+};
+
+}  // namespace
+
+std::span<const DirectiveSpec> grpc_directives() { return kGrpcDirectives; }
+
+}  // namespace torii::config

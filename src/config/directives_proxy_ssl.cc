@@ -1,0 +1,217 @@
+// proxy_ssl_*: TLS to https:// upstreams. The directives only record
+// settings (copy on write, like the rest of the proxy's); the client
+// context is built once the whole config is read.
+#include <memory>
+
+#include "config/directives.h"
+#include "config/directives_cgi.h"
+#include "config/proxy_config.h"
+#include "config/upstream_tls_config.h"
+#include "modules/rewrite/program.h"
+#include "net/upstream_tls_context.h"
+
+namespace torii::config {
+
+namespace {
+
+std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+Error invalid_value(const Node& n, std::string_view value) {
+  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
+}
+
+// The module's settings and their TLS part are both shared with the
+// parent block until a directive changes them: proxy_ssl_* write the
+// proxy's, grpc_ssl_* the grpc module's.
+template <typename F>
+Status edit_tls(Scope& s, const Node& n, F&& f) {
+  const bool grpc = n.name.rfind("grpc_", 0) == 0;
+  auto t = std::make_shared<UpstreamTlsConfig>();
+  ProxyConfig* target = nullptr;
+  std::shared_ptr<ProxyConfig> proxy;
+  if (grpc) {
+    target = &cgi::editable(s, &LocationSettings::grpc).upstream;
+  } else {
+    proxy = s.settings->proxy ? std::make_shared<ProxyConfig>(*s.settings->proxy) : std::make_shared<ProxyConfig>();
+    target = proxy.get();
+  }
+  if (target->tls) *t = *target->tls;
+  t->ctx.reset();
+  t->directive = grpc ? "grpc_ssl" : "proxy_ssl";
+  Status st = f(*t);
+  if (!st) return st;
+  target->tls = std::move(t);
+  if (proxy) s.settings->proxy = std::move(proxy);
+  return Ok{};
+}
+
+// TLS files are relative to the main config file's directory, as nginx's.
+Result<SslFile> file_arg(Compiler& c, const Node& n) {
+  const std::string& p = n.args[0];
+  if (p.find('$') != std::string::npos) return node_error(n, "variables in " + q(n.name) + " are not yet supported");
+  if (p.rfind("data:", 0) == 0 || p.rfind("engine:", 0) == 0)
+    return node_error(n, q(p) + " is not yet supported in " + q(n.name) + " directive");
+  const std::string& conf = c.cfg().conf_file;
+  size_t slash = conf.rfind('/');
+  if (p.empty() || p[0] == '/' || slash == std::string::npos) return SslFile{c.full_path(p), n.where()};
+  return SslFile{conf.substr(0, slash + 1) + p, n.where()};
+}
+
+template <SslFile UpstreamTlsConfig::*F>
+Status set_file(Compiler& c, Scope& s, const Node& n) {
+  auto f = file_arg(c, n);
+  if (!f) return Error{f.error()};
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
+    t.*F = std::move(*f);
+    return Ok{};
+  });
+}
+
+template <bool UpstreamTlsConfig::*F>
+Status set_flag(Compiler&, Scope& s, const Node& n) {
+  const bool on = n.args[0] == "on";
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
+    t.*F = on;
+    return Ok{};
+  });
+}
+
+Status set_protocols(Compiler& c, Scope& s, const Node& n) {
+  struct Named {
+    std::string_view name;
+    uint8_t bit;
+  };
+  static constexpr Named kNames[] = {{"SSLv2", kSslV2},   {"SSLv3", kSslV3},   {"TLSv1", kTlsV1},
+                                     {"TLSv1.1", kTlsV11}, {"TLSv1.2", kTlsV12}, {"TLSv1.3", kTlsV13}};
+  uint8_t bits = 0;
+  for (const auto& a : n.args) {
+    uint8_t bit = 0;
+    for (const auto& k : kNames)
+      if (k.name == a) bit = k.bit;
+    if (!bit) return invalid_value(n, a);
+    if (bit & (kSslV2 | kSslV3 | kTlsV1 | kTlsV11)) {
+      c.warn(n, q(a) + " in " + q(n.name) + " is refused by OpenSSL 3 at its default security level");
+    }
+    bits |= bit;
+  }
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
+    t.protocols = bits;
+    return Ok{};
+  });
+}
+
+Status set_ciphers(Compiler&, Scope& s, const Node& n) {
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
+    t.ciphers = n.args[0];
+    return Ok{};
+  });
+}
+
+Status set_name(Compiler&, Scope& s, const Node& n) {
+  auto name = compile_template(n.args[0]);
+  if (!name) return node_error(n, name.error());
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
+    t.name = std::move(*name);
+    return Ok{};
+  });
+}
+
+Status set_verify_depth(Compiler&, Scope& s, const Node& n) {
+  uint64_t v = 0;
+  if (!parse_number(n.args[0], v) || v > 100) return invalid_value(n, n.args[0]);
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
+    t.verify_depth = int(v);
+    return Ok{};
+  });
+}
+
+constexpr uint16_t kHSL = kHttp | kServer | kLocation;
+
+const DirectiveSpec kProxySslDirectives[] = {
+    {"proxy_ssl_protocols", kHSL, kArgs1More, true, false, kMain, &set_protocols},
+    {"proxy_ssl_ciphers", kHSL, kArgs1, true, false, kMain, &set_ciphers},
+    {"proxy_ssl_server_name", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::server_name>},
+    {"proxy_ssl_name", kHSL, kArgs1, true, false, kMain, &set_name},
+    {"proxy_ssl_verify", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::verify>},
+    {"proxy_ssl_verify_depth", kHSL, kArgs1, true, false, kMain, &set_verify_depth},
+    {"proxy_ssl_trusted_certificate", kHSL, kArgs1, true, false, kMain,
+     &set_file<&UpstreamTlsConfig::trusted_certificate>},
+    {"proxy_ssl_certificate", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate>},
+    {"proxy_ssl_certificate_key", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate_key>},
+    {"proxy_ssl_session_reuse", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::session_reuse>},
+    {"grpc_ssl_protocols", kHSL, kArgs1More, true, false, kMain, &set_protocols},
+    {"grpc_ssl_ciphers", kHSL, kArgs1, true, false, kMain, &set_ciphers},
+    {"grpc_ssl_server_name", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::server_name>},
+    {"grpc_ssl_name", kHSL, kArgs1, true, false, kMain, &set_name},
+    {"grpc_ssl_verify", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::verify>},
+    {"grpc_ssl_verify_depth", kHSL, kArgs1, true, false, kMain, &set_verify_depth},
+    {"grpc_ssl_trusted_certificate", kHSL, kArgs1, true, false, kMain,
+     &set_file<&UpstreamTlsConfig::trusted_certificate>},
+    {"grpc_ssl_certificate", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate>},
+    {"grpc_ssl_certificate_key", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate_key>},
+    {"grpc_ssl_session_reuse", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::session_reuse>},
+};
+
+// A block speaks TLS upstream when its proxy_pass is https:// or its
+// proxy_pass with variables may render one.
+bool needs_context(const ProxyConfig& p) { return p.ssl || !p.url_template.empty(); }
+
+Status build_one(const ProxyConfig& p) {
+  if (!needs_context(p)) return Ok{};
+  if (!p.tls) return make_error("internal: a TLS upstream without TLS settings");
+  const UpstreamTlsConfig& t = *p.tls;
+  if (t.ctx) return Ok{};  // shared with a block built already
+  auto ctx = net::build_upstream_tls_context(t);
+  if (!ctx) return Error{ctx.error()};
+  t.ctx = std::move(*ctx);
+  return Ok{};
+}
+
+Status build_for(const LocationSettings& s) {
+  Status st = s.proxy ? build_one(*s.proxy) : Status(Ok{});
+  if (st && s.grpc) st = build_one(s.grpc->upstream);
+  return st;
+}
+
+Status build_tree(const Location& loc);
+
+// The settings of the `if` blocks inside a location's rewrite program.
+Status build_ifs(const LocationSettings& s) {
+  if (!s.rewrite) return Ok{};
+  for (const auto& step : s.rewrite->steps) {
+    const auto* when = std::get_if<rewrite::IfStep>(&step);
+    if (!when || !when->settings) continue;
+    Status st = build_tree(*when->settings);
+    if (!st) return st;
+  }
+  return Ok{};
+}
+
+Status build_tree(const Location& loc) {
+  Status st = build_for(loc.settings);
+  if (st) st = build_ifs(loc.settings);
+  if (!st) return st;
+  for (const auto& child : loc.children) {
+    st = build_tree(*child);
+    if (!st) return st;
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+std::span<const DirectiveSpec> proxy_ssl_directives() { return kProxySslDirectives; }
+
+Status build_upstream_tls_contexts(const std::vector<std::shared_ptr<Server>>& servers) {
+  for (const auto& srv : servers) {
+    Status st = build_for(srv->settings);
+    if (!st) return st;
+    for (const auto& loc : srv->locations) {
+      st = build_tree(*loc);
+      if (!st) return st;
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace torii::config
