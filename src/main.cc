@@ -21,6 +21,7 @@
 #include "core/worker.h"
 #include "log/error_log.h"
 #include "net/listener.h"
+#include "cache/zone.h"
 #include "upstream/health_checker.h"
 
 namespace {
@@ -229,6 +230,7 @@ void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstr
               cfg->worker_processes);
   }
   health.use_config(cfg);  // before the workers, so they see the carried-over verdicts
+  torii::cache::Zone::start_all();  // zones the new config added
   for (auto& w : workers) w->reload(cfg);
   current = cfg;
   TORII_LOG(notice, "reconfiguration done");
@@ -292,6 +294,7 @@ int main(int argc, char** argv) {
                                          torii::core::FdBudget::count_open());
   torii::upstream::HealthChecker health;
   health.use_config(cfg);
+  torii::cache::Zone::start_all();  // each proxy_cache_path's loader, then its manager
   for (auto& w : workers) w->start();
   TORII_LOG(notice, "torii/%s started, %d worker(s)", TORII_VERSION, cfg->worker_processes);
   torii::core::notify_ready();

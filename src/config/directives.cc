@@ -868,7 +868,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
                      rewrite_directives(), gzip_directives(), resolver_directives(), small_directives(),
                      limits_directives(), auth_directives(),
                      fastcgi_directives(), uwsgi_directives(),
-                     identity_directives(), status_directives(), client_cert_directives(),
+                     identity_directives(), status_directives(), client_cert_directives(), cache_directives(),
                      default_only_directives()}) {
     for (const auto& d : table)
       if (d.name == name) return &d;

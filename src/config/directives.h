@@ -105,6 +105,7 @@ std::span<const DirectiveSpec> uwsgi_directives();    // directives_uwsgi.cc
 std::span<const DirectiveSpec> identity_directives();  // directives_identity.cc: realip, geo
 std::span<const DirectiveSpec> status_directives();    // directives_status.cc: stub_status, autoindex
 std::span<const DirectiveSpec> client_cert_directives();  // directives_client_cert.cc: ssl_verify_client...
+std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: proxy_cache*, fastcgi_cache*, uwsgi_cache*
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.
 std::span<const DirectiveSpec> default_only_directives();
