@@ -178,6 +178,26 @@ void attempt(http::Exchange& ex, const config::ProxyConfig& cfg, const std::shar
   a->start(ex, std::move(fill));
 }
 
+// proxy_cache_purge: a key ending in '*' removes every entry it begins;
+// 204 when something went, 404 when nothing matched.
+void purge(http::Exchange& ex, const Attempt& a) {
+  std::string_view key = a.key;
+  const bool prefix = !key.empty() && key.back() == '*';
+  if (prefix) key.remove_suffix(1);
+  const size_t removed = a.zone->purge(key, prefix);
+  if (log::enabled(config::LogLevel::info))
+    log::write(config::LogLevel::info, "cache \"%s\": purged %zu entries for \"%s\"", a.zone->params().name.c_str(),
+               removed, a.key.c_str());
+  if (removed == 0) {
+    http::send_error(ex, 404);
+    return;
+  }
+  http::ResponseHead head;
+  head.status = 204;
+  ex.send_head(std::move(head));
+  ex.finish();
+}
+
 int64_t header_date(std::string_view v) {
   auto t = http::parse_http_date(v);
   return t ? *t : -1;
@@ -187,7 +207,8 @@ int64_t header_date(std::string_view v) {
 
 void serve(http::Exchange& ex, const config::ProxyConfig& cfg, StartUpstream start) {
   const auto& s = *cfg.cache;
-  if (!(method_bit(ex.req.method) & s.methods)) {
+  const bool purging = !s.purge.empty() && any_true(s.purge, ex);  // any method (PURGE, usually)
+  if (!purging && !(method_bit(ex.req.method) & s.methods)) {
     start(ex, nullptr);  // not a cached method: $upstream_cache_status stays empty
     return;
   }
@@ -197,6 +218,10 @@ void serve(http::Exchange& ex, const config::ProxyConfig& cfg, StartUpstream sta
   a->start = std::move(start);
   http::render(s.key.empty() ? default_key() : s.key, ex, a->key);
   a->md5 = md5_of(a->key);
+  if (purging) {
+    purge(ex, *a);
+    return;
+  }
   if (any_true(s.bypass, ex)) {
     ex.upstream_cache_status = "BYPASS";
     a->zone->counters.bypass.fetch_add(1, std::memory_order_relaxed);

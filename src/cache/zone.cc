@@ -259,6 +259,44 @@ void Zone::forget(const Md5& md5) {
   it->second.entry = nullptr;
 }
 
+size_t Zone::purge(std::string_view key, bool prefix) {
+  // The keys are in the files: list the entries under the lock, read the
+  // keys not known yet without it, then remove the matches under it.
+  std::vector<std::pair<Md5, std::shared_ptr<const Entry>>> entries;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [md5, n] : index_)
+      if (n.exists) entries.emplace_back(md5, n.entry);
+  }
+  size_t removed = 0;
+  if (!prefix) {
+    // Not in the index yet (the loader has not reached it): on disk all the same.
+    const Md5 md5 = md5_of(key);
+    bool bad = false;
+    auto e = read_entry(file_path(md5), bad);
+    if (e && e->key == key && ::unlink(file_path(md5).c_str()) == 0) {
+      forget(md5);
+      ++removed;
+    }
+  }
+  for (auto& [md5, entry] : entries) {
+    if (!entry) {
+      bool bad = false;
+      entry = read_entry(file_path(md5), bad);
+      if (!entry) continue;
+    }
+    const bool match = prefix ? entry->key.compare(0, key.size(), key) == 0 : entry->key == key;
+    if (!match) continue;
+    std::lock_guard lock(mu_);
+    auto it = index_.find(md5);
+    if (it == index_.end() || !it->second.exists) continue;
+    drop_locked(it, false);
+    ::unlink(file_path(md5).c_str());
+    ++removed;
+  }
+  return removed;
+}
+
 // ---- the zone's thread -------------------------------------------------------
 
 void Zone::run() {

@@ -96,6 +96,10 @@ class Zone {
   // A 304 from the upstream renewed the entry: new validity, same body.
   void renew(const Md5& md5, std::shared_ptr<const Entry> entry) { stored(md5, std::move(entry)); }
 
+  // proxy_cache_purge: removes the entries whose key is `key` (every
+  // variant), or starts with it when `prefix`; returns how many went.
+  size_t purge(std::string_view key, bool prefix);
+
   int64_t disk_bytes() const { return disk_bytes_.load(std::memory_order_relaxed); }
   bool loaded() const { return loaded_.load(std::memory_order_acquire); }
   ZoneCounters counters;

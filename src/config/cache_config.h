@@ -73,6 +73,7 @@ struct CacheSettings {
   uint32_t methods = kCacheGet | kCacheHead;
   std::vector<Template> bypass;    // proxy_cache_bypass
   std::vector<Template> no_cache;  // proxy_no_cache
+  std::vector<Template> purge;     // proxy_cache_purge: the request removes its entry
   unsigned min_uses = 1;
   uint32_t ignore_headers = 0;
   bool convert_head = true;

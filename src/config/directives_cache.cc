@@ -56,7 +56,7 @@ struct CgiModule {
 using FastcgiModule = CgiModule<&LocationSettings::fastcgi, 16>;
 using UwsgiModule = CgiModule<&LocationSettings::uwsgi, 24>;
 
-enum : uint32_t { kValidHere = 1, kBypassHere = 2, kNoCacheHere = 4 };
+enum : uint32_t { kValidHere = 1, kBypassHere = 2, kNoCacheHere = 4, kPurgeHere = 8 };
 
 template <typename M>
 CacheSettings& cache_of(Scope& s) {
@@ -330,6 +330,8 @@ constexpr uint16_t kHSL = kHttp | kServer | kLocation;
        &set_predicates<M, &CacheSettings::bypass, kBypassHere>},                                           \
       {prefix "_no_cache", kHSL, kArgs1More, false, false, kMain,                                          \
        &set_predicates<M, &CacheSettings::no_cache, kNoCacheHere>},                                        \
+      {prefix "_cache_purge", kHSL, kArgs1More, false, false, kMain,                                       \
+       &set_predicates<M, &CacheSettings::purge, kPurgeHere>},                                             \
       {prefix "_cache_min_uses", kHSL, kArgs1, true, false, kMain, &set_min_uses<M>},                      \
       {prefix "_cache_convert_head", kHSL, kFlag, true, false, kMain,                                      \
        &set_flag<M, &CacheSettings::convert_head>},                                                        \

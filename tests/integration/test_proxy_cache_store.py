@@ -158,3 +158,27 @@ def test_max_size_is_respected(make_server, up):
     assert len(cache_files(srv)) >= 5  # what fits stays
     # The most recent entries are the ones kept.
     assert status_of(srv, "/m29")[0] == "HIT"
+
+
+@torii_only
+def test_purge_by_key_and_by_prefix(make_server, up):
+    for path in ("/a/1", "/a/2", "/b/1"):
+        up.route(path, body=path.encode())
+    srv = make_server(cache_conf(up.port, "proxy_cache_valid 200 10m; proxy_cache_purge $purge;", http_extra="""
+    geo $purger { default 0; 127.0.0.1 1; }
+    map $request_method $purge { PURGE $purger; default 0; }
+    """))
+    for path in ("/a/1", "/a/2", "/b/1"):
+        assert status_of(srv, path)[0] == "MISS"
+        assert status_of(srv, path)[0] == "HIT"
+    r = harness.http(srv.port, "/a/1", method="PURGE")
+    assert r.status == 204
+    assert status_of(srv, "/a/1")[0] == "MISS"
+    assert status_of(srv, "/a/2")[0] == "HIT"
+    r = harness.http(srv.port, "/a/*", method="PURGE")
+    assert r.status == 204
+    assert status_of(srv, "/a/1")[0] == "MISS"
+    assert status_of(srv, "/a/2")[0] == "MISS"
+    assert status_of(srv, "/b/1")[0] == "HIT"
+    assert harness.http(srv.port, "/nothing/*", method="PURGE").status == 404
+    assert up.count("/a/1") == 3 and up.count("/a/2") == 2 and up.count("/b/1") == 1
