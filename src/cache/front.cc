@@ -81,7 +81,8 @@ class LockWaiter final : public http::Exchange::HandlerState {
     }
     if (timed_out) {
       attempt_->lock_timed_out = true;
-      log::write(config::LogLevel::info, "cache lock timeout%s", "");
+      if (log::enabled(config::LogLevel::info))
+        log::write(config::LogLevel::info, "cache lock timeout for \"%s\"", attempt_->key.c_str());
     }
     // Look again at the end of the turn: the next step replaces this
     // waiter in the exchange, which must not happen inside its own timer.

@@ -20,6 +20,7 @@ namespace {
 constexpr size_t kKeysPerMegabyte = 8000;  // nginx's documented figure
 constexpr int64_t kManageEveryMs = 1000;
 constexpr char kTempPrefix[] = ".tmp-";
+constexpr size_t kMaxOpenEntries = 256;  // descriptors a zone keeps open for its hits
 
 int64_t steady_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -148,7 +149,29 @@ Zone::Node& Zone::node_locked(const Md5& md5, int64_t now_ms) {
   return n;
 }
 
+void Zone::hold_entry_locked(Node& n, const Md5& md5, std::shared_ptr<const Entry> e) {
+  if (n.entry) {
+    open_lru_.splice(open_lru_.begin(), open_lru_, n.open_pos);
+  } else {
+    open_lru_.push_front(md5);
+    n.open_pos = open_lru_.begin();
+  }
+  n.entry = std::move(e);
+  while (open_lru_.size() > kMaxOpenEntries) {
+    auto victim = index_.find(open_lru_.back());
+    victim->second.entry = nullptr;  // read again from its file when next asked for
+    open_lru_.pop_back();
+  }
+}
+
+void Zone::release_entry_locked(Node& n) {
+  if (!n.entry) return;
+  open_lru_.erase(n.open_pos);
+  n.entry = nullptr;
+}
+
 void Zone::drop_locked(std::unordered_map<Md5, Node, Md5Hash>::iterator it, bool unlink_file) {
+  release_entry_locked(it->second);
   if (it->second.exists) {
     disk_bytes_.fetch_sub(it->second.disk, std::memory_order_relaxed);
     if (unlink_file) {
@@ -172,6 +195,7 @@ Zone::Lookup Zone::lookup(const Md5& md5, std::string_view key, int64_t now_sec)
     out.updating = n.lock_until_ms > now_ms;
     if (n.exists && n.entry) {
       out.entry = n.entry;
+      open_lru_.splice(open_lru_.begin(), open_lru_, n.open_pos);
     } else if (n.exists || !loaded()) {
       read_disk = true;  // known to be there but not opened, or not known yet
     }
@@ -194,12 +218,13 @@ Zone::Lookup Zone::lookup(const Md5& md5, std::string_view key, int64_t now_sec)
         n.exists = true;
         n.disk = entry->disk_bytes();
         n.valid_sec = entry->valid_sec;
-        n.entry = entry;
+        hold_entry_locked(n, md5, entry);
         out.entry = entry;
       } else if (n.exists) {
         disk_bytes_.fetch_sub(n.disk, std::memory_order_relaxed);
         n.exists = false;
         n.disk = 0;
+        release_entry_locked(n);
       }
     }
   }
@@ -243,7 +268,7 @@ void Zone::stored(const Md5& md5, std::shared_ptr<const Entry> entry) {
     n.exists = true;
     n.disk = entry->disk_bytes();
     n.valid_sec = entry->valid_sec;
-    n.entry = std::move(entry);
+    hold_entry_locked(n, md5, std::move(entry));
     over = params_.max_size > 0 && disk_bytes_.load(std::memory_order_relaxed) > params_.max_size;
   }
   if (over) wake_.notify_one();  // the manager evicts now rather than at its next round
@@ -256,7 +281,7 @@ void Zone::forget(const Md5& md5) {
   disk_bytes_.fetch_sub(it->second.disk, std::memory_order_relaxed);
   it->second.exists = false;
   it->second.disk = 0;
-  it->second.entry = nullptr;
+  release_entry_locked(it->second);
 }
 
 size_t Zone::purge(std::string_view key, bool prefix) {

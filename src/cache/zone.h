@@ -112,8 +112,9 @@ class Zone {
     int64_t disk = 0;        // bytes it takes on disk
     int64_t last_use_ms = 0;
     int64_t lock_until_ms = 0;  // proxy_cache_lock held until then (0: not held)
-    std::shared_ptr<const Entry> entry;  // the opened file, once read
+    std::shared_ptr<const Entry> entry;  // the opened file, while among the recently used
     std::list<Md5>::iterator lru;
+    std::list<Md5>::iterator open_pos;  // in open_lru_ while `entry` is held
   };
   struct Md5Hash {
     size_t operator()(const Md5& m) const;
@@ -121,6 +122,10 @@ class Zone {
 
   Node& node_locked(const Md5& md5, int64_t now_ms);
   void drop_locked(std::unordered_map<Md5, Node, Md5Hash>::iterator it, bool unlink_file);
+  // The index keeps the opened files of the most recently used entries
+  // only (each holds a descriptor): at most kMaxOpenEntries.
+  void hold_entry_locked(Node& n, const Md5& md5, std::shared_ptr<const Entry> e);
+  void release_entry_locked(Node& n);
   size_t max_nodes() const;
   void run();          // the zone's thread: load, then manage
   void load();         // walk the directory into the index
@@ -132,6 +137,7 @@ class Zone {
   std::mutex mu_;
   std::unordered_map<Md5, Node, Md5Hash> index_;
   std::list<Md5> lru_;  // most recently used first
+  std::list<Md5> open_lru_;  // the nodes holding an opened entry, most recently used first
   std::atomic<int64_t> disk_bytes_{0};
   std::atomic<bool> loaded_{false};
   std::atomic<uint64_t> temp_counter_{0};

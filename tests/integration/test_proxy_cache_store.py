@@ -182,3 +182,20 @@ def test_purge_by_key_and_by_prefix(make_server, up):
     assert status_of(srv, "/b/1")[0] == "HIT"
     assert harness.http(srv.port, "/nothing/*", method="PURGE").status == 404
     assert up.count("/a/1") == 3 and up.count("/a/2") == 2 and up.count("/b/1") == 1
+
+
+@torii_only
+def test_open_descriptors_stay_bounded(make_server, up):
+    """The index keeps the files of its most recently used entries open,
+    not of all of them."""
+    n = 400
+    for i in range(n):
+        up.route(f"/f{i}", body=b"f" * 100)
+    srv = make_server(cache_conf(up.port, "proxy_cache_valid 200 10m;"))
+    baseline = len(os.listdir(f"/proc/{srv.proc.pid}/fd"))
+    for i in range(n):
+        assert status_of(srv, f"/f{i}")[0] == "MISS"
+        assert status_of(srv, f"/f{i}")[0] == "HIT"
+    opened = len(os.listdir(f"/proc/{srv.proc.pid}/fd")) - baseline
+    assert opened <= 256 + 16, opened
+    assert status_of(srv, "/f0")[0] == "HIT"  # an entry let go is read again from its file
