@@ -9,6 +9,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -291,6 +292,8 @@ def main(argv):
             sys.exit(f"no {tool}: build first (see README) or pass --torii/--torii-load")
     if not shutil.which("taskset"):
         sys.exit("taskset (util-linux) is needed to pin the servers and the load tool")
+    # A TERM (or Ctrl-C) still stops every server this run started.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("bench/run: stopped"))
     matrix = Matrix(args)
     try:
         matrix.start()
