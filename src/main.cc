@@ -22,6 +22,7 @@
 #include "log/error_log.h"
 #include "net/listener.h"
 #include "net/ocsp_refresher.h"
+#include "cache/zone.h"
 #include "upstream/health_checker.h"
 
 namespace {
@@ -230,6 +231,7 @@ void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstr
               cfg->worker_processes);
   }
   health.use_config(cfg);  // before the workers, so they see the carried-over verdicts
+  torii::cache::Zone::start_all();  // zones the new config added
   for (auto& w : workers) w->reload(cfg);
   current = cfg;
   TORII_LOG(notice, "reconfiguration done");
@@ -294,6 +296,7 @@ int main(int argc, char** argv) {
   torii::upstream::HealthChecker health;
   health.use_config(cfg);
   torii::net::OcspRefresher::process().start();
+  torii::cache::Zone::start_all();  // each proxy_cache_path's loader, then its manager
   for (auto& w : workers) w->start();
   TORII_LOG(notice, "torii/%s started, %d worker(s)", TORII_VERSION, cfg->worker_processes);
   torii::core::notify_ready();

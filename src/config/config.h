@@ -52,6 +52,7 @@ struct CompressionConfig;    // config/compression_config.h: gzip, brotli, zstd
 struct RealIpConfig;         // config/realip_config.h: set_real_ip_from, real_ip_*
 struct AutoindexConfig;      // config/autoindex_config.h: autoindex*
 struct GeoConfig;            // config/geo_config.h: a geo {} block
+struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
 
 // http2_* directives, nginx's defaults.
 struct Http2Settings {
@@ -309,6 +310,7 @@ struct Config {
   std::vector<std::shared_ptr<const UpstreamGroupConfig>> upstreams;
   std::vector<std::shared_ptr<const MapConfig>> maps;  // $name of map i: VarId::map_ with arg i
   std::vector<std::shared_ptr<LimitZone>> limit_zones;  // limit_req_zone, limit_conn_zone, by name
+  std::vector<std::shared_ptr<CacheZoneConfig>> cache_zones;  // proxy_cache_path, by name
   std::vector<std::shared_ptr<const GeoConfig>> geos;  // $name of geo i: VarId::geo_ with arg i
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
   bool keep_upstream_headers = false;  // some template reads $upstream_http_* / $upstream_cookie_*

@@ -16,6 +16,7 @@ namespace torii::config {
 
 struct UpstreamGroupConfig;
 struct UpstreamTlsConfig;
+struct CacheSettings;  // config/cache_config.h
 
 // proxy_next_upstream conditions.
 enum NextUpstream : uint32_t {
@@ -87,6 +88,8 @@ struct ProxyConfig {
   bool pass_request_headers = true;
   bool pass_request_body = true;
   bool ignore_client_abort = false;
+  // proxy_cache and its directives (config/cache_config.h); null: never set.
+  std::shared_ptr<const CacheSettings> cache;
 };
 
 }  // namespace torii::config

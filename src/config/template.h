@@ -80,6 +80,7 @@ enum class VarId : uint8_t {
   upstream_connect_time,
   upstream_header_time,
   upstream_status,
+  upstream_cache_status,
   uri,
   // Client identity (modules/realip/variables.cc).
   binary_remote_addr,

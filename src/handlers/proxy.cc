@@ -11,11 +11,15 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cache/fill.h"
+#include "cache/front.h"
+#include "config/cache_config.h"
 #include "config/proxy_config.h"
 #include "config/upstream_config.h"
 #include "config/upstream_tls_config.h"
@@ -54,6 +58,20 @@ bool idempotent(http::Method m) {
   return m != http::Method::post && m != http::Method::lock && m != http::Method::patch;
 }
 
+// proxy_cache_use_stale's name for an upstream status.
+uint32_t stale_condition(int status) {
+  switch (status) {
+    case 500: return config::kStaleHttp500;
+    case 502: return config::kStaleHttp502;
+    case 503: return config::kStaleHttp503;
+    case 504: return config::kStaleHttp504;
+    case 403: return config::kStaleHttp403;
+    case 404: return config::kStaleHttp404;
+    case 429: return config::kStaleHttp429;
+    default: return 0;
+  }
+}
+
 bool carries_content(http::Method m) {
   return m == http::Method::post || m == http::Method::put || m == http::Method::patch;
 }
@@ -69,8 +87,10 @@ class ProxySession final : public http::Exchange::HandlerState,
  public:
   // `owned` keeps a per-request config (proxy_pass with variables) alive.
   ProxySession(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
-               std::unique_ptr<UpstreamCodec> codec, std::shared_ptr<const ProxyConfig> owned = nullptr)
+               std::unique_ptr<UpstreamCodec> codec, std::shared_ptr<const ProxyConfig> owned,
+               std::unique_ptr<cache::Fill> fill)
       : owned_cfg_(std::move(owned)),
+        fill_(std::move(fill)),
         ex_(ex),
         cfg_(cfg),
         group_(std::move(group)),
@@ -96,6 +116,8 @@ class ProxySession final : public http::Exchange::HandlerState,
 
  private:
   std::shared_ptr<const ProxyConfig> owned_cfg_;
+  // proxy_cache's part in this request (cache/fill.h); null without a cache.
+  std::unique_ptr<cache::Fill> fill_;
   enum class Phase : uint8_t {
     reading_client_body,  // buffering the request body before the first try
     connecting,
@@ -138,6 +160,8 @@ class ProxySession final : public http::Exchange::HandlerState,
   bool may_retry(uint32_t condition) const;
   bool has_next() const;  // another server may still be tried
   void respond(int status);
+  bool answer_stale(uint32_t condition);  // proxy_cache_use_stale: a stale entry answers instead
+  uint32_t stale_cond_ = 0;  // why the last try failed, as proxy_cache_use_stale names it
   void fail_response(const char* what);  // after the head went out: cut the client response
 
   void close_upstream();
@@ -204,6 +228,10 @@ class ProxySession final : public http::Exchange::HandlerState,
 
 void ProxySession::start() {
   ex_.ignore_client_abort = cfg_.ignore_client_abort;
+  if (fill_ && !codec_->use_cache_changes(fill_->changes)) fill_->changes.get_for_head = false;
+  // As nginx: a response the cache may keep is read to its end even when
+  // the client goes away (a HEAD's client leaves once it has the head).
+  if (fill_ && fill_->store) ex_.ignore_client_abort = true;
   first_try_ms_ = loop_.now_ms();
   tried_.assign(group_->cfg->servers.size(), 0);
   queue_limit_ = cfg_.buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
@@ -324,6 +352,7 @@ void ProxySession::next_try() {
       log_upstream(config::LogLevel::error, 0, "no live upstreams", "connecting to upstream");
       ex_.upstream_addr += ex_.upstream_addr.empty() ? "" : ", ";
       ex_.upstream_addr += group_->cfg->name;
+      stale_cond_ = config::kStaleError;
       respond(502);
     } else {
       respond(last_status_);
@@ -717,6 +746,7 @@ void ProxySession::read_head() {
 
 void ProxySession::on_head(size_t head_len) {
   header_ms_ = loop_.now_ms() - try_start_ms_;
+  stale_cond_ = 0;  // this try answered
   const int status = resp_.status;
   // proxy_next_upstream http_*: another server may do better.
   uint32_t cond = 0;
@@ -734,6 +764,7 @@ void ProxySession::on_head(size_t head_len) {
     record_try(status);
     if (status >= 500) group_->state.failed(peer_, loop_.now_ms());
     last_status_ = status;
+    stale_cond_ = stale_condition(status);
     next_try();
     return;
   }
@@ -742,6 +773,18 @@ void ProxySession::on_head(size_t head_len) {
     return;
   }
   group_->state.succeeded(peer_);
+
+  if (ex_.config && ex_.config->keep_upstream_headers) http::keep_upstream_headers(ex_, resp_.headers);
+  if (fill_ && fill_->on_head(ex_, resp_)) {
+    // A 304 revalidated the stored response, or use_stale covers this
+    // status: the stored response answers.
+    record_try(status);
+    close_upstream();
+    loop_.cancel(timer_);
+    phase_ = Phase::done;
+    fill_->send_stale(ex_, cfg_);
+    return;
+  }
 
   // proxy_intercept_errors: the location's error_page answers instead.
   if (cfg_.intercept_errors && status >= 300) {
@@ -754,8 +797,9 @@ void ProxySession::on_head(size_t head_len) {
     }
   }
 
-  if (ex_.config && ex_.config->keep_upstream_headers) http::keep_upstream_headers(ex_, resp_.headers);
-  framing_ = codec_->start_body(resp_, ex_.req.method == http::Method::head);
+  // A HEAD the cache sent as GET gets the body, which only the cache keeps.
+  const bool head_request = ex_.req.method == http::Method::head && !(fill_ && fill_->changes.get_for_head);
+  framing_ = codec_->start_body(resp_, head_request);
   http::ResponseHead head;
   build_response_head(ex_, cfg_, resp_, framing_, head);
   in_.erase(0, head_len);  // resp_'s views are dead from here on
@@ -780,7 +824,10 @@ void ProxySession::on_head(size_t head_len) {
 // Passes body bytes on; false once the response is finished or failed.
 bool ProxySession::feed_body(std::string_view data) {
   size_t consumed = 0;
-  auto st = codec_->feed_body(data, consumed, [this](std::string_view d) { ex_.send_body(d); });
+  auto st = codec_->feed_body(data, consumed, [this](std::string_view d) {
+    if (fill_) fill_->on_body(d);
+    ex_.send_body(d);
+  });
   log_stderr("reading upstream");
   if (phase_ != Phase::streaming) return false;  // the client went away meanwhile
   if (st == UpstreamCodec::Body::done) {
@@ -864,6 +911,7 @@ void ProxySession::finish_response(bool reusable) {
   } else {
     close_upstream();
   }
+  if (fill_) fill_->commit();
   ex_.finish();
 }
 
@@ -951,12 +999,30 @@ void ProxySession::try_failed(Failure f, int err, const char* what, const char* 
   uint32_t cond = f == Failure::error ? config::kNextError
                   : f == Failure::timeout ? config::kNextTimeout
                                           : config::kNextInvalidHeader;
+  stale_cond_ = f == Failure::error     ? config::kStaleError
+                : f == Failure::timeout ? config::kStaleTimeout
+                                        : config::kStaleInvalidHeader;
   if (may_retry(cond)) {
     any_sent_ = false;
     next_try();
     return;
   }
   respond(status);
+}
+
+// The stored response answers at the end of the loop turn, as an error
+// response would (this may run inside the upstream socket's callback).
+bool ProxySession::answer_stale(uint32_t condition) {
+  if (!fill_ || !fill_->may_serve_stale(condition, ::time(nullptr))) return false;
+  loop_.cancel(timer_);
+  close_upstream();
+  phase_ = Phase::done;
+  std::weak_ptr<char> alive = alive_;
+  loop_.defer([this, alive] {
+    if (alive.expired() || ex_.finished() || ex_.head_sent()) return;
+    fill_->send_stale(ex_, cfg_);
+  });
+  return true;
 }
 
 void ProxySession::on_timeout() {
@@ -991,6 +1057,7 @@ void ProxySession::on_timeout() {
 // of the loop turn: an error_page that proxies again replaces this session,
 // which must not happen inside its own callback.
 void ProxySession::respond(int status) {
+  if (stale_cond_ && answer_stale(stale_cond_)) return;
   loop_.cancel(timer_);
   close_upstream();
   phase_ = Phase::done;
@@ -1096,12 +1163,35 @@ void ProxySession::log_upstream(config::LogLevel level, int err, const char* wha
 
 namespace {
 
-void start_session(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
-                   std::unique_ptr<UpstreamCodec> codec, std::shared_ptr<const ProxyConfig> owned) {
-  auto session = std::make_unique<ProxySession>(ex, cfg, std::move(group), std::move(codec), std::move(owned));
+void run_session(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
+                 std::unique_ptr<UpstreamCodec> codec, std::shared_ptr<const ProxyConfig> owned,
+                 std::unique_ptr<cache::Fill> fill) {
+  auto session =
+      std::make_unique<ProxySession>(ex, cfg, std::move(group), std::move(codec), std::move(owned), std::move(fill));
   auto* raw = session.get();
   ex.handler_state = std::move(session);
   raw->start();
+}
+
+void start_session(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
+                   std::unique_ptr<UpstreamCodec> codec, std::shared_ptr<const ProxyConfig> owned) {
+  if (!cfg.cache || !cfg.cache->enabled()) {
+    run_session(ex, cfg, std::move(group), std::move(codec), std::move(owned), nullptr);
+    return;
+  }
+  // The cache answers, or starts the session (perhaps after waiting for
+  // another request's fill): what the session needs waits in `pending`.
+  struct Pending {
+    std::shared_ptr<upstream::Group> group;
+    std::unique_ptr<UpstreamCodec> codec;
+    std::shared_ptr<const ProxyConfig> owned;
+  };
+  auto pending = std::make_shared<Pending>(Pending{std::move(group), std::move(codec), std::move(owned)});
+  cache::serve(ex, cfg, [&cfg, pending](http::Exchange& ex, std::unique_ptr<cache::Fill> fill) {
+    if (!pending->codec) return;  // started once already
+    run_session(ex, cfg, std::move(pending->group), std::move(pending->codec), std::move(pending->owned),
+                std::move(fill));
+  });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <strings.h>
 
+#include "cache/fill.h"
 #include "config/directives.h"
 #include "config/upstream_config.h"
 #include "http/exchange.h"
@@ -135,11 +136,25 @@ std::string upstream_uri(const http::Exchange& ex, const config::ProxyConfig& p)
   return uri;
 }
 
+// The client's conditionals and ranges: the cache asks the upstream for
+// the whole response (nginx's proxy_cache's default proxy_set_header list).
+namespace {
+bool cache_drops(const http::Header& h) {
+  using T = http::HeaderToken;
+  return h.token == T::if_modified_since || h.token == T::if_none_match || h.token == T::if_range ||
+         h.token == T::range || iequals(h.name, "if-unmodified-since") || iequals(h.name, "if-match");
+}
+}  // namespace
+
 RequestHeadInfo build_request_head(const http::Exchange& ex, const config::ProxyConfig& p, const std::string& uri,
-                                   RequestBody body, int64_t length, std::string& out) {
+                                   RequestBody body, int64_t length, std::string& out,
+                                   const cache::UpstreamRequestChanges* cache) {
   RequestHeadInfo info;
   const auto& req = ex.req;
-  out.append(req.method_name.empty() ? std::string_view(http::method_name(req.method)) : req.method_name);
+  if (cache && cache->get_for_head)
+    out.append("GET");
+  else
+    out.append(req.method_name.empty() ? std::string_view(http::method_name(req.method)) : req.method_name);
   out.push_back(' ');
   out.append(uri);
   out.append(p.http_version >= 11 ? " HTTP/1.1\r\n" : " HTTP/1.0\r\n");
@@ -165,9 +180,12 @@ RequestHeadInfo build_request_head(const http::Exchange& ex, const config::Proxy
     connection_options(req, hop_only);
     for (const auto& h : req.headers) {
       if (dropped_request_field(h) || is_set_here(p, h.name) || listed(hop_only, h.name)) continue;
+      if (cache && cache->drop_conditionals && cache_drops(h)) continue;
       append_field(out, h.name, h.value);
     }
   }
+  if (cache && !cache->if_modified_since.empty()) append_field(out, "If-Modified-Since", cache->if_modified_since);
+  if (cache && !cache->if_none_match.empty()) append_field(out, "If-None-Match", cache->if_none_match);
   if (body == RequestBody::length) {
     out.append("Content-Length: ");
     out.append(std::to_string(length));

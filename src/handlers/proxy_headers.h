@@ -15,6 +15,9 @@
 namespace torii::http {
 class Exchange;
 }
+namespace torii::cache {
+struct UpstreamRequestChanges;  // cache/fill.h
+}
 
 namespace torii::handlers {
 
@@ -31,8 +34,10 @@ struct RequestHeadInfo {
 };
 
 // Appends the request line and fields, ending with the empty line.
+// `cache` (may be null): what proxy_cache changes in the request.
 RequestHeadInfo build_request_head(const http::Exchange& ex, const config::ProxyConfig& p, const std::string& uri,
-                                   RequestBody body, int64_t length, std::string& out);
+                                   RequestBody body, int64_t length, std::string& out,
+                                   const cache::UpstreamRequestChanges* cache = nullptr);
 
 // The client's response head from the upstream's.
 void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,

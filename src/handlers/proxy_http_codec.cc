@@ -11,7 +11,7 @@ HttpUpstreamCodec::HttpUpstreamCodec(const http::Exchange& ex, const config::Pro
 
 bool HttpUpstreamCodec::request_head(RequestBody body, int64_t length, std::string& out) {
   chunked_ = body == RequestBody::chunked;
-  return build_request_head(ex_, cfg_, uri_, body, length, out).upgrade;
+  return build_request_head(ex_, cfg_, uri_, body, length, out, cache_).upgrade;
 }
 
 void HttpUpstreamCodec::body_piece(std::string_view data, std::string& out) {

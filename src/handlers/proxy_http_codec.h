@@ -22,6 +22,10 @@ class HttpUpstreamCodec final : public UpstreamCodec {
   const char* scheme() const override { return "http"; }
   std::string_view log_uri() const override { return uri_; }
   bool streams_unknown_length() const override { return cfg_.http_version >= 11; }
+  bool use_cache_changes(const cache::UpstreamRequestChanges& c) override {
+    cache_ = &c;
+    return true;
+  }
   bool request_head(RequestBody body, int64_t length, std::string& out) override;
   void body_piece(std::string_view data, std::string& out) override;
   void body_end(std::string& out) override;
@@ -44,6 +48,7 @@ class HttpUpstreamCodec final : public UpstreamCodec {
   const config::ProxyConfig& cfg_;
   std::string uri_;
   bool chunked_ = false;  // the request body goes chunked
+  const cache::UpstreamRequestChanges* cache_ = nullptr;
   http1::ResponseParser parser_;
   http1::BodyFraming framing_ = http1::BodyFraming::none;
   int64_t length_ = -1;

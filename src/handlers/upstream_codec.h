@@ -19,6 +19,10 @@
 #include "http1/parser.h"
 #include "http1/response_parser.h"
 
+namespace torii::cache {
+struct UpstreamRequestChanges;
+}
+
 namespace torii::handlers {
 
 class UpstreamCodec {
@@ -31,6 +35,10 @@ class UpstreamCodec {
   virtual std::string_view log_uri() const { return {}; }
 
   // ---- request
+  // What proxy_cache changes in the request (HEAD as GET, conditionals);
+  // kept by reference for the session's life. False: this protocol sends
+  // the request as the client made it (only HTTP knows the changes).
+  virtual bool use_cache_changes(const cache::UpstreamRequestChanges&) { return false; }
   // A body of unknown length may go as it comes (else it is read whole first).
   virtual bool streams_unknown_length() const = 0;
   // Appends the request head for the body described; true when it asked for

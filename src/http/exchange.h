@@ -206,6 +206,9 @@ class Exchange {
   int64_t body_length_read = -1;
   std::string upstream_connect_time;
   std::string upstream_header_time;
+  // $upstream_cache_status: MISS, HIT, EXPIRED... (static strings), empty
+  // when no cache took part.
+  std::string_view upstream_cache_status;
   bool is_internal = false;      // reached by internal redirect (error_page...)
   // A rewrite changed the URI inside this location and stayed (`break`):
   // proxy_pass then sends the whole URI, not its own URI part (nginx's

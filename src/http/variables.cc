@@ -497,6 +497,10 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_owned(ex.upstream_addr, out);
     case VarId::upstream_status:
       return append_owned(ex.upstream_status, out);
+    case VarId::upstream_cache_status:
+      if (ex.upstream_cache_status.empty()) return false;
+      out.append(ex.upstream_cache_status);
+      return true;
     case VarId::upstream_response_time:
       return append_owned(ex.upstream_response_time, out);
     case VarId::upstream_connect_time:

@@ -158,7 +158,7 @@ def test_the_defaults_start_and_serve(make_server):
     ("http", "ssl_ocsp on;"),
     ("http", "ssi on;"),
     ("http", "keepalive_time 2h;"),
-    ("http", "proxy_cache zone;"),
+    ("http", "proxy_store on;"),
     ("http", "output_buffers 4 32k;"),
     ("upstream", "keepalive_time 10m;"),
 ])

@@ -68,6 +68,9 @@ echo "should not be seen";
     "pid.php": r"""<?php
 echo getmypid();
 """,
+    "clock.php": r"""<?php
+echo hrtime(true);
+""",
 }
 
 
@@ -447,3 +450,22 @@ def test_chunked_upload_is_buffered_with_its_length(make_server, tmp_path, php, 
         r = c.read_response("POST")
     whole = b"".join(pieces)
     assert r.status == 200 and json.loads(r.body) == {"length": len(whole), "md5": hashlib.md5(whole).hexdigest()}
+
+
+def test_fastcgi_cache_shares_the_proxy_cache(make_server, tmp_path, php):
+    """fastcgi_cache*: the same engine and $upstream_cache_status as proxy_cache."""
+    fpm = php()
+    http = "fastcgi_cache_path @PREFIX@/fcache levels=1:2 keys_zone=php:1m;\n" + php_location(fpm, php.www, """
+            fastcgi_cache php;
+            fastcgi_cache_key $request_uri;
+            fastcgi_cache_valid 200 10m;
+            add_header X-Cache $upstream_cache_status always;
+    """)
+    srv = site(make_server, tmp_path, http)
+    first = harness.http(srv.port, "/clock.php")
+    second = harness.http(srv.port, "/clock.php")
+    other = harness.http(srv.port, "/clock.php?x=1")
+    assert (first.status, first.header("X-Cache")) == (200, "MISS")
+    assert (second.status, second.header("X-Cache")) == (200, "HIT")
+    assert second.body == first.body  # the application ran once
+    assert other.header("X-Cache") == "MISS" and other.body != first.body

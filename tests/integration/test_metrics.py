@@ -94,3 +94,31 @@ def test_without_metrics_location_nothing_is_counted_and_the_directive_is_checke
     (tmp_path / "t.conf").write_text(conf.replace("@PREFIX@", str(tmp_path)))
     r = harness.cli(["-t", "-c", str(tmp_path / "t.conf")], prefix=tmp_path)
     assert r.returncode != 0 and '"metrics" directive is not allowed here' in r.stderr, r.stderr
+
+
+def test_cache_counters(make_server):
+    server = make_server(harness.base_conf("""
+    proxy_cache_path @PREFIX@/cache keys_zone=pages:1m;
+    server {
+        listen 127.0.0.1:@PORT@;
+        server_name origin.test;
+        location = /page { return 200 "page"; }
+    }
+    server {
+        listen 127.0.0.1:@PORT@;
+        server_name scrape.test;
+        location = /metrics { metrics; }
+        location / {
+            proxy_pass http://127.0.0.1:@PORT@;
+            proxy_set_header Host origin.test;
+            proxy_cache pages;
+            proxy_cache_valid 200 10m;
+        }
+    }""", access_log=False))
+    for _ in range(3):
+        assert harness.http(server.port, "/page", host="scrape.test").body == b"page"
+    text = scrape(server.port)
+    assert value(text, "torii_cache_requests_total", zone="pages", status="MISS") == 1
+    assert value(text, "torii_cache_requests_total", zone="pages", status="HIT") == 2
+    assert value(text, "torii_cache_stored_total", zone="pages") == 1
+    assert value(text, "torii_cache_size_bytes", zone="pages") > 0

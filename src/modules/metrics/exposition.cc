@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 
+#include "cache/metrics.h"
 #include "config/upstream_config.h"
 #include "modules/metrics/worker_metrics.h"
 
@@ -162,6 +163,7 @@ std::string render_prometheus(const config::Config& cfg) {
   out += "torii_config_generation ";
   number(out, config_generation());
   out += '\n';
+  cache::render_metrics(cfg, out);
   return out;
 }
 

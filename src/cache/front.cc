@@ -1,0 +1,309 @@
+#include "cache/front.h"
+
+#include <ctime>
+#include <string>
+
+#include "cache/variant.h"
+#include "cache/zone.h"
+#include "config/cache_config.h"
+#include "config/proxy_config.h"
+#include "core/event_loop.h"
+#include "core/timer_wheel.h"
+#include "handlers/proxy_headers.h"
+#include "http/exchange.h"
+#include "http/date.h"
+#include "http/pipeline.h"
+#include "http/range.h"
+#include "http/variables.h"
+#include "log/error_log.h"
+
+namespace torii::cache {
+
+namespace {
+
+constexpr int64_t kLockPollMs = 16;  // a waiter looks at the lock this often (nginx: every 500 ms)
+
+const config::Template& default_key() {
+  static const config::Template t = *config::compile_template("$scheme$proxy_host$request_uri");
+  return t;
+}
+
+// proxy_cache_bypass / proxy_no_cache: any value neither empty nor "0".
+bool any_true(const std::vector<config::Template>& list, const http::Exchange& ex) {
+  std::string v;
+  for (const auto& t : list) {
+    v.clear();
+    http::render(t, ex, v);
+    if (!v.empty() && v != "0") return true;
+  }
+  return false;
+}
+
+uint32_t method_bit(http::Method m) {
+  switch (m) {
+    case http::Method::get: return config::kCacheGet;
+    case http::Method::head: return config::kCacheHead;
+    case http::Method::post: return config::kCachePost;
+    default: return 0;
+  }
+}
+
+// One request's way through the cache, shared by its attempts (a lock
+// waiter tries again).
+struct Attempt {
+  std::shared_ptr<const config::CacheSettings> settings;
+  std::shared_ptr<Zone> zone;
+  std::string key;
+  Md5 md5{};
+  int64_t lock_deadline_ms = 0;  // set when waiting for a lock began
+  bool lock_timed_out = false;
+  StartUpstream start;
+};
+
+void attempt(http::Exchange& ex, const config::ProxyConfig& cfg, const std::shared_ptr<Attempt>& a);
+
+// Waits for another request's fill of the same entry (proxy_cache_lock).
+class LockWaiter final : public http::Exchange::HandlerState {
+ public:
+  LockWaiter(http::Exchange& ex, const config::ProxyConfig& cfg, std::shared_ptr<Attempt> a)
+      : ex_(ex), cfg_(cfg), attempt_(std::move(a)), loop_(*ex.services().loop), timer_(&LockWaiter::on_timer, this) {
+    loop_.arm(timer_, kLockPollMs);
+  }
+  ~LockWaiter() override { loop_.cancel(timer_); }
+
+ private:
+  static void on_timer(void* self) { static_cast<LockWaiter*>(self)->poll(); }
+  void poll() {
+    const bool timed_out = loop_.now_ms() >= attempt_->lock_deadline_ms;
+    if (!timed_out && attempt_->zone->is_updating(attempt_->md5)) {
+      loop_.arm(timer_, kLockPollMs);
+      return;
+    }
+    if (timed_out) {
+      attempt_->lock_timed_out = true;
+      if (log::enabled(config::LogLevel::info))
+        log::write(config::LogLevel::info, "cache lock timeout for \"%s\"", attempt_->key.c_str());
+    }
+    // Look again at the end of the turn: the next step replaces this
+    // waiter in the exchange, which must not happen inside its own timer.
+    std::weak_ptr<char> alive = alive_;
+    http::Exchange* ex = &ex_;
+    const config::ProxyConfig* cfg = &cfg_;
+    auto a = attempt_;
+    loop_.defer([alive, ex, cfg, a] {
+      if (alive.expired() || ex->finished()) return;
+      attempt(*ex, *cfg, a);
+    });
+  }
+
+  http::Exchange& ex_;
+  const config::ProxyConfig& cfg_;
+  std::shared_ptr<Attempt> attempt_;
+  core::EventLoop& loop_;
+  core::Timer timer_;
+  std::shared_ptr<char> alive_ = std::make_shared<char>(0);
+};
+
+std::unique_ptr<Fill> make_fill(http::Exchange& ex, const Attempt& a, bool holds_lock) {
+  auto fill = std::make_unique<Fill>(a.settings, a.zone, a.md5, a.key, holds_lock);
+  fill->changes.drop_conditionals = true;
+  fill->changes.get_for_head = ex.req.method == http::Method::head && a.settings->convert_head;
+  return fill;
+}
+
+void attempt(http::Exchange& ex, const config::ProxyConfig& cfg, const std::shared_ptr<Attempt>& a) {
+  const auto& s = *a->settings;
+  Zone& zone = *a->zone;
+  const int64_t now = ::time(nullptr);
+  Zone::Lookup found = zone.lookup(a->md5, a->key, now);
+  if (found.entry && !found.entry->vary.empty()) {
+    // The stored response varies on request fields: another variant is
+    // kept under a key of its own.
+    const Md5 variant = variant_of(ex, found.entry->vary);
+    if (variant != found.entry->variant) {
+      a->md5 = variant_md5(a->key, variant);
+      found = zone.lookup(a->md5, a->key, now);
+    }
+  }
+
+  if (found.found == Found::fresh) {
+    ex.upstream_cache_status = "HIT";
+    zone.counters.hit.fetch_add(1, std::memory_order_relaxed);
+    send_entry(ex, cfg, *found.entry);
+    return;
+  }
+
+  std::unique_ptr<Fill> fill;
+  if (found.found == Found::stale) {
+    const Entry& e = *found.entry;
+    const bool may_update_stale = (s.use_stale & config::kStaleUpdating) || now < e.valid_sec + e.stale_while_revalidate;
+    if (zone.try_lock(a->md5, s.lock_age.count())) {
+      fill = make_fill(ex, *a, true);
+    } else if (may_update_stale) {
+      // Another request is updating the entry: the stale one answers.
+      ex.upstream_cache_status = "UPDATING";
+      zone.counters.updating.fetch_add(1, std::memory_order_relaxed);
+      send_entry(ex, cfg, e);
+      return;
+    } else {
+      fill = make_fill(ex, *a, false);
+    }
+    ex.upstream_cache_status = "EXPIRED";
+    zone.counters.expired.fetch_add(1, std::memory_order_relaxed);
+    fill->stale = found.entry;
+    if (s.revalidate) {
+      if (e.last_modified >= 0) fill->changes.if_modified_since = http::format_http_date(e.last_modified);
+      fill->changes.if_none_match = e.etag;
+    }
+    a->start(ex, std::move(fill));
+    return;
+  }
+
+  ex.upstream_cache_status = "MISS";
+  if (found.uses < s.min_uses) {
+    zone.counters.miss.fetch_add(1, std::memory_order_relaxed);
+    fill = make_fill(ex, *a, false);
+    fill->store = false;
+    a->start(ex, std::move(fill));
+    return;
+  }
+  if (s.lock && !a->lock_timed_out && !zone.try_lock(a->md5, s.lock_age.count())) {
+    if (a->lock_deadline_ms == 0) a->lock_deadline_ms = ex.services().loop->now_ms() + s.lock_timeout.count();
+    ex.handler_state = std::make_unique<LockWaiter>(ex, cfg, a);
+    return;
+  }
+  zone.counters.miss.fetch_add(1, std::memory_order_relaxed);
+  fill = make_fill(ex, *a, s.lock && !a->lock_timed_out);
+  // nginx: a request that waited out the lock is not cached.
+  if (a->lock_timed_out) fill->store = false;
+  a->start(ex, std::move(fill));
+}
+
+// proxy_cache_purge: a key ending in '*' removes every entry it begins;
+// 204 when something went, 404 when nothing matched.
+void purge(http::Exchange& ex, const Attempt& a) {
+  std::string_view key = a.key;
+  const bool prefix = !key.empty() && key.back() == '*';
+  if (prefix) key.remove_suffix(1);
+  const size_t removed = a.zone->purge(key, prefix);
+  if (log::enabled(config::LogLevel::info))
+    log::write(config::LogLevel::info, "cache \"%s\": purged %zu entries for \"%s\"", a.zone->params().name.c_str(),
+               removed, a.key.c_str());
+  if (removed == 0) {
+    http::send_error(ex, 404);
+    return;
+  }
+  http::ResponseHead head;
+  head.status = 204;
+  ex.send_head(std::move(head));
+  ex.finish();
+}
+
+int64_t header_date(std::string_view v) {
+  auto t = http::parse_http_date(v);
+  return t ? *t : -1;
+}
+
+}  // namespace
+
+void serve(http::Exchange& ex, const config::ProxyConfig& cfg, StartUpstream start) {
+  const auto& s = *cfg.cache;
+  const bool purging = !s.purge.empty() && any_true(s.purge, ex);  // any method (PURGE, usually)
+  if (!purging && !(method_bit(ex.req.method) & s.methods)) {
+    start(ex, nullptr);  // not a cached method: $upstream_cache_status stays empty
+    return;
+  }
+  auto a = std::make_shared<Attempt>();
+  a->settings = cfg.cache;
+  a->zone = s.zone->zone;
+  a->start = std::move(start);
+  http::render(s.key.empty() ? default_key() : s.key, ex, a->key);
+  a->md5 = md5_of(a->key);
+  if (purging) {
+    purge(ex, *a);
+    return;
+  }
+  if (any_true(s.bypass, ex)) {
+    ex.upstream_cache_status = "BYPASS";
+    a->zone->counters.bypass.fetch_add(1, std::memory_order_relaxed);
+    // The response may still be stored (proxy_no_cache decides).
+    a->start(ex, make_fill(ex, *a, false));
+    return;
+  }
+  attempt(ex, cfg, a);
+}
+
+void send_entry(http::Exchange& ex, const config::ProxyConfig& cfg, const Entry& entry) {
+  http1::ResponseParser parser(entry.head.size() + 1, 1000);
+  http1::ParsedResponse r;
+  size_t consumed = 0;
+  if (parser.parse(entry.head, r, consumed) != http1::ParseStatus::done) {
+    log::write(config::LogLevel::crit, "cache entry for \"%s\" has a bad header: %s", entry.key.c_str(),
+               parser.error());
+    http::send_error(ex, 500);
+    return;
+  }
+  r.content_length = entry.body_length;
+  http::ResponseHead head;
+  handlers::build_response_head(ex, cfg, r, http1::BodyFraming::length, head);
+  head.content_length = entry.body_length;
+  int64_t offset = 0, length = entry.body_length;
+
+  // Client conditionals and ranges against the stored response, as for a
+  // static file: a 200 with validators may become a 304, or a 206.
+  if (head.status == 200) {
+    const http::Header* inm = ex.req.find(http::HeaderToken::if_none_match);
+    const http::Header* ims = ex.req.find(http::HeaderToken::if_modified_since);
+    const std::string* etag = head.find("ETag");
+    const std::string* lm = head.find("Last-Modified");
+    bool not_modified = false;
+    if (inm && etag) {
+      not_modified = inm->value == "*" || inm->value.find(*etag) != std::string_view::npos;
+    } else if (!inm && ims && lm) {
+      const int64_t since = header_date(ims->value);
+      not_modified = since >= 0 && since == header_date(*lm);
+    }
+    if (not_modified) {
+      head.status = 304;
+      head.content_length = -1;
+      ex.header_only = true;
+      ex.send_head(std::move(head));
+      ex.finish();
+      return;
+    }
+    // As nginx: ranges of a stored response only when the upstream said
+    // it takes them (its Accept-Ranges is kept with the response).
+    const std::string* accept_ranges = head.find("Accept-Ranges");
+    const http::Header* range =
+        accept_ranges && *accept_ranges != "none" ? ex.req.find(http::HeaderToken::range) : nullptr;
+    const http::Header* if_range = ex.req.find(http::HeaderToken::if_range);
+    const bool range_holds = !if_range || (etag && if_range->value == *etag) || (lm && if_range->value == *lm);
+    std::vector<http::ByteRange> ranges;
+    if (range && range_holds) {
+      switch (http::parse_range(range->value, entry.body_length, ranges)) {
+        case http::RangeOutcome::ok:
+          if (ranges.size() == 1) {
+            head.status = 206;
+            head.add("Content-Range", "bytes " + std::to_string(ranges[0].start) + "-" +
+                                          std::to_string(ranges[0].end - 1) + "/" +
+                                          std::to_string(entry.body_length));
+            offset = ranges[0].start;
+            length = ranges[0].length();
+            head.content_length = length;
+          }
+          break;  // several ranges: the whole response
+        case http::RangeOutcome::unsatisfiable:
+          ex.response.add("Content-Range", "bytes */" + std::to_string(entry.body_length));
+          http::send_error(ex, 416);
+          return;
+        case http::RangeOutcome::ignore:
+          break;
+      }
+    }
+  }
+  ex.send_head(std::move(head));
+  if (!ex.header_only && length > 0) ex.send_file(entry.file, entry.body_offset + offset, length);
+  ex.finish();
+}
+
+}  // namespace torii::cache

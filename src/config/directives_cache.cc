@@ -1,0 +1,363 @@
+// The proxy cache's directives: proxy_cache_path (a zone: its directory
+// and index, cache/zone.h), proxy_cache and the proxy_cache_* settings a
+// location merges down like the other proxy_* ones. The setters are
+// written once for any module whose settings hold a ProxyConfig
+// (proxy_*, fastcgi_*, uwsgi_*): `M` says where its ProxyConfig is.
+#include <algorithm>
+#include <string>
+
+#include "cache/zone.h"
+#include "config/cache_config.h"
+#include "config/cgi_config.h"
+#include "config/directives.h"
+#include "config/proxy_config.h"
+
+namespace torii::config {
+
+namespace {
+
+std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+Error invalid_value(const Node& n, std::string_view value) {
+  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// Where each module keeps its ProxyConfig, copied on write.
+struct ProxyModule {
+  static ProxyConfig& edit(Scope& s) {
+    auto p = s.settings->proxy ? std::make_shared<ProxyConfig>(*s.settings->proxy) : std::make_shared<ProxyConfig>();
+    ProxyConfig* raw = p.get();
+    s.settings->proxy = std::move(p);
+    return *raw;
+  }
+  static uint32_t& here(Scope& s) { return s.proxy_here; }
+  static constexpr uint32_t kShift = 16;  // below: proxy_set_header & co (directives_proxy.cc)
+};
+
+template <std::shared_ptr<const CgiConfig> LocationSettings::*Member, uint32_t Shift>
+struct CgiModule {
+  static ProxyConfig& edit(Scope& s) {
+    auto& slot = s.settings->*Member;
+    auto copy = slot ? std::make_shared<CgiConfig>(*slot) : std::make_shared<CgiConfig>();
+    CgiConfig* raw = copy.get();
+    slot = std::move(copy);
+    return raw->upstream;
+  }
+  static uint32_t& here(Scope& s) { return s.cgi_here; }
+  static constexpr uint32_t kShift = Shift;
+};
+using FastcgiModule = CgiModule<&LocationSettings::fastcgi, 16>;
+using UwsgiModule = CgiModule<&LocationSettings::uwsgi, 24>;
+
+enum : uint32_t { kValidHere = 1, kBypassHere = 2, kNoCacheHere = 4, kPurgeHere = 8 };
+
+template <typename M>
+CacheSettings& cache_of(Scope& s) {
+  ProxyConfig& p = M::edit(s);
+  auto c = p.cache ? std::make_shared<CacheSettings>(*p.cache) : std::make_shared<CacheSettings>();
+  CacheSettings* raw = c.get();
+  p.cache = std::move(c);
+  return *raw;
+}
+
+// The first use of an array directive in a block replaces what it inherited.
+template <typename M>
+bool first_here(Scope& s, uint32_t bit) {
+  const uint32_t b = bit << M::kShift;
+  const bool first = !(M::here(s) & b);
+  M::here(s) |= b;
+  return first;
+}
+
+// The zone named `name` in this config, made (undefined) when new.
+std::shared_ptr<CacheZoneConfig> zone_named(Compiler& c, std::string_view name) {
+  for (auto& z : c.cfg().cache_zones)
+    if (z->name == name) return z;
+  auto z = std::make_shared<CacheZoneConfig>();
+  z->name = std::string(name);
+  c.cfg().cache_zones.push_back(z);
+  return z;
+}
+
+// ---- proxy_cache_path -----------------------------------------------------------
+
+Status parse_levels(const Node& n, std::string_view v, std::vector<int>& out) {
+  while (!v.empty()) {
+    const size_t colon = v.find(':');
+    const std::string_view part = v.substr(0, colon);
+    if (part != "1" && part != "2") return node_error(n, "invalid \"levels\" " + q(v));
+    out.push_back(part[0] - '0');
+    v = colon == std::string_view::npos ? std::string_view{} : v.substr(colon + 1);
+    if (colon != std::string_view::npos && v.empty()) return node_error(n, "invalid \"levels\"");
+  }
+  if (out.size() > 3) return node_error(n, "invalid \"levels\"");
+  return Ok{};
+}
+
+Status set_cache_path(Compiler& c, Scope&, const Node& n) {
+  cache::ZoneParams p;
+  p.path = c.full_path(n.args[0]);
+  while (p.path.size() > 1 && p.path.back() == '/') p.path.pop_back();
+  std::string name;
+  for (size_t i = 1; i < n.args.size(); ++i) {
+    std::string_view a = n.args[i];
+    const size_t eq = a.find('=');
+    const std::string_view key = a.substr(0, eq);
+    const std::string_view v = eq == std::string_view::npos ? std::string_view{} : a.substr(eq + 1);
+    int64_t num = 0;
+    if (key == "levels") {
+      auto st = parse_levels(n, v, p.levels);
+      if (!st) return st;
+    } else if (key == "keys_zone") {
+      const size_t colon = v.find(':');
+      if (colon == std::string_view::npos || colon == 0) return node_error(n, "invalid keys zone size " + q(a));
+      if (!parse_size(v.substr(colon + 1), num) || num < 8 * 4096)
+        return node_error(n, "invalid keys zone size " + q(a));
+      name = std::string(v.substr(0, colon));
+      p.keys_size = size_t(num);
+    } else if (key == "inactive") {
+      if (!parse_time_ms(v, num)) return node_error(n, "invalid inactive value " + q(a));
+      p.inactive_ms = num;
+    } else if (key == "max_size") {
+      if (!parse_size(v, num)) return node_error(n, "invalid max_size value " + q(a));
+      p.max_size = num;
+    } else if (key == "use_temp_path") {
+      if (v != "on" && v != "off") return node_error(n, "invalid use_temp_path value " + q(a));
+      // Temporary files are always written in the zone's directory (one
+      // rename into place), what nginx does with use_temp_path=off.
+    } else if (key == "min_free") {
+      if (!parse_size(v, num)) return node_error(n, "invalid min_free value " + q(a));
+    } else if (key == "manager_files" || key == "loader_files" || key == "manager_sleep" ||
+               key == "manager_threshold" || key == "loader_sleep" || key == "loader_threshold") {
+      // The loader and manager pace themselves; these only need a valid value.
+      uint64_t count = 0;
+      if (!parse_number(v, count) && !parse_time_ms(v, num)) return node_error(n, "invalid " + q(a));
+    } else {
+      return node_error(n, "invalid parameter " + q(a));
+    }
+  }
+  if (name.empty()) return node_error(n, q(n.name) + " must have \"keys_zone\" parameter");
+  p.name = name;
+  auto z = zone_named(c, name);
+  if (z->defined) return node_error(n, "duplicate zone " + q(name));
+  z->defined = true;
+  z->zone = cache::Zone::acquire(p);
+  return Ok{};
+}
+
+// ---- per-location settings ------------------------------------------------------
+
+template <typename M>
+Status set_cache(Compiler& c, Scope& s, const Node& n) {
+  const std::string& v = n.args[0];
+  if (v == "off") {
+    cache_of<M>(s).zone = nullptr;
+    return Ok{};
+  }
+  if (v.find('$') != std::string::npos) return node_error(n, q(n.name) + " with variables is not yet supported");
+  auto z = zone_named(c, v);
+  if (!z->defined) {
+    // proxy_cache_path may come later in the http block; anywhere else it
+    // must already be there.
+    if (s.ctx != kHttp) return node_error(n, q(n.name) + " zone " + q(v) + " is unknown");
+    s.after_plain.push_back([z, where = n.where(), name = n.name]() -> Status {
+      if (z->defined) return Ok{};
+      return make_error(where + q(name) + " zone " + q(z->name) + " is unknown");
+    });
+  }
+  cache_of<M>(s).zone = z;
+  return Ok{};
+}
+
+template <typename M>
+Status set_key(Compiler&, Scope& s, const Node& n) {
+  auto t = compile_template(n.args[0]);
+  if (!t) return node_error(n, t.error());
+  cache_of<M>(s).key = std::move(*t);
+  return Ok{};
+}
+
+template <typename M>
+Status set_valid(Compiler&, Scope& s, const Node& n) {
+  CacheValid v;
+  int64_t ms = 0;
+  if (!parse_time_ms(n.args.back(), ms)) return invalid_value(n, n.args.back());
+  v.seconds = ms / 1000;
+  if (n.args.size() == 1) {
+    v.codes = {200, 301, 302};
+  } else {
+    for (size_t i = 0; i + 1 < n.args.size(); ++i) {
+      const std::string& a = n.args[i];
+      if (a == "any") {
+        v.any = true;
+        continue;
+      }
+      uint64_t code = 0;
+      if (!parse_number(a, code) || code < 100 || code > 599) return invalid_value(n, a);
+      v.codes.push_back(int(code));
+    }
+  }
+  const bool first = first_here<M>(s, kValidHere);
+  auto& c = cache_of<M>(s);
+  if (first) c.valid.clear();
+  c.valid.push_back(std::move(v));
+  return Ok{};
+}
+
+template <typename M>
+Status set_methods(Compiler&, Scope& s, const Node& n) {
+  uint32_t mask = kCacheGet | kCacheHead;
+  for (const auto& a : n.args) {
+    if (a == "GET") mask |= kCacheGet;
+    else if (a == "HEAD") mask |= kCacheHead;
+    else if (a == "POST") mask |= kCachePost;
+    else return invalid_value(n, a);
+  }
+  cache_of<M>(s).methods = mask;
+  return Ok{};
+}
+
+template <typename M, std::vector<Template> CacheSettings::*F, uint32_t Bit>
+Status set_predicates(Compiler&, Scope& s, const Node& n) {
+  std::vector<Template> list;
+  for (const auto& a : n.args) {
+    auto t = compile_template(a);
+    if (!t) return node_error(n, t.error());
+    list.push_back(std::move(*t));
+  }
+  const bool first = first_here<M>(s, Bit);
+  auto& c = cache_of<M>(s);
+  if (first) (c.*F).clear();
+  for (auto& t : list) (c.*F).push_back(std::move(t));
+  return Ok{};
+}
+
+template <typename M>
+Status set_min_uses(Compiler&, Scope& s, const Node& n) {
+  uint64_t v = 0;
+  if (!parse_number(n.args[0], v) || v == 0 || v > 1'000'000) return invalid_value(n, n.args[0]);
+  cache_of<M>(s).min_uses = unsigned(v);
+  return Ok{};
+}
+
+template <typename M>
+Status set_ignore_headers(Compiler&, Scope& s, const Node& n) {
+  static constexpr std::pair<std::string_view, uint32_t> kNames[] = {
+      {"x-accel-redirect", kIgnoreXAccelRedirect}, {"x-accel-expires", kIgnoreXAccelExpires},
+      {"x-accel-limit-rate", kIgnoreXAccelLimitRate}, {"x-accel-buffering", kIgnoreXAccelBuffering},
+      {"x-accel-charset", kIgnoreXAccelCharset}, {"expires", kIgnoreExpires},
+      {"cache-control", kIgnoreCacheControl}, {"set-cookie", kIgnoreSetCookie},
+      {"vary", kIgnoreVary},
+  };
+  uint32_t mask = 0;
+  for (const auto& a : n.args) {
+    const std::string low = lower(a);
+    auto it = std::find_if(std::begin(kNames), std::end(kNames), [&](const auto& k) { return k.first == low; });
+    if (it == std::end(kNames)) return invalid_value(n, a);
+    mask |= it->second;
+  }
+  cache_of<M>(s).ignore_headers = mask;
+  return Ok{};
+}
+
+template <typename M, bool CacheSettings::*F>
+Status set_flag(Compiler&, Scope& s, const Node& n) {
+  cache_of<M>(s).*F = n.args[0] == "on";
+  return Ok{};
+}
+
+template <typename M, Ms CacheSettings::*F>
+Status set_time(Compiler&, Scope& s, const Node& n) {
+  int64_t ms = 0;
+  if (!parse_time_ms(n.args[0], ms)) return invalid_value(n, n.args[0]);
+  cache_of<M>(s).*F = Ms(ms);
+  return Ok{};
+}
+
+template <typename M>
+Status set_use_stale(Compiler&, Scope& s, const Node& n) {
+  static constexpr std::pair<std::string_view, uint32_t> kNames[] = {
+      {"error", kStaleError},       {"timeout", kStaleTimeout},   {"invalid_header", kStaleInvalidHeader},
+      {"updating", kStaleUpdating}, {"http_500", kStaleHttp500},  {"http_502", kStaleHttp502},
+      {"http_503", kStaleHttp503},  {"http_504", kStaleHttp504},  {"http_403", kStaleHttp403},
+      {"http_404", kStaleHttp404},  {"http_429", kStaleHttp429},
+  };
+  uint32_t mask = 0;
+  for (const auto& a : n.args) {
+    if (a == "off") {
+      if (n.args.size() != 1) return invalid_value(n, a);
+      continue;
+    }
+    auto it = std::find_if(std::begin(kNames), std::end(kNames), [&](const auto& k) { return k.first == a; });
+    if (it == std::end(kNames)) return invalid_value(n, a);
+    mask |= it->second;
+  }
+  cache_of<M>(s).use_stale = mask;
+  return Ok{};
+}
+
+// A background update needs a request with no client behind it, which
+// torii does not make yet: `on` is refused rather than quietly ignored.
+template <typename M>
+Status set_background_update(Compiler&, Scope& s, const Node& n) {
+  if (n.args[0] == "on") return node_error(n, q(n.name + " on") + " is not yet supported");
+  cache_of<M>(s).background_update = false;
+  return Ok{};
+}
+
+Status accept_size(Compiler&, Scope&, const Node& n) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v)) return invalid_value(n, n.args[0]);
+  return Ok{};
+}
+
+constexpr uint16_t kHSL = kHttp | kServer | kLocation;
+
+// One table's rows for a module whose directives start with `prefix`.
+#define TORII_CACHE_ROWS(prefix, M)                                                                        \
+  {prefix "_cache", kHSL, kArgs1, true, false, kMain, &set_cache<M>},                                      \
+      {prefix "_cache_key", kHSL, kArgs1, true, false, kMain, &set_key<M>},                                \
+      {prefix "_cache_valid", kHSL, kArgs1More, false, false, kMain, &set_valid<M>},                       \
+      {prefix "_cache_methods", kHSL, kArgs1More, true, false, kMain, &set_methods<M>},                    \
+      {prefix "_cache_bypass", kHSL, kArgs1More, false, false, kMain,                                      \
+       &set_predicates<M, &CacheSettings::bypass, kBypassHere>},                                           \
+      {prefix "_no_cache", kHSL, kArgs1More, false, false, kMain,                                          \
+       &set_predicates<M, &CacheSettings::no_cache, kNoCacheHere>},                                        \
+      {prefix "_cache_purge", kHSL, kArgs1More, false, false, kMain,                                       \
+       &set_predicates<M, &CacheSettings::purge, kPurgeHere>},                                             \
+      {prefix "_cache_min_uses", kHSL, kArgs1, true, false, kMain, &set_min_uses<M>},                      \
+      {prefix "_cache_convert_head", kHSL, kFlag, true, false, kMain,                                      \
+       &set_flag<M, &CacheSettings::convert_head>},                                                        \
+      {prefix "_cache_lock", kHSL, kFlag, true, false, kMain, &set_flag<M, &CacheSettings::lock>},          \
+      {prefix "_cache_lock_timeout", kHSL, kArgs1, true, false, kMain,                                     \
+       &set_time<M, &CacheSettings::lock_timeout>},                                                        \
+      {prefix "_cache_lock_age", kHSL, kArgs1, true, false, kMain, &set_time<M, &CacheSettings::lock_age>}, \
+      {prefix "_cache_use_stale", kHSL, kArgs1More, true, false, kMain, &set_use_stale<M>},                \
+      {prefix "_cache_revalidate", kHSL, kFlag, true, false, kMain, &set_flag<M, &CacheSettings::revalidate>}, \
+      {prefix "_cache_background_update", kHSL, kFlag, true, false, kMain, &set_background_update<M>},   \
+      {prefix "_cache_max_range_offset", kHSL, kArgs1, true, false, kMain, &accept_size}
+
+const DirectiveSpec kCacheDirectives[] = {
+    {"proxy_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
+    {"fastcgi_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
+    {"uwsgi_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
+    {"proxy_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers<ProxyModule>},
+    TORII_CACHE_ROWS("proxy", ProxyModule),
+    TORII_CACHE_ROWS("fastcgi", FastcgiModule),
+    TORII_CACHE_ROWS("uwsgi", UwsgiModule),
+};
+
+#undef TORII_CACHE_ROWS
+
+}  // namespace
+
+std::span<const DirectiveSpec> cache_directives() { return kCacheDirectives; }
+
+}  // namespace torii::config
