@@ -12,57 +12,11 @@ import threading
 import pytest
 
 import harness
+from slow_backend import Backend
 
 pytestmark = pytest.mark.skipif(harness.IS_NGINX, reason="the admin API is NGINX Plus's, not open-source nginx's")
 
 TOKEN = "s3cret-token-for-tests"
-
-
-class Backend:
-    """A Python HTTP server answering its name; /slow waits until released."""
-
-    def __init__(self, name):
-        import http.server
-
-        self.name = name
-        self.lease = harness.PortLease()
-        self.port = self.lease.port
-        self.hits = {}
-        self.lock = threading.Lock()
-        self.release_slow = threading.Event()
-        self.slow_started = threading.Event()
-        backend = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                with backend.lock:
-                    backend.hits[self.path] = backend.hits.get(self.path, 0) + 1
-                if self.path == "/slow":
-                    backend.slow_started.set()
-                    backend.release_slow.wait(30)
-                body = backend.name.encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        http.server.ThreadingHTTPServer.allow_reuse_address = True
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def count(self, path="/"):
-        with self.lock:
-            return self.hits.get(path, 0)
-
-    def close(self):
-        self.release_slow.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.lease.release()
 
 
 @pytest.fixture
