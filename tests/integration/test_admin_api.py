@@ -252,3 +252,37 @@ def test_added_server_is_probed_by_the_health_check(make_server, backends, tmp_p
         assert f"upstream server 127.0.0.1:{dead.port} of \"app\" is unhealthy" in server.error_log_text()
     finally:
         dead.release()
+
+
+def test_metrics_show_the_servers_as_the_api_left_them_with_their_counters(make_server, backends, tmp_path):
+    import shutil
+    import subprocess
+    from test_metrics import value
+    a = backends("a")
+    b = backends("b")
+    server = make_server(conf(f"server 127.0.0.1:{a.port};", tmp_path, extra_http="""
+    server {
+        listen 127.0.0.1:@PORT2@;
+        location = /metrics { metrics; }
+    }"""), nports=3)
+    assert api(server, "POST", "/api/9/http/upstreams/app/servers", {"server": f"127.0.0.1:{b.port}"})[0] == 201
+    for _ in range(10):
+        assert get(server)[0] == 200
+    assert api(server, "PATCH", "/api/9/http/upstreams/app/servers/1", {"drain": True})[0] == 200
+    conn = http.client.HTTPConnection("127.0.0.1", server.ports[2], timeout=10)
+    conn.request("GET", "/metrics")
+    text = conn.getresponse().read().decode()
+    conn.close()
+    sa, sb = f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"
+    assert value(text, "torii_upstream_server_requests_total", upstream="app", server=sa) == a.count()
+    assert value(text, "torii_upstream_server_requests_total", upstream="app", server=sb) == b.count() > 0
+    assert value(text, "torii_upstream_server_responses_total", upstream="app", server=sb, status="2xx") == b.count()
+    assert value(text, "torii_upstream_server_state", upstream="app", server=sb, state="draining") == 1
+    assert value(text, "torii_upstream_server_state", upstream="app", server=sa, state="up") == 1
+    assert value(text, "torii_upstream_server_up", upstream="app", server=sb) == 0
+    assert value(text, "torii_connections", state="writing") >= 1  # the scrape itself
+    assert value(text, "torii_connections_accepted_total") >= 12
+    promtool = shutil.which("promtool")
+    if promtool:
+        r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True, timeout=30)
+        assert r.returncode == 0, r.stdout + r.stderr
