@@ -94,3 +94,65 @@ def test_without_metrics_location_nothing_is_counted_and_the_directive_is_checke
     (tmp_path / "t.conf").write_text(conf.replace("@PREFIX@", str(tmp_path)))
     r = harness.cli(["-t", "-c", str(tmp_path / "t.conf")], prefix=tmp_path)
     assert r.returncode != 0 and '"metrics" directive is not allowed here' in r.stderr, r.stderr
+
+
+def test_tls_handshakes_are_counted_by_outcome(make_server, tmp_path):
+    import socket
+    import ssl
+    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "k.pem", "-out",
+                        "c.pem", "-days", "2", "-subj", "/CN=a.test"], cwd=tmp_path, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    server = make_server(harness.base_conf(f"""
+    server {{
+        listen 127.0.0.1:@PORT@ ssl;
+        server_name a.test;
+        ssl_certificate {tmp_path}/c.pem;
+        ssl_certificate_key {tmp_path}/k.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        location = /ok {{ return 200 "ok"; }}
+    }}
+    server {{
+        listen 127.0.0.1:@PORT1@;
+        server_name scrape.test;
+        location = /metrics {{ metrics; }}
+    }}""", access_log=False), nports=2)
+    for _ in range(3):
+        out = subprocess.run(["curl", "-sk", f"https://127.0.0.1:{server.port}/ok"], capture_output=True, timeout=10)
+        assert out.stdout == b"ok"
+    # A client that closes in the middle of its hello.
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        s.sendall(b"\x16\x03\x01\x00\x80\x01\x00\x00\x7c\x03\x03")
+    # A client that offers only TLS 1.1.
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.set_ciphers("DEFAULT:@SECLEVEL=0")
+    ctx.minimum_version = ssl.TLSVersion.TLSv1
+    ctx.maximum_version = ssl.TLSVersion.TLSv1_1
+    with socket.create_connection(("127.0.0.1", server.port)) as raw:
+        with pytest.raises(ssl.SSLError):
+            ctx.wrap_socket(raw).do_handshake()
+    # A record that is not a handshake at all after its first byte.
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        s.sendall(b"\x16\x03\x03\x00\x05hello")
+        s.settimeout(5)
+        try:
+            s.recv(100)
+        except OSError:
+            pass
+
+    def scraped():
+        text = scrape(server.ports[1])
+        failed = sum(value(text, "torii_tls_handshakes_total", outcome=o) for o in
+                     ("peer_closed", "io_error", "protocol_version", "no_shared_cipher", "no_alpn",
+                      "client_certificate", "protocol_error"))
+        return text if failed >= 3 else None
+    text = harness.wait_until(scraped, 10, what="three failed handshakes counted")
+    assert value(text, "torii_tls_handshakes_total", outcome="completed") == 3
+    assert value(text, "torii_tls_handshakes_total", outcome="peer_closed") == 1
+    assert value(text, "torii_tls_handshakes_total", outcome="protocol_version") == 1
+    assert value(text, "torii_tls_handshakes_total", outcome="protocol_error") == 1
+    promtool = shutil.which("promtool")
+    if promtool:
+        r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True, timeout=30)
+        assert r.returncode == 0, r.stdout + r.stderr

@@ -10,6 +10,7 @@
 #include "config/upstream_config.h"
 #include "modules/metrics/worker_metrics.h"
 #include "modules/stub_status/counters.h"
+#include "net/tls_counters.h"
 #include "upstream/live_group.h"
 #include "upstream/peer_stats.h"
 
@@ -246,6 +247,16 @@ std::string render_prometheus(const config::Config& cfg) {
     out += st;
     out += "\"} ";
     out += std::to_string(n);
+    out += '\n';
+  }
+  head(out, "torii_tls_handshakes_total", "counter",
+       "TLS handshakes over TCP by outcome: completed, or the reason they failed.");
+  const auto tls = net::tls_handshake_totals();
+  for (size_t i = 0; i < tls.size(); ++i) {
+    out += "torii_tls_handshakes_total{outcome=\"";
+    out += net::kTlsOutcomeNames[i];
+    out += "\"} ";
+    number(out, tls[i]);
     out += '\n';
   }
   head(out, "torii_connections_accepted_total", "counter", "Client connections accepted.");
