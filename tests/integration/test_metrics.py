@@ -156,3 +156,31 @@ def test_tls_handshakes_are_counted_by_outcome(make_server, tmp_path):
     if promtool:
         r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True, timeout=30)
         assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_limit_req_and_limit_conn_outcomes_are_counted(make_server):
+    server = make_server(harness.base_conf("""
+    limit_req_zone $binary_remote_addr zone=one:1m rate=1r/m;
+    limit_conn_zone $binary_remote_addr zone=addr:1m;
+    server {
+        listen 127.0.0.1:@PORT@;
+        server_name scrape.test;
+        root @PREFIX@/www;
+        location = /limited { limit_req zone=one; }
+        location = /conn { limit_conn addr 10; }
+        location = /metrics { metrics; }
+    }""", access_log=False), start=False)
+    (server.prefix / "www").mkdir()
+    for name in ("limited", "conn"):
+        (server.prefix / "www" / name).write_text("ok")
+    server.start()
+    statuses = [harness.http(server.port, "/limited").status for _ in range(4)]
+    assert statuses == [200, 503, 503, 503]
+    for _ in range(2):
+        assert harness.http(server.port, "/conn").status == 200
+    text = harness.wait_until(
+        lambda: (lambda t: t if value(t, "torii_limit_conn_requests_total", status="passed") == 2 else None)(
+            scrape(server.port)), 10, what="the counts")
+    assert value(text, "torii_limit_req_requests_total", status="passed") == 1
+    assert value(text, "torii_limit_req_requests_total", status="rejected") == 3
+    assert value(text, "torii_limit_conn_requests_total", status="rejected") == 0

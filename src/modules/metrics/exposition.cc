@@ -153,6 +153,32 @@ std::string render_prometheus(const config::Config& cfg) {
     label_value(out, s.name);
     out += '"';
   };
+  {
+    static constexpr const char* kReq[] = {"passed", "delayed", "rejected", "delayed_dry_run", "rejected_dry_run"};
+    static constexpr const char* kConn[] = {"passed", "rejected", "rejected_dry_run"};
+    uint64_t req[std::size(kReq)] = {}, conn[std::size(kConn)] = {};
+    for (WorkerMetrics* w : workers) {
+      for (size_t i = 0; i < std::size(kReq); ++i) req[i] += w->limit_req[i].get();
+      for (size_t i = 0; i < std::size(kConn); ++i) conn[i] += w->limit_conn[i].get();
+    }
+    head(out, "torii_limit_req_requests_total", "counter", "Requests limit_req judged, by outcome ($limit_req_status).");
+    for (size_t i = 0; i < std::size(kReq); ++i) {
+      out += "torii_limit_req_requests_total{status=\"";
+      out += kReq[i];
+      out += "\"} ";
+      number(out, req[i]);
+      out += '\n';
+    }
+    head(out, "torii_limit_conn_requests_total", "counter", "Requests limit_conn judged, by outcome ($limit_conn_status).");
+    for (size_t i = 0; i < std::size(kConn); ++i) {
+      out += "torii_limit_conn_requests_total{status=\"";
+      out += kConn[i];
+      out += "\"} ";
+      number(out, conn[i]);
+      out += '\n';
+    }
+  }
+
   head(out, "torii_upstream_server_up", "gauge",
        "1 when the server may take requests (not down or draining, active health check passing), else 0.");
   for (const auto& g : groups) {
