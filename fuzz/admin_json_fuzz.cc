@@ -31,9 +31,9 @@ void write(std::string& out, const JsonValue& v) {
       out += '{';
       for (size_t i = 0; i < v.members.size(); ++i) {
         if (i) out += ',';
-        torii::admin_api::append_json_string(out, v.members[i].first);
+        torii::admin_api::append_json_string(out, v.members[i].name);
         out += ':';
-        write(out, v.members[i].second);
+        write(out, v.members[i].value);
       }
       out += '}';
       break;

@@ -10,11 +10,11 @@ TEST(AdminJson, ReadsAnObjectWithEveryKindOfValue) {
   ASSERT_TRUE(v) << v.error();
   ASSERT_EQ(v->type, JsonValue::Type::object);
   ASSERT_EQ(v->members.size(), 6u);
-  EXPECT_EQ(v->members[0].second.text, "a\"b\xc3\xa9\xf0\x9f\x98\x80");
-  EXPECT_EQ(v->members[1].second.text, "-1.5e3");
-  EXPECT_TRUE(v->members[2].second.boolean);
-  EXPECT_EQ(v->members[4].second.type, JsonValue::Type::null);
-  EXPECT_EQ(v->members[5].second.items.size(), 2u);
+  EXPECT_EQ(v->members[0].value.text, "a\"b\xc3\xa9\xf0\x9f\x98\x80");
+  EXPECT_EQ(v->members[1].value.text, "-1.5e3");
+  EXPECT_TRUE(v->members[2].value.boolean);
+  EXPECT_EQ(v->members[4].value.type, JsonValue::Type::null);
+  EXPECT_EQ(v->members[5].value.items.size(), 2u);
 }
 
 TEST(AdminJson, RefusesWhatRfc8259Refuses) {

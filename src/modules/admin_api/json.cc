@@ -226,13 +226,13 @@ class Reader {
       std::string key;
       if (!string(key)) return false;
       for (const auto& m : v.members)
-        if (m.first == key) return bad("duplicate member name");
+        if (m.name == key) return bad("duplicate member name");
       skip_space();
       if (pos_ >= t_.size() || t_[pos_] != ':') return bad("expected ':'");
       ++pos_;
       JsonValue member;
       if (!value(member, depth + 1)) return false;
-      v.members.emplace_back(std::move(key), std::move(member));
+      v.members.push_back(JsonMember{std::move(key), std::move(member)});
       skip_space();
       if (pos_ >= t_.size()) return bad("unterminated object");
       if (t_[pos_] == '}') {

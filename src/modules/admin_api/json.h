@@ -6,12 +6,13 @@
 
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "core/result.h"
 
 namespace torii::admin_api {
+
+struct JsonMember;
 
 struct JsonValue {
   enum class Type { null, boolean, number, string, array, object };
@@ -19,7 +20,12 @@ struct JsonValue {
   bool boolean = false;
   std::string text;  // a string's value, or a number as written
   std::vector<JsonValue> items;                             // array
-  std::vector<std::pair<std::string, JsonValue>> members;  // object, in order
+  std::vector<JsonMember> members;  // object, in order
+};
+
+struct JsonMember {
+  std::string name;
+  JsonValue value;
 };
 
 Result<JsonValue> parse_json(std::string_view text);
