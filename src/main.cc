@@ -21,6 +21,7 @@
 #include "core/worker.h"
 #include "log/error_log.h"
 #include "net/listener.h"
+#include "net/ocsp_refresher.h"
 #include "upstream/health_checker.h"
 
 namespace {
@@ -292,6 +293,7 @@ int main(int argc, char** argv) {
                                          torii::core::FdBudget::count_open());
   torii::upstream::HealthChecker health;
   health.use_config(cfg);
+  torii::net::OcspRefresher::process().start();
   for (auto& w : workers) w->start();
   TORII_LOG(notice, "torii/%s started, %d worker(s)", TORII_VERSION, cfg->worker_processes);
   torii::core::notify_ready();
@@ -323,6 +325,7 @@ int main(int argc, char** argv) {
   for (auto& w : workers) w->stop(graceful);
   for (auto& w : workers) w->join();
   health.stop();
+  torii::net::OcspRefresher::process().stop();
   unlink(cfg->pid_path.c_str());
   TORII_LOG(notice, "exit");
   return 0;

@@ -65,8 +65,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"slice", kHSL, Kind::size, {"0"}},
     {"dav_access", kHSL, Kind::word, {"user:rw"}},
     // ssl
-    {"ssl_stapling", kHS, Kind::word, {"off"}},
-    {"ssl_stapling_verify", kHS, Kind::word, {"off"}},
     {"ssl_ocsp", kHS, Kind::word, {"off"}},
     {"ssl_ocsp_cache", kHS, Kind::word, {"off"}},
     {"ssl_reject_handshake", kHS, Kind::word, {"off"}},

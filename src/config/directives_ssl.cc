@@ -54,17 +54,41 @@ Result<SslFile> file_arg(Compiler& c, const Node& n) {
   return SslFile{conf.substr(0, slash + 1) + p, n.where()};
 }
 
+std::string conf_dir(Compiler& c) {
+  const std::string& conf = c.cfg().conf_file;
+  size_t slash = conf.rfind('/');
+  return slash == std::string::npos ? c.full_path("") : conf.substr(0, slash + 1);
+}
+
+// ssl_certificate and ssl_certificate_key: a file, "data:PEM", or a name
+// with $ssl_server_name, the one variable a handshake knows here.
+Result<SslFile> certificate_arg(Compiler& c, const Node& n) {
+  const std::string& p = n.args[0];
+  if (p.rfind("engine:", 0) == 0) return node_error(n, q(p) + " is not yet supported in " + q(n.name) + " directive");
+  for (size_t at = p.find('$'); at != std::string::npos; at = p.find('$', at + 1)) {
+    std::string_view rest = std::string_view(p).substr(at);
+    if (rest.rfind("$ssl_server_name", 0) != 0 && rest.rfind("${ssl_server_name}", 0) != 0)
+      return node_error(n, "only $ssl_server_name is supported as a variable in " + q(n.name) + " directive");
+  }
+  if (p.rfind("data:", 0) == 0) return SslFile{p, n.where()};
+  if (p.find('$') == std::string::npos) return file_arg(c, n);
+  // With a variable: relative names are completed now, or once rendered when the variable comes first.
+  if (p[0] == '/' || p[0] == '$') return SslFile{p, n.where()};
+  return SslFile{conf_dir(c) + p, n.where()};
+}
+
 Status set_certificate(Compiler& c, Scope& s, const Node& n) {
-  auto f = file_arg(c, n);
+  auto f = certificate_arg(c, n);
   if (!f) return Error{f.error()};
   auto& ssl = writable(s, n);
+  ssl.conf_dir = conf_dir(c);
   own(ssl.certificates, ssl.certificates_owner, s);
   ssl.certificates.push_back(std::move(*f));
   return Ok{};
 }
 
 Status set_certificate_key(Compiler& c, Scope& s, const Node& n) {
-  auto f = file_arg(c, n);
+  auto f = certificate_arg(c, n);
   if (!f) return Error{f.error()};
   auto& ssl = writable(s, n);
   own(ssl.certificate_keys, ssl.keys_owner, s);

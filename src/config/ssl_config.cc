@@ -10,6 +10,13 @@
 
 namespace torii::config {
 
+bool certificates_have_variables(const SslServerConfig& s) {
+  for (const auto* list : {&s.certificates, &s.certificate_keys})
+    for (const auto& f : *list)
+      if (f.path.find('$') != std::string::npos) return true;
+  return false;
+}
+
 Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, Config& cfg) {
   bool quic = false;
   for (const auto& g : cfg.listen_groups) {
@@ -33,6 +40,10 @@ Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, C
       if (!ctx) return Error{ctx.error()};
       auto with_ctx = std::make_shared<SslServerConfig>(*srv->ssl);
       with_ctx->ctx = std::move(*ctx);
+      if (quic && certificates_have_variables(*srv->ssl)) {
+        return make_error(srv->ssl->certificates.front().where +
+                          "variables in \"ssl_certificate\" are not supported with QUIC");
+      }
       if (quic) {
         auto creds = net::build_quic_credentials(*srv->ssl);
         if (!creds) return Error{creds.error()};

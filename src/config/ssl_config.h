@@ -39,10 +39,15 @@ struct SslFile {
 struct SslServerConfig {
   enum class SessionCache : uint8_t { off, none, builtin, shared };
 
+  // Each a path, "data:PEM", or (with variables) a pattern rendered per
+  // handshake for the SNI name ($ssl_server_name): see net/certified_key.
   std::vector<SslFile> certificates;      // each: certificate, then its chain
   std::vector<SslFile> certificate_keys;  // paired with certificates by position
+  std::string conf_dir;                   // the main config file's folder, with a final '/'
   // Which block wrote the certificate lists: a child block that names its
   // own certificates replaces the inherited ones instead of adding to them.
+  // ssl_password_file: tried in order for each encrypted key; null: none.
+  std::shared_ptr<const std::vector<std::string>> passwords;
   const void* certificates_owner = nullptr;
   const void* keys_owner = nullptr;
   const void* ticket_keys_owner = nullptr;
@@ -67,6 +72,11 @@ struct SslServerConfig {
   SslFile crl;
   int verify_depth = 1;
   SslFile dhparam;  // empty path: none
+  // OCSP stapling (directives_ssl_stapling.cc, net/ocsp_stapling.cc).
+  bool stapling = false;
+  bool stapling_verify = false;
+  SslFile stapling_file;           // a DER response to staple as is; empty: fetch one
+  std::string stapling_responder;  // "http://host[:port]/path"; empty: the certificate's AIA
   std::vector<std::pair<std::string, std::string>> conf_commands;
   size_t buffer_size = 16 * 1024;  // largest TLS record we write
   bool ssl_on = false;             // deprecated "ssl on": every listen of the server is TLS
@@ -79,6 +89,10 @@ struct SslServerConfig {
   std::shared_ptr<gnutls_certificate_credentials_st> quic_credentials;
   std::shared_ptr<const std::string> quic_ticket_key;  // null: no tickets over QUIC
 };
+
+// A certificate or key name has variables: every pair is then read at the
+// handshake, for the client's server name, as nginx does.
+bool certificates_have_variables(const SslServerConfig& s);
 
 // Builds the TLS context of every server that has certificates or listens
 // with "ssl" (net/tls_context.cc does the OpenSSL part). Fails naming the

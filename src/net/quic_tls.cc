@@ -14,6 +14,33 @@
 
 namespace torii::net {
 
+namespace {
+
+// A file, or the PEM text after "data:" (nginx's form).
+int set_key_pair(gnutls_certificate_credentials_t creds, const std::string& cert, const std::string& key,
+                 const char* password) {
+  constexpr std::string_view kData = "data:";
+  const bool cert_data = cert.rfind(kData, 0) == 0, key_data = key.rfind(kData, 0) == 0;
+  if (!cert_data && !key_data)
+    return gnutls_certificate_set_x509_key_file2(creds, cert.c_str(), key.c_str(), GNUTLS_X509_FMT_PEM, password, 0);
+  auto bytes = [&](const std::string& source, bool data, std::string& out) {
+    if (data) {
+      out = source.substr(kData.size());
+      return true;
+    }
+    std::ifstream in(source, std::ios::binary);
+    out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return bool(in) || in.eof();
+  };
+  std::string cert_pem, key_pem;
+  if (!bytes(cert, cert_data, cert_pem) || !bytes(key, key_data, key_pem)) return GNUTLS_E_FILE_ERROR;
+  const gnutls_datum_t c{reinterpret_cast<unsigned char*>(cert_pem.data()), unsigned(cert_pem.size())};
+  const gnutls_datum_t k{reinterpret_cast<unsigned char*>(key_pem.data()), unsigned(key_pem.size())};
+  return gnutls_certificate_set_x509_key_mem2(creds, &c, &k, GNUTLS_X509_FMT_PEM, password, 0);
+}
+
+}  // namespace
+
 Result<std::shared_ptr<gnutls_certificate_credentials_st>> build_quic_credentials(const config::SslServerConfig& s) {
   gnutls_certificate_credentials_t raw = nullptr;
   if (int rv = gnutls_certificate_allocate_credentials(&raw); rv != 0)
@@ -24,7 +51,13 @@ Result<std::shared_ptr<gnutls_certificate_credentials_st>> build_quic_credential
   for (size_t i = 0; i < s.certificates.size() && i < s.certificate_keys.size(); ++i) {
     const auto& cert = s.certificates[i];
     const auto& key = s.certificate_keys[i];
-    int rv = gnutls_certificate_set_x509_key_file(raw, cert.path.c_str(), key.path.c_str(), GNUTLS_X509_FMT_PEM);
+    // An encrypted key: each ssl_password_file line in turn, as for TCP.
+    int rv = GNUTLS_E_DECRYPTION_FAILED;
+    const size_t tries = s.passwords && !s.passwords->empty() ? s.passwords->size() : 1;
+    for (size_t t = 0; t < tries && rv < 0; ++t) {
+      const char* password = s.passwords && !s.passwords->empty() ? (*s.passwords)[t].c_str() : nullptr;
+      rv = set_key_pair(raw, cert.path, key.path, password);
+    }
     if (rv < 0) {
       return make_error(cert.where + "cannot load certificate \"" + cert.path + "\" with key \"" + key.path +
                         "\" for QUIC: " + gnutls_strerror(rv));

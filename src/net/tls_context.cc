@@ -18,6 +18,8 @@
 
 #include "config/ssl_config.h"
 #include "net/client_cert.h"
+#include "net/ocsp_stapling.h"
+#include "net/certified_key.h"
 #include "net/session_store.h"
 #include "net/tls_replay_guard.h"
 
@@ -147,6 +149,8 @@ int allow_early_data(SSL* ssl, void*) {
 struct CtxDeleter {
   std::shared_ptr<TicketKeys> keys;     // live as long as the context that points at them
   std::shared_ptr<SessionStore> store;
+  std::shared_ptr<void> stapling;  // the staples the status callback reads
+  std::shared_ptr<DynamicCertificates> dynamic;  // what the certificate callback reads
   void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
 };
 
@@ -225,20 +229,40 @@ void set_session_id_context(SSL_CTX* ctx) {
   SSL_CTX_set_session_id_context(ctx, md, std::min<unsigned>(len, SSL_MAX_SID_CTX_LENGTH));
 }
 
-Status load_certificates(SSL_CTX* ctx, const config::SslServerConfig& s) {
+// ssl_certificate with variables: the pairs for the client's server name,
+// read at its first handshake (DynamicCertificates caches them).
+int on_certificate(SSL* ssl, void* arg) {
+  auto* dynamic = static_cast<DynamicCertificates*>(arg);
+  const char* sni = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
+  std::string name = sni ? sni : "";
+  for (auto& c : name)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  while (!name.empty() && name.back() == '.') name.pop_back();
+  return dynamic->apply(ssl, name) ? 1 : 0;
+}
+
+Status load_certificates(SSL_CTX* ctx, const config::SslServerConfig& s, LoadedCertificates& loaded,
+                         std::shared_ptr<DynamicCertificates>& dynamic) {
+  if (s.certificate_keys.size() < s.certificates.size()) {
+    const auto& cert = s.certificates[s.certificate_keys.size()];
+    return make_error(cert.where + "no \"ssl_certificate_key\" is defined for certificate " + q(cert.path));
+  }
+  if (config::certificates_have_variables(s)) {
+    dynamic = std::make_shared<DynamicCertificates>(s);
+    SSL_CTX_set_cert_cb(ctx, on_certificate, dynamic.get());
+    return Ok{};
+  }
   for (size_t i = 0; i < s.certificates.size(); ++i) {
     const auto& cert = s.certificates[i];
-    if (i >= s.certificate_keys.size()) {
-      return make_error(cert.where + "no \"ssl_certificate_key\" is defined for certificate " + q(cert.path));
-    }
     const auto& key = s.certificate_keys[i];
+    auto pair = load_certified_key(cert.path, key.path, s.passwords.get());
+    if (!pair) return make_error((pair.error().find("certificate key") != std::string::npos ? key : cert).where +
+                                 pair.error());
     ERR_clear_error();
-    if (SSL_CTX_use_certificate_chain_file(ctx, cert.path.c_str()) != 1) {
+    if (SSL_CTX_use_cert_and_key(ctx, (*pair)->cert, (*pair)->key, (*pair)->chain, 1) != 1) {
       return make_error(cert.where + "cannot load certificate " + q(cert.path) + ": " + take_ssl_errors());
     }
-    if (SSL_CTX_use_PrivateKey_file(ctx, key.path.c_str(), SSL_FILETYPE_PEM) != 1) {
-      return make_error(key.where + "cannot load certificate key " + q(key.path) + ": " + take_ssl_errors());
-    }
+    loaded.emplace_back((*pair)->cert, cert.path);  // the context holds its own reference
   }
   return Ok{};
 }
@@ -314,10 +338,16 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
     return make_error(s.where + "SSL_CTX_set1_groups_list(" + q(s.ecdh_curve) + ") failed: " + take_ssl_errors());
   }
 
-  st = load_certificates(raw, s);
+  LoadedCertificates loaded;
+  std::shared_ptr<DynamicCertificates> dynamic;
+  st = load_certificates(raw, s, loaded, dynamic);
   if (!st) return Error{st.error()};
+  std::get_deleter<CtxDeleter>(ctx)->dynamic = std::move(dynamic);
   st = configure_client_verification(raw, s);
   if (!st) return Error{st.error()};
+  auto stapling = configure_ocsp_stapling(raw, s, loaded);
+  if (!stapling) return Error{stapling.error()};
+  std::get_deleter<CtxDeleter>(ctx)->stapling = std::move(*stapling);
   if (!s.dhparam.path.empty()) {
     st = load_dhparam(raw, s.dhparam);
     if (!st) return Error{st.error()};

@@ -632,7 +632,7 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http { server {\nhttp2_recv_buffer_size 64k; } }", "string:2: \"http2_recv_buffer_size\" directive is not allowed here"},
       {"http { server {\nhttp3_hq on; } }", "string:2: \"http3_hq on\" is not yet supported"},
       {"quic_bpf on; http { }", "string:1: \"quic_bpf on\" is not yet supported"},
-      {"http { server {\nssl_stapling on; } }", "string:2: \"ssl_stapling on\" is not yet supported (ngx_http_ssl_module)"},
+      {"http { server {\nssl_ocsp on; } }", "string:2: \"ssl_ocsp on\" is not yet supported (ngx_http_ssl_module)"},
       {"http { server { location / {\nproxy_cache one; } } }", "string:2: \"proxy_cache one\" is not yet supported (ngx_http_proxy_module)"},
       {"http {\nupstream app { } }", "string:2: no servers are inside upstream"},
       {"http {\nupstream app { server 127.0.0.1:8080 weight=0; } }",

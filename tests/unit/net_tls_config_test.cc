@@ -118,8 +118,8 @@ TEST_F(TlsConfigTest, Errors) {
        "must be 80 or 48 bytes"},
       {"server { ssl_certificate a.crt; ssl_certificate_key a.key; ssl_conf_command NoSuch x; }",
        "SSL_CONF_cmd(\"NoSuch\", \"x\") failed"},
-      {"server { ssl_certificate $ssl_server_name.crt; }", "variables in \"ssl_certificate\" are not yet supported"},
-      {"server { ssl_stapling on; }", "\"ssl_stapling on\" is not yet supported"},
+      {"server { ssl_certificate $host.crt; }", "only $ssl_server_name is supported as a variable in \"ssl_certificate\""},
+      {"server { ssl_ocsp on; }", "\"ssl_ocsp on\" is not yet supported"},
   };
   for (const auto& c : cases) {
     auto cfg = dir_.load(c.text);

@@ -83,6 +83,40 @@ void finish_access(http::Exchange& ex, int status, int prior) {
   http::send_error(ex, code);
 }
 
+// The access checks after auth_basic: its verdict (`code`: 0 allowed, a
+// status, -1 not configured), then auth_request, then what `satisfy any`
+// collected in `refused`.
+Gate after_basic(http::Exchange& ex, int code, int refused) {
+  const auto& s = ex.settings();
+  const bool any = s.limits.satisfy_any;
+  auto refuse = [&](int c) {
+    if (refused != 401) refused = c;
+  };
+  if (code == 0 && any) {
+    ex.response.remove("WWW-Authenticate");
+    return Gate::proceed;
+  }
+  if (code > 0) {
+    if (!any || (code != 401 && code != 403)) {
+      http::send_error(ex, code);
+      return Gate::responded;
+    }
+    refuse(code);
+  }
+
+  if (!s.limits.auth_request_uri.empty()) {
+    // Waits for the subrequest; it ends the phase with finish_access().
+    if (auth::start_auth_request(ex, any ? refused : 0)) return Gate::wait;
+    return Gate::responded;
+  }
+
+  if (refused) {
+    finish_access(ex, refused, 0);
+    return Gate::responded;
+  }
+  return Gate::proceed;
+}
+
 Gate run_access_phases(http::Exchange& ex, http::Phase from) {
   using http::Phase;
   const auto& s = ex.settings();
@@ -118,31 +152,16 @@ Gate run_access_phases(http::Exchange& ex, http::Phase from) {
   }
 
   if (s.limits.auth_basic && !s.limits.auth_basic_user_file.empty()) {
-    int code = auth::check_basic(ex);
-    if (code == 0 && any) {
-      ex.response.remove("WWW-Authenticate");
-      return Gate::proceed;
-    }
-    if (code != 0) {
-      if (!any || (code != 401 && code != 403)) {
-        http::send_error(ex, code);
-        return Gate::responded;
-      }
-      refuse(code);
-    }
+    int code = auth::check_basic(ex, refused);
+    // A slow hash is checked off the loop; continue_after_basic() resumes.
+    if (code == auth::kBasicPending) return Gate::wait;
+    return after_basic(ex, code, refused);
   }
+  return after_basic(ex, -1, refused);
+}
 
-  if (!s.limits.auth_request_uri.empty()) {
-    // Waits for the subrequest; it ends the phase with finish_access().
-    if (auth::start_auth_request(ex, any ? refused : 0)) return Gate::wait;
-    return Gate::responded;
-  }
-
-  if (refused) {
-    finish_access(ex, refused, 0);
-    return Gate::responded;
-  }
-  return Gate::proceed;
+void continue_after_basic(http::Exchange& ex, int code, int refused) {
+  if (after_basic(ex, code, refused) == Gate::proceed) http::resume_request(ex, http::Phase::content);
 }
 
 }  // namespace torii::access

@@ -33,4 +33,8 @@ Gate run_access_phases(http::Exchange& ex, http::Phase from);
 // code an earlier check of `satisfy any` already refused with (0: none).
 void finish_access(http::Exchange& ex, int status, int prior);
 
+// The rest of the access phase once auth_basic's check, done off the loop,
+// answered `code` (0 or a status); `refused` as `prior` above.
+void continue_after_basic(http::Exchange& ex, int code, int refused);
+
 }  // namespace torii::access

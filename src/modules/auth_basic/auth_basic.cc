@@ -13,10 +13,13 @@
 #include <string>
 #include <unordered_set>
 
+#include "core/blocking_pool.h"
+#include "core/event_loop.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "http/variables.h"
 #include "log/error_log.h"
+#include "modules/access/access_phase.h"
 #include "modules/auth_basic/password.h"
 
 namespace torii::auth {
@@ -143,9 +146,74 @@ bool read_file(const std::string& path, std::string& out, int& err) {
   return true;
 }
 
+// What the hash check found, turned into the request's answer.
+int verdict(http::Exchange& ex, PasswordCheck check, const std::string& why, const std::string& user,
+            const std::string& realm, std::string key) {
+  if (check == PasswordCheck::error) {
+    TORII_LOG(error, "%s for user \"%s\"%s", why.empty() ? "unsupported password hash" : why.c_str(), user.c_str(),
+              http::log_context(ex).c_str());
+    return 500;
+  }
+  if (check == PasswordCheck::mismatch) {
+    TORII_LOG(error, "user \"%s\": password mismatch%s", user.c_str(), http::log_context(ex).c_str());
+    return set_realm(ex, realm);
+  }
+  std::lock_guard lock(remembered_mu);
+  if (remembered().size() >= kMaxRemembered) remembered().clear();
+  remembered().insert(std::move(key));
+  return 0;
+}
+
+// libcrypt's "$" schemes cost from a millisecond (MD5-crypt) to hundreds
+// (bcrypt at cost 10: about 220 ms on these machines), as does $apr1$;
+// {PLAIN}, {SHA}, {SSHA} and DES are microseconds and stay on the loop.
+bool slow_hash(const std::string& hash) { return !hash.empty() && hash[0] == '$'; }
+
+struct Verification {
+  std::string user, password, hash, key, realm;
+};
+
+// The request waits here while a pool thread checks the hash; a client
+// that goes away drops it, and the result then finds `alive` expired.
+struct SlowCheckState : http::Exchange::HandlerState {
+  std::shared_ptr<char> alive = std::make_shared<char>();
+};
+
+void start_slow_check(http::Exchange& ex, core::EventLoop& loop, Verification v, int refused) {
+  if (ex.handler_state) {
+    // A handler that ran before an internal redirect: freed at the turn's end.
+    std::shared_ptr<http::Exchange::HandlerState> old = std::move(ex.handler_state);
+    loop.defer([old] {});
+  }
+  auto state = std::make_unique<SlowCheckState>();
+  std::weak_ptr<char> alive = state->alive;
+  ex.handler_state = std::move(state);
+  struct Outcome {
+    PasswordCheck check = PasswordCheck::error;
+    std::string why;
+  };
+  auto job = std::make_shared<Verification>(std::move(v));
+  auto outcome = std::make_shared<Outcome>();
+  core::BlockingPool::process().run(
+      loop,
+      [job, outcome] {
+        outcome->check = check_password(job->password, job->hash, &outcome->why);
+        OPENSSL_cleanse(job->password.data(), job->password.size());
+      },
+      [&ex, &loop, alive, job, outcome, refused] {
+        if (alive.expired()) return;  // the request is gone
+        // The state lives to the end of the turn: the request moves on and
+        // may give its handler state to the proxy.
+        std::shared_ptr<http::Exchange::HandlerState> self = std::move(ex.handler_state);
+        loop.defer([self] {});
+        int code = verdict(ex, outcome->check, outcome->why, job->user, job->realm, std::move(job->key));
+        access::continue_after_basic(ex, code, refused);
+      });
+}
+
 }  // namespace
 
-int check_basic(http::Exchange& ex) {
+int check_basic(http::Exchange& ex, int refused) {
   const config::LimitsSettings& ls = ex.settings().limits;
   std::string realm = http::render(ls.auth_basic_realm, ex);
   if (realm == "off") return 0;
@@ -176,22 +244,17 @@ int check_basic(http::Exchange& ex) {
     std::lock_guard lock(remembered_mu);
     if (remembered().count(key)) return 0;
   }
+  core::EventLoop* loop = ex.services().loop;
+  if (loop && slow_hash(*hash)) {
+    start_slow_check(ex, *loop, Verification{std::move(user), std::move(password), std::move(*hash), std::move(key),
+                                             std::move(realm)},
+                     refused);
+    return kBasicPending;
+  }
   std::string why;
   PasswordCheck check = check_password(password, *hash, &why);
   OPENSSL_cleanse(password.data(), password.size());
-  if (check == PasswordCheck::error) {
-    TORII_LOG(error, "%s for user \"%s\"%s", why.empty() ? "unsupported password hash" : why.c_str(), user.c_str(),
-              http::log_context(ex).c_str());
-    return 500;
-  }
-  if (check == PasswordCheck::mismatch) {
-    TORII_LOG(error, "user \"%s\": password mismatch%s", user.c_str(), http::log_context(ex).c_str());
-    return set_realm(ex, realm);
-  }
-  std::lock_guard lock(remembered_mu);
-  if (remembered().size() >= kMaxRemembered) remembered().clear();
-  remembered().insert(std::move(key));
-  return 0;
+  return verdict(ex, check, why, user, realm, std::move(key));
 }
 
 }  // namespace torii::auth
