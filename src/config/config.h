@@ -194,6 +194,8 @@ struct LocationSettings {
   bool log_not_found = true;
   bool etag = true;
   bool metrics = false;  // metrics: this location serves the Prometheus text
+  enum class Api : uint8_t { off, read_only, read_write };
+  Api api = Api::off;    // api [write=on]: this location serves the admin API (modules/admin_api)
   bool internal = false;  // only reachable by internal redirect
   bool dav_methods_off = true;
   std::shared_ptr<const dns::ResolverConfig> resolver;  // null: no `resolver` here
@@ -295,6 +297,8 @@ struct Config {
   std::string prefix;     // -p, with a trailing '/'
   std::string conf_file;  // absolute path of the main file
   bool metrics_enabled = false;  // some location has `metrics`: requests are counted
+  bool api_enabled = false;      // some location has `api`: upstreams may change at run time
+  std::string admin_token;       // admin_token_file's bearer token; empty: none asked
   int worker_processes = 1;  // "auto" resolved to the core count
   unsigned worker_connections = 512;
   uint64_t worker_rlimit_nofile = 0;  // 0: leave as is

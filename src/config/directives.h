@@ -113,6 +113,7 @@ std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: prox
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.
 std::span<const DirectiveSpec> default_only_directives();
+std::span<const DirectiveSpec> admin_directives();  // directives_admin.cc: admin_listen, api
 // Defines, before anything compiles, the variables the rewrite module makes
 // (`set $x`, named captures), so a template may use one written earlier in
 // the file than its `set`, as in nginx (directives_rewrite.cc).
@@ -125,6 +126,18 @@ void reset_uninherited_cgi(LocationSettings& s);
 // group of the address's servers made once per address (directives_proxy.cc).
 Result<std::shared_ptr<const UpstreamGroupConfig>> upstream_for_address(Compiler& c, std::string_view host,
                                                                          const Node& n, uint16_t default_port = 80);
+
+// One `server` line of an upstream {} (or of its state file, or the admin
+// API's description of a server) appended to `g` (directives_proxy.cc).
+Status upstream_server(UpstreamGroupConfig& g, const Node& n);
+// `state FILE` in an upstream {}: its server lines, when the file exists
+// (directives_admin.cc).
+Status read_state_file(Compiler& c, UpstreamGroupConfig& g, const Node& n);
+
+// admin_listen: appends to the http block's directives the server that
+// serves the admin API on that address; marks the config as having the API
+// when any location has `api` (directives_admin.cc).
+Status add_admin_server(Compiler& c, std::vector<Node>& http_children);
 
 class Compiler {
  public:
@@ -160,6 +173,9 @@ class Compiler {
   // Where each server's listens were written, for duplicate-default errors.
   std::unordered_map<const Server*, std::vector<const Node*>> listen_nodes_;
   std::vector<std::shared_ptr<Server>> servers_;
+  // The http block's directives with what admin_listen adds: kept for the
+  // compiler's life, as listen_nodes_ points into them.
+  std::vector<Node> http_children_;
 };
 
 // Value parsers, shared by setters and tests.

@@ -10,6 +10,7 @@
 
 #include "config/directives.h"
 #include "config/directives_health_check.h"
+#include "upstream/live_group.h"
 #include "config/nginx_directives.h"
 #include "config/map_config.h"
 #include "config/proxy_config.h"
@@ -125,6 +126,8 @@ std::string server_name(const Resolved& r, std::string_view written) {
 
 // ---- upstream {} -------------------------------------------------------------
 
+}  // namespace
+
 Status upstream_server(UpstreamGroupConfig& g, const Node& n) {
   if (n.args.empty()) return node_error(n, "invalid number of arguments in \"server\" directive");
   UpstreamServer proto;
@@ -148,7 +151,9 @@ Status upstream_server(UpstreamGroupConfig& g, const Node& n) {
       proto.backup = true;
     } else if (a == "down") {
       proto.down = true;
-    } else if (a == "resolve" || starts_with(a, "route=") || starts_with(a, "service=") || a == "drain" ||
+    } else if (a == "drain") {
+      proto.drain = true;
+    } else if (a == "resolve" || starts_with(a, "route=") || starts_with(a, "service=") ||
                starts_with(a, "slow_start=")) {
       return node_error(n, q(a) + " is not yet supported");
     } else {
@@ -166,6 +171,8 @@ Status upstream_server(UpstreamGroupConfig& g, const Node& n) {
   }
   return Ok{};
 }
+
+namespace {
 
 Status set_upstream(Compiler& c, Scope&, const Node& n) {
   auto g = std::make_shared<UpstreamGroupConfig>();
@@ -189,9 +196,13 @@ Status set_upstream(Compiler& c, Scope&, const Node& n) {
       return node_error(d, "invalid number of arguments in " + q(d.name) + " directive");
     return Ok{};
   };
+  // The state file holds the whole list, as NGINX Plus's does.
+  const bool has_state = std::any_of(n.children.begin(), n.children.end(), [](const Node& d) { return d.name == "state"; });
   for (const auto& d : n.children) {
     Status st = Ok{};
-    if (d.name == "server") {
+    if (d.name == "server" && has_state) {
+      return node_error(d, "\"server\" directive conflicts with \"state\"");
+    } else if (d.name == "server") {
       st = arity(d, 1, 32);
       if (st) st = upstream_server(*g, d);
     } else if (d.name == "least_conn") {
@@ -237,6 +248,9 @@ Status set_upstream(Compiler& c, Scope&, const Node& n) {
       g->keepalive_requests = v;
     } else if (d.name == "health_check") {
       st = parse_health_check(*g, d);
+    } else if (d.name == "state") {
+      st = arity(d, 1, 1);
+      if (st) st = read_state_file(c, *g, d);
     } else if (d.name == "zone") {
       // Shared-memory zones share state between worker processes; torii's
       // workers keep per-worker state, so the zone is accepted and unused.
@@ -251,14 +265,17 @@ Status set_upstream(Compiler& c, Scope&, const Node& n) {
     }
     if (!st) return st;
   }
-  if (g->servers.empty()) return node_error(n, "no servers are inside upstream");
+  // A group with a state file may start empty: the admin API fills it.
+  if (g->servers.empty() && g->state_file.empty()) return node_error(n, "no servers are inside upstream");
   bool any_primary = std::any_of(g->servers.begin(), g->servers.end(), [](const auto& s) { return !s.backup; });
-  if (!any_primary) return node_error(n, "no primary servers are inside upstream");
+  if (!any_primary && !g->servers.empty()) return node_error(n, "no primary servers are inside upstream");
+  for (size_t i = 0; i < g->servers.size(); ++i) g->servers[i].id = unsigned(i);
   if (g->balancer != B::round_robin && g->balancer != B::least_conn) {
     for (const auto& s : g->servers)
       if (s.backup) return node_error(n, "backup servers are not allowed with this load balancing method");
   }
   if (g->health_check) g->health = std::make_shared<PeerHealth>(g->servers.size());
+  if (c.cfg().api_enabled) upstream::attach_live_group(*g);
   c.cfg().upstreams.push_back(std::move(g));
   return Ok{};
 }

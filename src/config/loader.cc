@@ -270,7 +270,10 @@ Status Compiler::http(const Node& n) {
   scope.ctx = kHttp;
   scope.settings = &proto.settings;
   scope.server = &proto;
-  return block(n.children, scope);
+  http_children_ = n.children;
+  auto st = add_admin_server(*this, http_children_);
+  if (!st) return st;
+  return block(http_children_, scope);
 }
 
 Status Compiler::server(Scope& parent, const Node& n) {

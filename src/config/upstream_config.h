@@ -14,6 +14,11 @@
 #include "config/health_check_config.h"
 #include "config/template.h"
 
+namespace torii::upstream {
+class LiveGroup;
+class PeerStatsTable;
+}  // namespace torii::upstream
+
 namespace torii::config {
 
 struct UpstreamServer {
@@ -26,6 +31,8 @@ struct UpstreamServer {
   unsigned max_conns = 0;  // 0: unlimited (per worker, as nginx without a zone)
   bool backup = false;
   bool down = false;
+  bool drain = false;  // takes no new requests; those in flight finish
+  unsigned id = 0;     // the admin API's handle: its index at load, new ones after
 };
 
 struct UpstreamGroupConfig {
@@ -47,6 +54,11 @@ struct UpstreamGroupConfig {
   // verdicts (one per server) for as long as this config lives.
   std::shared_ptr<const HealthCheckConfig> health_check;
   std::shared_ptr<PeerHealth> health;
+  // With an `api` location in the config: the servers as the admin API
+  // changed them (upstream/live_group), and each server's counters.
+  std::string state_file;  // `state FILE`: the servers persist there
+  std::shared_ptr<upstream::LiveGroup> live;
+  std::shared_ptr<upstream::PeerStatsTable> stats;
 };
 
 }  // namespace torii::config

@@ -748,6 +748,7 @@ void ProxySession::on_head(size_t head_len) {
   header_ms_ = loop_.now_ms() - try_start_ms_;
   stale_cond_ = 0;  // this try answered
   const int status = resp_.status;
+  group_->state.responded(peer_, status);
   // proxy_next_upstream http_*: another server may do better.
   uint32_t cond = 0;
   switch (status) {

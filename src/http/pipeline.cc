@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "modules/admin_api/api_handler.h"
 #include "modules/metrics/metrics_handler.h"
 #include "config/proxy_config.h"
 #include "config/regex.h"
@@ -177,6 +178,10 @@ void route(Exchange& ex, Phase from) {
     const auto& s = ex.settings();  // an `if` block's settings when one held
     if (s.metrics) {
       metrics::serve_metrics(ex);
+      return;
+    }
+    if (s.api != config::LocationSettings::Api::off) {
+      admin_api::serve_api(ex);
       return;
     }
     if (s.proxy && s.proxy->proxies()) {

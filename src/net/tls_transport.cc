@@ -16,6 +16,7 @@
 #include "log/error_log.h"
 #include "net/address.h"
 #include "net/client_cert.h"
+#include "net/tls_counters.h"
 
 namespace torii::net {
 
@@ -186,6 +187,9 @@ IoResult TlsTransport::handshake() {
       return {IoStatus::again, 0};
     }
     if (e == SSL_ERROR_SYSCALL && errno == 0) peer_closed_ = true;
+    count_tls_handshake(peer_closed_ ? TlsOutcome::peer_closed
+                        : e == SSL_ERROR_SSL ? tls_failure_from_openssl()
+                                             : TlsOutcome::io_error);
     return handshake_failed("SSL_read_early_data()", e == SSL_ERROR_SSL ? "SSL: " + take_ssl_errors()
                                                                        : std::string(std::strerror(errno)));
   }
@@ -194,6 +198,7 @@ IoResult TlsTransport::handshake() {
     phase_ = Phase::done;
     want_write_ = false;
     early_data_ = !early_.empty() && SSL_get_early_data_status(ssl_) == SSL_EARLY_DATA_ACCEPTED;
+    count_tls_handshake(TlsOutcome::completed);
     return {IoStatus::ok, 0};
   }
   int e = SSL_get_error(ssl_, r);
@@ -203,12 +208,15 @@ IoResult TlsTransport::handshake() {
   }
   if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && errno == 0)) {
     peer_closed_ = true;
+    count_tls_handshake(TlsOutcome::peer_closed);
     return handshake_failed("SSL_do_handshake()", "peer closed connection in SSL handshake");
   }
   if (e == SSL_ERROR_SYSCALL) {
     int err = errno;
+    count_tls_handshake(err == ECONNRESET || err == EPIPE ? TlsOutcome::peer_closed : TlsOutcome::io_error);
     return handshake_failed("SSL_do_handshake()", std::to_string(err) + ": " + std::strerror(err));
   }
+  count_tls_handshake(tls_failure_from_openssl());
   return handshake_failed("SSL_do_handshake()", "SSL: " + take_ssl_errors());
 }
 

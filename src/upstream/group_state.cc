@@ -45,6 +45,8 @@ GroupState::GroupState(const config::UpstreamGroupConfig& cfg)
     if (!s.backup) total_primary_weight_ += int(s.weight);
   }
   single_ = cfg.servers.size() == 1;
+  if (cfg.stats)
+    for (const auto& s : cfg.servers) stats_.push_back(&cfg.stats->at(s.id));
   if (cfg.balancer == config::UpstreamGroupConfig::Balancer::hash && cfg.consistent) {
     for (size_t i = 0; i < cfg.servers.size(); ++i) {
       const auto& s = cfg.servers[i];
@@ -64,7 +66,7 @@ GroupState::GroupState(const config::UpstreamGroupConfig& cfg)
 bool GroupState::available(int i, int64_t now_ms) const {
   const auto& s = cfg_.servers[size_t(i)];
   const Peer& p = peers_[size_t(i)];
-  if (s.down) return false;
+  if (s.down || s.drain) return false;
   // The active check's verdict (health_check), shared by every worker.
   if (cfg_.health && !cfg_.health->up(size_t(i))) return false;
   if (s.max_conns && p.conns >= s.max_conns) return false;
@@ -80,6 +82,7 @@ void GroupState::failed(int peer, int64_t now_ms) {
   const auto& s = cfg_.servers[size_t(peer)];
   if (revived_since(peer, p.checked_ms)) p.fails = 0;  // failures from before the check brought it back
   ++p.fails;
+  if (PeerStats* st = stats_of(peer)) st->fails.fetch_add(1, std::memory_order_relaxed);
   p.checked_ms = now_ms;
   if (s.max_fails) {
     p.effective_weight -= std::max(1, p.weight / int(s.max_fails));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/upstream_config.h"
+#include "upstream/peer_stats.h"
 
 namespace torii::upstream {
 
@@ -29,10 +30,23 @@ class GroupState {
   int pick(const PickInput& in, const std::vector<uint8_t>& tried, int64_t now_ms);
 
   // Active connections (least_conn, random two, max_conns).
-  void acquire(int peer) { ++peers_[size_t(peer)].conns; }
+  void acquire(int peer) {
+    ++peers_[size_t(peer)].conns;
+    if (PeerStats* st = stats_of(peer)) {
+      st->active.fetch_add(1, std::memory_order_relaxed);
+      st->requests.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
   void release(int peer) {
     auto& p = peers_[size_t(peer)];
-    if (p.conns) --p.conns;
+    if (!p.conns) return;
+    --p.conns;
+    if (PeerStats* st = stats_of(peer)) st->active.fetch_sub(1, std::memory_order_relaxed);
+  }
+  // The server answered with this status (the admin API's responses counts).
+  void responded(int peer, int status) {
+    if (PeerStats* st = stats_of(peer); st && status >= 100 && status < 600)
+      st->responses[status / 100 - 1].fetch_add(1, std::memory_order_relaxed);
   }
   void failed(int peer, int64_t now_ms);
   void succeeded(int peer);
@@ -66,8 +80,11 @@ class GroupState {
   int pick_random(const std::vector<uint8_t>& tried, int64_t now_ms);
   uint64_t next_random();
 
+  PeerStats* stats_of(int peer) const { return stats_.empty() ? nullptr : stats_[size_t(peer)]; }
+
   const config::UpstreamGroupConfig& cfg_;
   std::vector<Peer> peers_;
+  std::vector<PeerStats*> stats_;  // by peer, with the admin API; else empty
   bool single_ = false;  // one server, no backups: never marked down (as nginx)
   int total_primary_weight_ = 0;
   std::vector<std::pair<uint32_t, int>> ring_;  // consistent hash points -> peer

@@ -12,6 +12,7 @@
 #include "core/clock.h"
 #include "log/error_log.h"
 #include "upstream/health_probe.h"
+#include "upstream/live_group.h"
 
 namespace torii::upstream {
 
@@ -98,17 +99,30 @@ void HealthChecker::run() {
   std::vector<Target> targets;
   std::vector<pollfd> fds;
   std::vector<Target*> polled;
+  std::vector<std::pair<std::shared_ptr<LiveGroup>, uint64_t>> watched;  // groups the API may change
   while (true) {
     {
       std::lock_guard lock(mu_);
       if (stopping_) return;
-      if (changed_) {
+      // The admin API changed a group's servers: probe its new list (the
+      // snapshot carries each kept server's verdict).
+      bool rebuild = changed_;
+      for (const auto& [live, version] : watched)
+        if (live->version() != version) rebuild = true;
+      if (rebuild) {
         changed_ = false;
         // Probes of the old config are dropped; each server of the new one
         // starts from the verdict use_config() carried over.
         targets.clear();
+        watched.clear();
         const int64_t now = core::monotonic_ms();
-        for (const auto& g : pending_->upstreams) {
+        for (const auto& loaded : pending_->upstreams) {
+          if (!loaded->health) continue;
+          auto g = loaded;
+          if (loaded->live) {
+            watched.emplace_back(loaded->live, loaded->live->version());
+            if (watched.back().second != 0) g = loaded->live->snapshot();
+          }
           if (!g->health) continue;
           for (size_t i = 0; i < g->servers.size(); ++i) {
             Target t;

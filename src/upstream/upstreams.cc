@@ -3,6 +3,8 @@
 #include <cstring>
 #include <vector>
 
+#include "upstream/live_group.h"
+
 namespace torii::upstream {
 
 namespace {
@@ -31,6 +33,7 @@ std::vector<int> map_peers(const config::UpstreamGroupConfig& from, const config
 void Upstreams::use_config(const config::Config& cfg) {
   has_live_ = true;
   live_.clear();
+  live_slots_.clear();  // a reload starts from the config's servers again
   live_by_name_.clear();
   for (const auto& u : cfg.upstreams) {
     live_.insert(u.get());
@@ -43,13 +46,17 @@ void Upstreams::use_config(const config::Config& cfg) {
 }
 
 void Upstreams::retire(Group& old) {
-  KeepalivePool::Forward forward;
   auto next = live_by_name_.find(old.cfg->name);
-  if (next != live_by_name_.end() && next->second->keepalive > 0) {
-    // The same upstream in the new config: its pool takes the connections.
-    std::weak_ptr<Group> successor = group(next->second);
-    forward = [successor, peers = map_peers(*old.cfg, *next->second)](int fd, int peer, uint64_t requests,
-                                                                       std::unique_ptr<net::TlsClient>& tls) {
+  // The same upstream in the new config: its pool takes the connections.
+  retire_into(old, next != live_by_name_.end() ? group(next->second) : nullptr);
+}
+
+void Upstreams::retire_into(Group& old, const std::shared_ptr<Group>& next) {
+  KeepalivePool::Forward forward;
+  if (next && next->cfg->keepalive > 0) {
+    std::weak_ptr<Group> successor = next;
+    forward = [successor, peers = map_peers(*old.cfg, *next->cfg)](int fd, int peer, uint64_t requests,
+                                                                  std::unique_ptr<net::TlsClient>& tls) {
       auto s = successor.lock();
       if (!s || peer < 0 || size_t(peer) >= peers.size() || peers[size_t(peer)] < 0) return false;
       s->pool.put(fd, peers[size_t(peer)], requests, std::move(tls));  // retired too by now: it hands them on again
@@ -59,7 +66,32 @@ void Upstreams::retire(Group& old) {
   old.pool.retire(std::move(forward));
 }
 
+std::shared_ptr<Group> Upstreams::live_group(const std::shared_ptr<const config::UpstreamGroupConfig>& loaded) {
+  const uint64_t version = loaded->live->version();
+  if (version == 0 || !is_live(loaded.get())) return nullptr;
+  LiveSlot& slot = live_slots_[loaded.get()];
+  if (slot.group && slot.version == version) return slot.group;
+  // The API changed the group since this worker last looked: serve from
+  // the new snapshot; the previous one's idle connections move over.
+  auto snap = loaded->live->snapshot();
+  auto next = std::make_shared<Group>(loop_, snap);
+  groups_.emplace(snap.get(), next);
+  live_.insert(snap.get());
+  std::shared_ptr<Group> prev = slot.group;
+  if (!prev) {
+    auto it = groups_.find(loaded.get());
+    if (it != groups_.end()) prev = it->second;
+  }
+  if (slot.group) live_.erase(slot.group->cfg.get());  // an older snapshot (the loaded group stays known)
+  if (prev) retire_into(*prev, next);
+  slot = {version, next};
+  return next;
+}
+
 std::shared_ptr<Group> Upstreams::group(const std::shared_ptr<const config::UpstreamGroupConfig>& cfg) {
+  if (cfg->live) {
+    if (auto g = live_group(cfg)) return g;
+  }
   auto it = groups_.find(cfg.get());
   if (it != groups_.end()) return it->second;
   auto g = std::make_shared<Group>(loop_, cfg);

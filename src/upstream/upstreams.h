@@ -52,6 +52,12 @@ class Upstreams {
  private:
   bool is_live(const config::UpstreamGroupConfig* cfg) const { return !has_live_ || live_.count(cfg) != 0; }
   void retire(Group& old);
+  // Retires `old` with its idle connections handed to `next` (those to a
+  // server it still has).
+  void retire_into(Group& old, const std::shared_ptr<Group>& next);
+  // The group of the admin API's current snapshot of `loaded`, or null
+  // while the API has changed nothing.
+  std::shared_ptr<Group> live_group(const std::shared_ptr<const config::UpstreamGroupConfig>& loaded);
 
   core::EventLoop& loop_;
   std::unordered_map<const config::UpstreamGroupConfig*, std::shared_ptr<Group>> groups_;
@@ -59,6 +65,13 @@ class Upstreams {
   bool has_live_ = false;
   std::unordered_set<const config::UpstreamGroupConfig*> live_;
   std::unordered_map<std::string, std::shared_ptr<const config::UpstreamGroupConfig>> live_by_name_;
+  // For each loaded group the API changed: the snapshot version this
+  // worker serves from, and its group.
+  struct LiveSlot {
+    uint64_t version = 0;
+    std::shared_ptr<Group> group;
+  };
+  std::unordered_map<const config::UpstreamGroupConfig*, LiveSlot> live_slots_;
 };
 
 }  // namespace torii::upstream

@@ -122,3 +122,93 @@ def test_cache_counters(make_server):
     assert value(text, "torii_cache_requests_total", zone="pages", status="HIT") == 2
     assert value(text, "torii_cache_stored_total", zone="pages") == 1
     assert value(text, "torii_cache_size_bytes", zone="pages") > 0
+
+
+def test_tls_handshakes_are_counted_by_outcome(make_server, tmp_path):
+    import socket
+    import ssl
+    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "k.pem", "-out",
+                        "c.pem", "-days", "2", "-subj", "/CN=a.test"], cwd=tmp_path, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    server = make_server(harness.base_conf(f"""
+    server {{
+        listen 127.0.0.1:@PORT@ ssl;
+        server_name a.test;
+        ssl_certificate {tmp_path}/c.pem;
+        ssl_certificate_key {tmp_path}/k.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        location = /ok {{ return 200 "ok"; }}
+    }}
+    server {{
+        listen 127.0.0.1:@PORT1@;
+        server_name scrape.test;
+        location = /metrics {{ metrics; }}
+    }}""", access_log=False), nports=2)
+    for _ in range(3):
+        out = subprocess.run(["curl", "-sk", f"https://127.0.0.1:{server.port}/ok"], capture_output=True, timeout=10)
+        assert out.stdout == b"ok"
+    # A client that closes in the middle of its hello.
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        s.sendall(b"\x16\x03\x01\x00\x80\x01\x00\x00\x7c\x03\x03")
+    # A client that offers only TLS 1.1.
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.set_ciphers("DEFAULT:@SECLEVEL=0")
+    ctx.minimum_version = ssl.TLSVersion.TLSv1
+    ctx.maximum_version = ssl.TLSVersion.TLSv1_1
+    with socket.create_connection(("127.0.0.1", server.port)) as raw:
+        with pytest.raises(ssl.SSLError):
+            ctx.wrap_socket(raw).do_handshake()
+    # A record that is not a handshake at all after its first byte.
+    with socket.create_connection(("127.0.0.1", server.port)) as s:
+        s.sendall(b"\x16\x03\x03\x00\x05hello")
+        s.settimeout(5)
+        try:
+            s.recv(100)
+        except OSError:
+            pass
+
+    def scraped():
+        text = scrape(server.ports[1])
+        failed = sum(value(text, "torii_tls_handshakes_total", outcome=o) for o in
+                     ("peer_closed", "io_error", "protocol_version", "no_shared_cipher", "no_alpn",
+                      "client_certificate", "protocol_error"))
+        return text if failed >= 3 else None
+    text = harness.wait_until(scraped, 10, what="three failed handshakes counted")
+    assert value(text, "torii_tls_handshakes_total", outcome="completed") == 3
+    assert value(text, "torii_tls_handshakes_total", outcome="peer_closed") == 1
+    assert value(text, "torii_tls_handshakes_total", outcome="protocol_version") == 1
+    assert value(text, "torii_tls_handshakes_total", outcome="protocol_error") == 1
+    promtool = shutil.which("promtool")
+    if promtool:
+        r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True, timeout=30)
+        assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_limit_req_and_limit_conn_outcomes_are_counted(make_server):
+    server = make_server(harness.base_conf("""
+    limit_req_zone $binary_remote_addr zone=one:1m rate=1r/m;
+    limit_conn_zone $binary_remote_addr zone=addr:1m;
+    server {
+        listen 127.0.0.1:@PORT@;
+        server_name scrape.test;
+        root @PREFIX@/www;
+        location = /limited { limit_req zone=one; }
+        location = /conn { limit_conn addr 10; }
+        location = /metrics { metrics; }
+    }""", access_log=False), start=False)
+    (server.prefix / "www").mkdir()
+    for name in ("limited", "conn"):
+        (server.prefix / "www" / name).write_text("ok")
+    server.start()
+    statuses = [harness.http(server.port, "/limited").status for _ in range(4)]
+    assert statuses == [200, 503, 503, 503]
+    for _ in range(2):
+        assert harness.http(server.port, "/conn").status == 200
+    text = harness.wait_until(
+        lambda: (lambda t: t if value(t, "torii_limit_conn_requests_total", status="passed") == 2 else None)(
+            scrape(server.port)), 10, what="the counts")
+    assert value(text, "torii_limit_req_requests_total", status="passed") == 1
+    assert value(text, "torii_limit_req_requests_total", status="rejected") == 3
+    assert value(text, "torii_limit_conn_requests_total", status="rejected") == 0

@@ -1,11 +1,19 @@
 #include "modules/metrics/exposition.h"
 
 #include <cstdio>
+#include <iterator>
 #include <map>
+#include <memory>
+#include <string_view>
+#include <vector>
 
 #include "cache/metrics.h"
 #include "config/upstream_config.h"
 #include "modules/metrics/worker_metrics.h"
+#include "modules/stub_status/counters.h"
+#include "net/tls_counters.h"
+#include "upstream/live_group.h"
+#include "upstream/peer_stats.h"
 
 namespace torii::metrics {
 
@@ -134,22 +142,158 @@ std::string render_prometheus(const config::Config& cfg) {
   number(out, bytes_out);
   out += '\n';
 
+  // The servers as they are now: the admin API's snapshot where the
+  // config has the API, else the config's.
+  std::vector<std::shared_ptr<const config::UpstreamGroupConfig>> groups;
+  for (const auto& g : cfg.upstreams)
+    if (!g->implicit) groups.push_back(g->live ? g->live->snapshot() : g);
+  auto server_labels = [&](const config::UpstreamGroupConfig& g, const config::UpstreamServer& s) {
+    out += "{upstream=\"";
+    label_value(out, g.name);
+    out += "\",server=\"";
+    label_value(out, s.name);
+    out += '"';
+  };
+  {
+    static constexpr const char* kReq[] = {"passed", "delayed", "rejected", "delayed_dry_run", "rejected_dry_run"};
+    static constexpr const char* kConn[] = {"passed", "rejected", "rejected_dry_run"};
+    uint64_t req[std::size(kReq)] = {}, conn[std::size(kConn)] = {};
+    for (WorkerMetrics* w : workers) {
+      for (size_t i = 0; i < std::size(kReq); ++i) req[i] += w->limit_req[i].get();
+      for (size_t i = 0; i < std::size(kConn); ++i) conn[i] += w->limit_conn[i].get();
+    }
+    head(out, "torii_limit_req_requests_total", "counter", "Requests limit_req judged, by outcome ($limit_req_status).");
+    for (size_t i = 0; i < std::size(kReq); ++i) {
+      out += "torii_limit_req_requests_total{status=\"";
+      out += kReq[i];
+      out += "\"} ";
+      number(out, req[i]);
+      out += '\n';
+    }
+    head(out, "torii_limit_conn_requests_total", "counter", "Requests limit_conn judged, by outcome ($limit_conn_status).");
+    for (size_t i = 0; i < std::size(kConn); ++i) {
+      out += "torii_limit_conn_requests_total{status=\"";
+      out += kConn[i];
+      out += "\"} ";
+      number(out, conn[i]);
+      out += '\n';
+    }
+  }
+
   head(out, "torii_upstream_server_up", "gauge",
-       "1 when the server may take requests (not down, active health check passing), else 0.");
-  for (const auto& g : cfg.upstreams) {
-    if (g->implicit) continue;
+       "1 when the server may take requests (not down or draining, active health check passing), else 0.");
+  for (const auto& g : groups) {
     for (size_t i = 0; i < g->servers.size(); ++i) {
       const auto& s = g->servers[i];
-      bool up = !s.down && (!g->health || g->health->up(i));
-      out += "torii_upstream_server_up{upstream=\"";
-      label_value(out, g->name);
-      out += "\",server=\"";
-      label_value(out, s.name);
-      out += "\"} ";
+      bool up = !s.down && !s.drain && (!g->health || g->health->up(i));
+      out += "torii_upstream_server_up";
+      server_labels(*g, s);
+      out += "} ";
       out += up ? '1' : '0';
       out += '\n';
     }
   }
+  head(out, "torii_upstream_server_state", "gauge",
+       "1 for the server's state: up, down, draining (admin API), unhealthy (active health check failing).");
+  for (const auto& g : groups) {
+    for (size_t i = 0; i < g->servers.size(); ++i) {
+      const auto& s = g->servers[i];
+      const bool healthy = !g->health || g->health->up(i);
+      const char* now = s.down ? "down" : s.drain ? "draining" : !healthy ? "unhealthy" : "up";
+      for (const char* st : {"up", "down", "draining", "unhealthy"}) {
+        out += "torii_upstream_server_state";
+        server_labels(*g, s);
+        out += ",state=\"";
+        out += st;
+        out += "\"} ";
+        out += std::string_view(st) == now ? '1' : '0';
+        out += '\n';
+      }
+    }
+  }
+  head(out, "torii_upstream_health_check_passing", "gauge",
+       "The active health check's last verdict for the server (groups with health_check only).");
+  for (const auto& g : groups) {
+    if (!g->health) continue;
+    for (size_t i = 0; i < g->servers.size() && i < g->health->size(); ++i) {
+      out += "torii_upstream_health_check_passing";
+      server_labels(*g, g->servers[i]);
+      out += "} ";
+      out += g->health->up(i) ? '1' : '0';
+      out += '\n';
+    }
+  }
+  // Per-server counters exist where the admin API keeps them (the config
+  // has an `api` location or admin_listen).
+  struct PeerCounter {
+    const char* name;
+    const char* type;
+    const char* help;
+  };
+  const PeerCounter peer_counters[] = {
+      {"torii_upstream_server_requests_total", "counter", "Tries sent to the server (admin API groups)."},
+      {"torii_upstream_server_fails_total", "counter", "Tries to the server that failed (admin API groups)."},
+      {"torii_upstream_server_active", "gauge", "Requests using the server now (admin API groups)."},
+      {"torii_upstream_server_responses_total", "counter", "Response heads from the server by status class (admin API groups)."},
+  };
+  for (size_t k = 0; k < std::size(peer_counters); ++k) {
+    head(out, peer_counters[k].name, peer_counters[k].type, peer_counters[k].help);
+    for (const auto& g : groups) {
+      if (!g->stats) continue;
+      for (const auto& s : g->servers) {
+        const upstream::PeerStats& st = g->stats->at(s.id);
+        if (k == 3) {
+          for (int c = 0; c < 5; ++c) {
+            out += peer_counters[k].name;
+            server_labels(*g, s);
+            out += ",status=\"" + std::to_string(c + 1) + "xx\"} ";
+            number(out, st.responses[c].load(std::memory_order_relaxed));
+            out += '\n';
+          }
+          continue;
+        }
+        out += peer_counters[k].name;
+        server_labels(*g, s);
+        out += "} ";
+        if (k == 0) number(out, st.requests.load(std::memory_order_relaxed));
+        if (k == 1) number(out, st.fails.load(std::memory_order_relaxed));
+        if (k == 2) out += std::to_string(st.active.load(std::memory_order_relaxed));
+        out += '\n';
+      }
+    }
+  }
+
+  // Client connections, from the counters stub_status keeps (per thread, summed here).
+  const stub_status::Totals conns = stub_status::totals();
+  head(out, "torii_connections", "gauge",
+       "Open client connections by state: reading a request head, writing a response, waiting (idle keep-alive).");
+  const std::pair<const char*, int64_t> by_state[] = {
+      {"reading", conns.reading}, {"writing", conns.writing}, {"waiting", conns.waiting()}};
+  for (const auto& [st, n] : by_state) {
+    out += "torii_connections{state=\"";
+    out += st;
+    out += "\"} ";
+    out += std::to_string(n);
+    out += '\n';
+  }
+  head(out, "torii_tls_handshakes_total", "counter",
+       "TLS handshakes over TCP by outcome: completed, or the reason they failed.");
+  const auto tls = net::tls_handshake_totals();
+  for (size_t i = 0; i < tls.size(); ++i) {
+    out += "torii_tls_handshakes_total{outcome=\"";
+    out += net::kTlsOutcomeNames[i];
+    out += "\"} ";
+    number(out, tls[i]);
+    out += '\n';
+  }
+  head(out, "torii_connections_accepted_total", "counter", "Client connections accepted.");
+  out += "torii_connections_accepted_total ";
+  out += std::to_string(conns.accepted);
+  out += '\n';
+  head(out, "torii_connections_handled_total", "counter", "Accepted connections taken on (not refused at worker_connections).");
+  out += "torii_connections_handled_total ";
+  out += std::to_string(conns.handled);
+  out += '\n';
 
   head(out, "torii_reloads_total", "counter", "Reloads asked for (SIGHUP).");
   out += "torii_reloads_total ";

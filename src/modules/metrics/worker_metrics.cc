@@ -79,6 +79,8 @@ void record_request(const http::Exchange& ex) {
   if (last_upstream_time_us(ex.upstream_response_time, us)) m->upstream_duration.observe_us(us);
   m->bytes_in.add(uint64_t(std::max<int64_t>(ex.request_length, 0)));
   m->bytes_out.add(uint64_t(std::max<int64_t>(ex.header_bytes, 0) + std::max<int64_t>(ex.body_bytes_sent, 0)));
+  if (const uint8_t s = ex.access.limit_req_status; s >= 1 && s <= std::size(m->limit_req)) m->limit_req[s - 1].add(1);
+  if (const uint8_t s = ex.access.limit_conn_status; s >= 1 && s <= std::size(m->limit_conn)) m->limit_conn[s - 1].add(1);
 }
 
 void note_reload(bool loaded) {

@@ -54,6 +54,10 @@ struct alignas(64) WorkerMetrics {
   Histogram upstream_duration;
   Counter bytes_in;   // request line, headers and body
   Counter bytes_out;  // response head and body
+  // Requests by limit_req's and limit_conn's outcome ($limit_req_status,
+  // $limit_conn_status order), for locations with those limits.
+  Counter limit_req[5];   // passed, delayed, rejected, delayed_dry_run, rejected_dry_run
+  Counter limit_conn[3];  // passed, rejected, rejected_dry_run
   // By server name. The worker inserts under `mu` (once per name); the
   // scrape reads under it. Lookups by the worker itself take no lock.
   std::mutex mu;
