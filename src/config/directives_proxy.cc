@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "config/directives.h"
+#include "config/directives_cgi.h"
 #include "config/directives_health_check.h"
 #include "config/nginx_directives.h"
 #include "config/map_config.h"
@@ -529,6 +530,15 @@ Status set_next_tries(Compiler&, Scope& s, const Node& n) {
   });
 }
 
+Status set_ignore_headers(Compiler&, Scope& s, const Node& n) {
+  uint8_t mask = 0;
+  if (Status st = cgi::parse_ignore_headers(n, mask); !st) return st;
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.ignore_headers = mask;
+    return Ok{};
+  });
+}
+
 // Temp files never happen (memory stays within proxy_buffers), so these
 // only need a valid value.
 Status accept_size_or_zero(Compiler&, Scope&, const Node& n) {
@@ -566,6 +576,7 @@ const DirectiveSpec kProxyDirectives[] = {
     {"proxy_next_upstream_tries", kHSL, kArgs1, true, false, kMain, &set_next_tries},
     {"proxy_next_upstream_timeout", kHSL, kArgs1, true, false, kMain,
      &set_timeout<&ProxyConfig::next_upstream_timeout>},
+    {"proxy_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers},
     {"proxy_max_temp_file_size", kHSL, kArgs1, true, false, kMain, &accept_size_or_zero},
     {"proxy_temp_file_write_size", kHSL, kArgs1, true, false, kMain, &accept_size_or_zero},
 };

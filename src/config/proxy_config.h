@@ -31,6 +31,17 @@ enum NextUpstream : uint32_t {
   kNextNonIdempotent = 1 << 10,
 };
 
+// proxy_ignore_headers: the upstream's fields whose meaning is not acted
+// on (the cache's Expires, Cache-Control, Set-Cookie and Vary have no bit:
+// there is no cache to ignore them for).
+enum IgnoreHeader : uint8_t {
+  kIgnoreAccelRedirect = 1 << 0,
+  kIgnoreAccelExpires = 1 << 1,
+  kIgnoreAccelLimitRate = 1 << 2,
+  kIgnoreAccelBuffering = 1 << 3,
+  kIgnoreAccelCharset = 1 << 4,
+};
+
 struct ProxyHeader {
   std::string name;
   Template value;  // renders empty: the header is not sent at all
@@ -82,6 +93,7 @@ struct ProxyConfig {
   bool pass_request_headers = true;
   bool pass_request_body = true;
   bool ignore_client_abort = false;
+  uint8_t ignore_headers = 0;  // IgnoreHeader bits
 };
 
 }  // namespace torii::config

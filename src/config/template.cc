@@ -68,6 +68,7 @@ constexpr Named kPlain[] = {
     {"upstream_connect_time", VarId::upstream_connect_time},
     {"upstream_header_time", VarId::upstream_header_time},
     {"upstream_status", VarId::upstream_status},
+    {"upstream_response_length", VarId::upstream_response_length},
     {"uri", VarId::uri},
     {"binary_remote_addr", VarId::binary_remote_addr},
     {"proxy_protocol_addr", VarId::proxy_protocol_addr},

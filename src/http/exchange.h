@@ -201,6 +201,7 @@ class Exchange {
   int64_t body_length_read = -1;
   std::string upstream_connect_time;
   std::string upstream_header_time;
+  std::string upstream_response_length;  // body bytes per try, as the upstream sent them
   bool is_internal = false;      // reached by internal redirect (error_page...)
   // A rewrite changed the URI inside this location and stayed (`break`):
   // proxy_pass then sends the whole URI, not its own URI part (nginx's

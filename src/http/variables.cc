@@ -497,6 +497,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_owned(ex.upstream_addr, out);
     case VarId::upstream_status:
       return append_owned(ex.upstream_status, out);
+    case VarId::upstream_response_length:
+      return append_owned(ex.upstream_response_length, out);
     case VarId::upstream_response_time:
       return append_owned(ex.upstream_response_time, out);
     case VarId::upstream_connect_time:
