@@ -131,9 +131,12 @@ struct LimitExcept {
 };
 
 struct Expires {
-  enum class Kind : uint8_t { off, epoch, max, after_access, after_modified };
+  enum class Kind : uint8_t { off, epoch, max, after_access, after_modified, daily };
   Kind kind = Kind::off;
-  int64_t seconds = 0;  // may be negative
+  int64_t seconds = 0;  // may be negative; daily: the time of day
+  // A value with variables, parsed per request (config/expires.h); `kind`
+  // is then after_access or after_modified, as written.
+  Template value;
 };
 
 struct OpenFileCache {

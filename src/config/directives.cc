@@ -1,4 +1,5 @@
 #include "config/directives.h"
+#include "config/expires.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -659,34 +660,21 @@ Status set_add_header(Compiler&, Scope& s, const Node& n) {
 
 Status set_expires(Compiler&, Scope& s, const Node& n) {
   Expires e;
-  std::string_view v = n.args[0];
+  e.kind = Expires::Kind::after_access;
   if (n.args.size() == 2) {
-    if (v != "modified") return invalid_value(n, v);
+    if (n.args[0] != "modified") return invalid_value(n, n.args[0]);
     e.kind = Expires::Kind::after_modified;
-    v = n.args[1];
-  } else if (v == "off") {
-    s.settings->expires = e;
-    return Ok{};
-  } else if (v == "epoch") {
-    e.kind = Expires::Kind::epoch;
-    s.settings->expires = e;
-    return Ok{};
-  } else if (v == "max") {
-    e.kind = Expires::Kind::max;
-    s.settings->expires = e;
-    return Ok{};
-  } else {
-    e.kind = Expires::Kind::after_access;
   }
-  bool minus = false;
-  if (!v.empty() && (v[0] == '-' || v[0] == '+')) {
-    minus = v[0] == '-';
-    v.remove_prefix(1);
+  const std::string& v = n.args.back();
+  auto t = template_arg(n, v);
+  if (!t) return Error{t.error()};
+  if (!t->is_constant()) {
+    e.value = std::move(*t);
+  } else if (const char* err = parse_expires(v, e.kind, e.seconds)) {
+    if (std::string_view(err) == "invalid value") return invalid_value(n, v);
+    return node_error(n, "\"" + n.name + "\" directive " + err);
   }
-  int64_t ms = 0;
-  if (!parse_time_ms(v, ms)) return invalid_value(n, n.args.back());
-  e.seconds = (minus ? -ms : ms) / 1000;
-  s.settings->expires = e;
+  s.settings->expires = std::move(e);
   return Ok{};
 }
 

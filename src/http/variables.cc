@@ -461,7 +461,9 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
     case VarId::http_:
       return append_request_header(req, v.arg, out);
     case VarId::sent_http_:
-      return append_response_header(ex.response, v.arg, out);
+      // While the header filters run, the head they work on (nginx's
+      // headers_out), so `expires $v` and add_header can read it.
+      return append_response_header(ex.head_in_filters ? *ex.head_in_filters : ex.response, v.arg, out);
     case VarId::arg_:
       return append_arg(req, v.arg, out);
     case VarId::cookie_:
