@@ -392,6 +392,30 @@ bool parse_port(std::string_view s, uint16_t& port) {
   return true;
 }
 
+// so_keepalive=on|off|[IDLE]:[INTVL]:[CNT] (nginx's; IDLE with time units).
+Status parse_so_keepalive(const Node& n, std::string_view v, Listen& l) {
+  if (v == "on" || v == "off") {
+    l.so_keepalive = v == "on";
+    return Ok{};
+  }
+  int* fields[] = {&l.keepidle, &l.keepintvl, &l.keepcnt};
+  size_t at = 0;
+  for (int i = 0; i < 3; ++i) {
+    const size_t colon = i < 2 ? v.find(':', at) : std::string_view::npos;
+    if (i < 2 && colon == std::string_view::npos) return invalid_value(n, "so_keepalive=" + std::string(v));
+    std::string_view part = v.substr(at, colon == std::string_view::npos ? std::string_view::npos : colon - at);
+    at = colon + 1;
+    if (part.empty()) continue;
+    int64_t ms = 0;
+    uint64_t count = 0;
+    if (i < 2 ? !parse_time_ms(part, ms) || ms < 1000 : !parse_number(part, count) || count == 0)
+      return invalid_value(n, "so_keepalive=" + std::string(v));
+    *fields[i] = i < 2 ? int(ms / 1000) : int(count);
+  }
+  l.so_keepalive = 1;
+  return Ok{};
+}
+
 Status set_listen(Compiler& c, Scope& s, const Node& n) {
   std::string_view addr = n.args[0];
   if (starts_with(addr, "unix:")) return node_error(n, "unix domain sockets are not supported in \"listen\" directive");
@@ -468,15 +492,20 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
       l.http2 = true;  // nginx's older spelling of `http2 on`
     } else if (a == "ssl") {
       l.ssl = true;
-    } else if (a == "so_keepalive=off") {
-      // nginx's default: the system's keep-alive setting, as torii uses
+    } else if (a == "deferred") {
+      l.deferred = true;
+    } else if (starts_with(a, "fastopen=") || starts_with(a, "rcvbuf=") || starts_with(a, "sndbuf=")) {
+      const size_t eq = a.find('=');
+      int64_t v = 0;
+      if (!parse_size(a.substr(eq + 1), v) || v <= 0 || v > INT32_MAX) return invalid_value(n, a);
+      (a[0] == 'f' ? l.fastopen : a[0] == 'r' ? l.rcvbuf : l.sndbuf) = int(v);
+    } else if (starts_with(a, "so_keepalive=")) {
+      if (Status st = parse_so_keepalive(n, a.substr(13), l); !st) return st;
     } else if (a == "quic") {
       l.quic = true;
     } else if (a == "proxy_protocol") {
       l.proxy_protocol = true;
-    } else if (a == "bind" ||
-               a == "deferred" || starts_with(a, "fastopen=") || starts_with(a, "so_keepalive=") ||
-               starts_with(a, "rcvbuf=") || starts_with(a, "sndbuf=")) {
+    } else if (a == "bind") {
       return node_error(n, q(a) + " is not yet supported in \"listen\" directive");
     } else {
       return node_error(n, "invalid parameter " + q(a) + " in \"listen\" directive");
