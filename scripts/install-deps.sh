@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what torii needs to build and to run its tests, from Debian 12's
-# archive. Run as root (or through sudo).
+# archive. Run as root (or through sudo). With --bench, also the peers and
+# the plotting library that bench/run compares torii with (Caddy, h2o,
+# matplotlib); nginx and HAProxy are always installed, for the tests.
 #
 # It never stops or restarts anything already running. Packages installed
 # here only for tests (nginx) must not start a service of their own, so
@@ -8,6 +10,13 @@
 # maintainer scripts from starting newly installed daemons (a daemon that
 # was already running before is left alone either way).
 set -euo pipefail
+bench_packages=()
+for arg in "$@"; do
+  case "$arg" in
+    --bench) bench_packages=(caddy h2o python3-matplotlib) ;;
+    *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
+  esac
+done
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
@@ -29,4 +38,5 @@ $SUDO apt-get install -y --no-install-recommends \
   libgtest-dev libgmock-dev clang libclang-rt-14-dev \
   python3 python3-pytest python3-h2 python3-brotli python3-zstandard python3-cryptography curl apache2-utils wrk nghttp2-client ngtcp2-client \
   nginx-light haproxy openssl gnutls-bin libaprutil1 prometheus \
-  php8.2-fpm php8.2-cli uwsgi uwsgi-plugin-python3 iproute2
+  php8.2-fpm php8.2-cli uwsgi uwsgi-plugin-python3 iproute2 strace \
+  "${bench_packages[@]}"

@@ -106,7 +106,8 @@ class ProxySession final : public http::Exchange::HandlerState,
   // Phases.
   void next_try();
   void connect_to(int peer);
-  void on_connected();
+  // `readable`: the event that completed the connect also said data came.
+  void on_connected(bool readable = false);
   void write_request();
   bool send_body_file();
   void send_failed(int err, const char* what);  // a failed write of the request
@@ -385,12 +386,18 @@ void ProxySession::connect_to(int peer) {
   arm(cfg_.connect_timeout.count());
 }
 
-void ProxySession::on_connected() {
+// Events that mean the upstream socket has something to read (or an end).
+constexpr uint32_t kReadable = EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR;
+
+void ProxySession::on_connected(bool readable) {
   connect_ms_ = loop_.now_ms() - try_start_ms_;
   phase_ = Phase::exchanging;
   arm(cfg_.send_timeout.count());
   write_request();
-  if (phase_ == Phase::exchanging && fd_ >= 0) read_head();
+  // The answer comes later, with its own EPOLLIN edge (the socket was
+  // registered before the request left): reading now would only find
+  // EAGAIN, a wasted system call per request.
+  if (readable && phase_ == Phase::exchanging && fd_ >= 0) read_head();
 }
 
 void ProxySession::on_socket_io(uint32_t events) {
@@ -404,12 +411,13 @@ void ProxySession::on_socket_io(uint32_t events) {
         return;
       }
       if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
-      on_connected();
+      on_connected(events & kReadable);
       return;
     }
     case Phase::exchanging:
       if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) write_request();
-      if (phase_ == Phase::exchanging && fd_ >= 0) read_head();
+      // Reads drain the socket to EAGAIN, so a write-only edge has nothing new.
+      if ((events & kReadable) && phase_ == Phase::exchanging && fd_ >= 0) read_head();
       return;
     case Phase::streaming:
       if (!paused_) stream_body();

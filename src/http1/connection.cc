@@ -128,7 +128,7 @@ void Connection::on_timeout() {
   }
   // reset_timedout_connection: a client that stopped reading or sending
   // mid-request gets a RST, so the kernel drops what it still queues for it.
-  if (exchange_ && exchange_->server && exchange_->settings().reset_timedout_connection && transport_) {
+  if (request_ && request_->exchange.server && request_->exchange.settings().reset_timedout_connection && transport_) {
     linger lg{1, 0};
     setsockopt(transport_->fd(), SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
   }
@@ -216,7 +216,7 @@ bool Connection::flush_output() {
   }
   if (r == OutputQueue::Result::again) {
     wait_writable();
-    arm_timer(exchange_ ? exchange_->settings().send_timeout.count() : 60'000);
+    arm_timer(request_ ? request_->exchange.settings().send_timeout.count() : 60'000);
   }
   return true;
 }
@@ -277,14 +277,15 @@ void Connection::drive() {
           return;
         }
         if (in_.size() > head_start_ && preface == PrefaceMatch::no) {
+          if (!request_) begin_request();
           size_t consumed = 0;
-          auto st = parser_->parse(std::string_view(in_).substr(head_start_), exchange_->req, consumed);
+          auto st = request_->parser.parse(std::string_view(in_).substr(head_start_), request_->exchange.req, consumed);
           if (st == ParseStatus::done) {
             on_head(consumed);
             continue;
           }
           if (st == ParseStatus::error) {
-            respond_error(parser_->error().status, parser_->error().reason);
+            respond_error(request_->parser.error().status, request_->parser.error().reason);
             continue;
           }
         }
@@ -299,14 +300,15 @@ void Connection::drive() {
         if (was_empty) {
           reading_.set();
           arm_timer(default_server().client_header_timeout.count());
-          exchange_->start = std::chrono::steady_clock::now();  // $request_time starts with the request
+          if (!request_) begin_request();
+          request_->exchange.start = std::chrono::steady_clock::now();  // $request_time starts with the request
         }
         continue;
       }
       case State::reading_body: {
         if (!consume_buffered_body()) return;
         if (!body_pending_) {
-          if (exchange_->finished()) {
+          if (request_->exchange.finished()) {
             // The line is logged when the last byte has left: until then
             // the flush at the top waits for the socket (send_timeout). A
             // response that ended in this turn is flushed first.
@@ -328,7 +330,7 @@ void Connection::drive() {
         if (!readable_ || body_paused_) return;
         size_t before = body_in_.size();
         if (!fill_buffer(body_in_, kReadChunk * 4)) return;
-        if (body_in_.size() != before && !tunnel_) arm_timer(exchange_->settings().client_body_timeout.count());
+        if (body_in_.size() != before && !tunnel_) arm_timer(request_->exchange.settings().client_body_timeout.count());
         continue;
       }
       case State::writing: {
@@ -382,7 +384,7 @@ Connection::PrefaceMatch Connection::match_h2_preface(std::string_view in) {
 void Connection::hand_over_to_http2() {
   state_ = State::closed;
   worker_.loop().cancel(timer_);
-  exchange_.reset();
+  request_.reset();
   worker_.start_http2(std::move(transport_), info_, binding_, std::move(in_));
   worker_.release(this);
 }
@@ -404,16 +406,8 @@ void Connection::start_next_request() {
   }
   config_ = binding_->config;
   const auto& srv = *binding_->group->default_server;
-  ParserLimits limits;
-  limits.max_request_line = srv.large_client_header_buffers.size;
-  limits.max_header_line = srv.large_client_header_buffers.size;
-  limits.max_head = srv.large_client_header_buffers.size * srv.large_client_header_buffers.number;
-  limits.allow_underscores = srv.underscores_in_headers;
-  parser_.emplace(limits);
-  in_limit_ = limits.max_head + 1;
-  exchange_.emplace(*this, info_, worker_.services());
-  exchange_->config = config_;
-  exchange_->server = &srv;
+  in_limit_ = srv.large_client_header_buffers.size * srv.large_client_header_buffers.number + 1;
+  request_.reset();  // made when the next request's first byte arrives
   server_ = &srv;
   chunked_response_ = false;
   body_pending_ = false;
@@ -423,10 +417,28 @@ void Connection::start_next_request() {
     int64_t idle = info_.requests == 0 ? srv.client_header_timeout.count() : keepalive_ms_;
     arm_timer(idle);
     idle_since_ms_ = worker_.loop().now_ms();
-    if (in_.capacity() > 4 * kReadChunk) std::string().swap(in_);  // give back big buffers while idle
+    // An idle keep-alive connection holds no buffers (at most a few hundred
+    // bytes each, but there may be tens of thousands of such connections).
+    std::string().swap(in_);
+    std::string().swap(body_in_);
+    out_.release_if_empty();
   } else {
     arm_timer(srv.client_header_timeout.count());
   }
+}
+
+// The parser and the exchange of the request whose first bytes are here;
+// an idle keep-alive connection holds neither.
+void Connection::begin_request() {
+  const auto& srv = *server_;
+  ParserLimits limits;
+  limits.max_request_line = srv.large_client_header_buffers.size;
+  limits.max_header_line = srv.large_client_header_buffers.size;
+  limits.max_head = srv.large_client_header_buffers.size * srv.large_client_header_buffers.number;
+  limits.allow_underscores = srv.underscores_in_headers;
+  request_ = std::make_unique<PendingRequest>(limits, *this, info_, worker_.services());
+  request_->exchange.config = config_;
+  request_->exchange.server = &srv;
 }
 
 void Connection::on_head(size_t head_len) {
@@ -435,7 +447,7 @@ void Connection::on_head(size_t head_len) {
   ++info_.requests;
   log_pending_ = true;
   sent_mark_ = out_.bytes_written() + out_.memory_bytes();
-  http::Exchange& ex = *exchange_;
+  http::Exchange& ex = request_->exchange;
   ex.start_unix_ms = core::unix_ms();
   ex.request_length = int64_t(head_len);
   // Take the config current now: the server and locations must come from
@@ -495,7 +507,7 @@ bool Connection::consume_buffered_body() {
   auto st = body_.decode(body_in_, consumed, [&](std::string_view d) {
     if (body_reader_ && !body_reader_->on_body_data(d)) pause = true;
   });
-  exchange_->request_length += int64_t(consumed);
+  request_->exchange.request_length += int64_t(consumed);
   body_in_.erase(0, consumed);  // keep only what follows (pipelined bytes)
   if (pause) body_paused_ = true;
   if (st == BodyDecoder::Status::done) {
@@ -529,7 +541,7 @@ void Connection::read_body(http::BodyReader* reader) {
     return;
   }
   body_reader_ = reader;
-  if (exchange_->req.expect_continue && !continue_sent_) {
+  if (request_->exchange.req.expect_continue && !continue_sent_) {
     out_.append(kContinue);
     continue_sent_ = true;
   }
@@ -563,7 +575,8 @@ void Connection::schedule_drive() {
 void Connection::respond_error(int status, const char* reason) {
   reading_.clear();
   TORII_LOG(info, "client sent invalid request (%s), client: %s", reason, info_.remote_addr.c_str());
-  http::Exchange& ex = *exchange_;
+  if (!request_) begin_request();
+  http::Exchange& ex = request_->exchange;
   ex.start_unix_ms = core::unix_ms();
   // The parser may have filled part of the head: keep only what is safe to log.
   ex.req = http::RequestHead();
@@ -584,7 +597,7 @@ void Connection::respond_error(int status, const char* reason) {
 void Connection::send_head(const http::ResponseHead& head) {
   if (state_ == State::closed) return;
   schedule_drive();
-  http::Exchange& ex = *exchange_;
+  http::Exchange& ex = request_->exchange;
   const auto& s = ex.settings();
   if (keep_alive_) {
     keep_alive_ = ex.req.keep_alive && !ex.close_connection && !draining_ &&
@@ -704,7 +717,7 @@ bool Connection::watch_client() {
       readable_ = false;
       break;
     }
-    if (r.status == net::IoStatus::eof && exchange_->ignore_client_abort) {
+    if (r.status == net::IoStatus::eof && request_->exchange.ignore_client_abort) {
       client_eof_ = true;
       keep_alive_ = false;
       readable_ = false;
@@ -717,9 +730,9 @@ bool Connection::watch_client() {
 }
 
 void Connection::log_exchange() {
-  if (!log_pending_ || !exchange_) return;
+  if (!log_pending_ || !request_) return;
   log_pending_ = false;
-  http::Exchange& ex = *exchange_;
+  http::Exchange& ex = request_->exchange;
   // What left for the client, not what was queued: a client that goes
   // away mid-response is logged with the bytes it was sent.
   int64_t sent = int64_t(out_.bytes_written() - sent_mark_);
@@ -733,7 +746,7 @@ void Connection::finish_request() {
   drain_cb_ = nullptr;
   body_reader_ = nullptr;
   tunnel_ = false;
-  exchange_.reset();
+  request_.reset();
   state_ = State::writing;
   arm_timer(keepalive_ms_ > 0 ? std::max<int64_t>(keepalive_ms_, 1) : 60'000);
 }
@@ -756,10 +769,10 @@ void Connection::close_now() {
   if (state_ == State::closed) return;
   state_ = State::closed;
   worker_.loop().cancel(timer_);
-  if (log_pending_ && exchange_) {
+  if (log_pending_ && request_) {
     // The connection ends before the response did (the client left, a
     // timeout, an error): the request is still logged, as it stands.
-    if (!exchange_->finished() || !out_.empty()) exchange_->client_gone();
+    if (!request_->exchange.finished() || !out_.empty()) request_->exchange.client_gone();
     log_exchange();
   }
   transport_.reset();  // closes the socket, which also leaves the epoll set

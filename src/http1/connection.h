@@ -127,10 +127,19 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   int64_t keepalive_ms_ = 75'000;
   int64_t idle_since_ms_ = 0;  // waiting for a request since (or told to end keep-alive since)
   static constexpr int64_t kQuietBeforeReclaimMs = 2000;
-  std::optional<RequestParser> parser_;
+  // What one request needs while it is read and answered, made when its
+  // first byte arrives: an idle keep-alive connection holds none of it.
+  struct PendingRequest final : core::Recycled<PendingRequest> {
+    PendingRequest(const ParserLimits& limits, http::ResponseSink& sink, const http::ConnectionInfo& info,
+                   http::WorkerServices& services)
+        : parser(limits), exchange(sink, info, services) {}
+    RequestParser parser;
+    http::Exchange exchange;
+  };
+  void begin_request();
+  std::unique_ptr<PendingRequest> request_;
   BodyDecoder body_;
   bool body_pending_ = false;
-  std::optional<http::Exchange> exchange_;
   OutputQueue out_;
   size_t head_len_ = 0;
 

@@ -167,4 +167,10 @@ OutputQueue::Result OutputQueue::flush(net::Transport& t, bool use_sendfile) {
   return Result::done;
 }
 
+void OutputQueue::release_if_empty() {
+  if (!empty()) return;
+  std::vector<Piece>().swap(pieces_);
+  first_ = 0;
+}
+
 }  // namespace torii::http1

@@ -49,6 +49,9 @@ class OutputQueue {
   bool has_file() const { return files_ > 0; }
   uint64_t bytes_written() const { return bytes_written_; }
   void clear();
+  // Gives back the slots' memory when nothing is queued (an idle
+  // keep-alive connection keeps no buffers).
+  void release_if_empty();
 
  private:
   struct Piece {

@@ -115,6 +115,7 @@ class Endpoint final : public core::IoHandler {
   void send_stateless_close(const ngtcp2_pkt_hd& hd, const ngtcp2_path& path, uint64_t error);
   void send_stateless_reset(const uint8_t* dcid, size_t dcid_len, const ngtcp2_path& path, size_t received);
   ssize_t send_one(const ngtcp2_path& path, const uint8_t* data, size_t len);
+  ssize_t send_each(const ngtcp2_path& path, const uint8_t* data, size_t len, size_t segment);
 
   core::Worker& worker_;
   int fd_;

@@ -108,6 +108,8 @@ def test_exactly_n_requests_over_http1(target, tmp_path):
     assert s["data_received"]["bytes"] > 1000 * len("HTTP/1.1 200 OK\r\n\r\nok\n")
     assert "http_req_duration" in out and "http_reqs" in out  # the text summary too
     assert "\r" not in out  # no progress line when stdout is not a terminal
+    # The line a measuring script waits for comes before the summary.
+    assert out.index("connections open, measuring\n") < out.index("http_reqs")
     assert logged_requests(srv) == 1000
 
 
@@ -320,6 +322,11 @@ def test_open_loop_latency_counts_from_when_requests_were_due(tmp_path):
     assert d["max"] >= 290
     assert d["p90"] >= 100, d  # ~20 of ~100 requests waited over 100 ms
     assert s["http_reqs"]["count"] >= 95
+    # The CDF points agree with the percentiles and rise with them.
+    cdf = dict((p, v) for p, v in s["latency_cdf_ms"])
+    assert cdf[0] == d["min"] and cdf[50] == d["med"] and cdf[90] == d["p90"] and cdf[99] == d["p99"]
+    values = [v for _, v in s["latency_cdf_ms"]]
+    assert values == sorted(values) and values[-1] >= 290
 
 
 # ---------------------------------------------------------------------------

@@ -163,6 +163,7 @@ int main(int argc, char** argv) {
 
   bool progress = isatty(STDOUT_FILENO);
   int64_t next_progress = 0;
+  bool announced = false;
   for (;;) {
     bool all_done = true;
     for (const auto& w : workers) all_done = all_done && w->done.load(std::memory_order_acquire);
@@ -172,6 +173,13 @@ int main(int argc, char** argv) {
     if (sig == SIGINT || sig == SIGTERM) stop.store(true);
     int64_t start = gate.start_ns();
     int64_t now = now_ns();
+    if (start != 0 && !announced) {
+      // Connections (and their handshakes) are open: a script measuring
+      // the server alongside starts its window here.
+      std::puts("connections open, measuring");
+      std::fflush(stdout);
+      announced = true;
+    }
     if (progress && start != 0 && now >= next_progress) {
       if (next_progress != 0) print_progress(workers, start, now);
       next_progress = now + kNsPerSec;

@@ -1,5 +1,6 @@
 #include "load/report.h"
 
+#include <array>
 #include <cinttypes>
 #include <cmath>
 
@@ -15,6 +16,9 @@ struct Percentile {
 constexpr Percentile kPercentiles[] = {
     {"med", "med", 50}, {"p(90)", "p90", 90}, {"p(95)", "p95", 95}, {"p(99)", "p99", 99}, {"p(99.9)", "p99.9", 99.9},
 };
+
+constexpr std::array<double, 19> kCdfPoints = {0,  10, 25, 50, 60,   70,   75,   80,    85,   90,
+                                                95, 97, 98, 99, 99.5, 99.7, 99.9, 99.95, 99.99};
 
 std::string printf_string(const char* fmt, auto... args) {
   char buf[256];
@@ -153,6 +157,13 @@ std::string summary_json(const RunResult& r) {
        ", \"avg\": " + printf_string("%.3f", h.mean() / 1e6) + ", \"min\": " + ms(h.min()) + ", \"max\": " + ms(h.max());
   for (const auto& p : kPercentiles) j += std::string(", \"") + p.key + "\": " + ms(h.percentile(p.p));
   j += "},\n";
+  // Points of the latency distribution, [percentile, ms], for plotting a
+  // CDF; dense in the tail, where servers differ.
+  j += "  \"latency_cdf_ms\": [";
+  for (size_t i = 0; i < kCdfPoints.size(); ++i) {
+    j += printf_string("%s[%g, %s]", i ? ", " : "", kCdfPoints[i], ms(h.percentile(kCdfPoints[i])).c_str());
+  }
+  j += "],\n";
   j += "  \"data_received\": {\"bytes\": " + std::to_string(s.bytes_received) +
        ", \"rate\": " + number(per_second(double(s.bytes_received), r.seconds)) + "},\n";
   j += "  \"data_sent\": {\"bytes\": " + std::to_string(s.bytes_sent) +
