@@ -109,7 +109,7 @@ void Connection::on_timeout() {
         TORII_LOG(info, "client timed out (110: Connection timed out) while reading client request body, client: %s",
                   info_.remote_addr.c_str());
         // Logged as nginx's 408 when no response had begun (nothing is sent).
-        if (exchange_ && !exchange_->head_sent() && exchange_->status == 0) exchange_->status = 408;
+        if (request_ && !request_->exchange.head_sent() && request_->exchange.status == 0) request_->exchange.status = 408;
       } else {  // the response's last bytes wait for the socket
         TORII_LOG(info, "client timed out (110: Connection timed out) while sending response to client, client: %s",
                   info_.remote_addr.c_str());
