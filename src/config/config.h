@@ -132,9 +132,12 @@ struct LimitExcept {
 };
 
 struct Expires {
-  enum class Kind : uint8_t { off, epoch, max, after_access, after_modified };
+  enum class Kind : uint8_t { off, epoch, max, after_access, after_modified, daily };
   Kind kind = Kind::off;
-  int64_t seconds = 0;  // may be negative
+  int64_t seconds = 0;  // may be negative; daily: the time of day
+  // A value with variables, parsed per request (config/expires.h); `kind`
+  // is then after_access or after_modified, as written.
+  Template value;
 };
 
 struct OpenFileCache {
@@ -248,6 +251,16 @@ struct Listen {
   bool http2 = false;  // "listen ... http2" (nginx's older spelling of `http2 on`)
   bool quic = false;   // "listen ... quic": HTTP/3 over UDP on this address
   bool proxy_protocol = false;  // each connection starts with a PROXY protocol header
+  // Socket options (net/listen_options): TCP_DEFER_ACCEPT for `deferred`
+  // (the server's client_header_timeout in seconds, as nginx), TCP_FASTOPEN's
+  // queue, SO_RCVBUF/SO_SNDBUF, and `so_keepalive`; 0 or -1: left as is.
+  int defer_accept_seconds = 0;
+  bool deferred = false;
+  int fastopen = 0;
+  int rcvbuf = 0;
+  int sndbuf = 0;
+  int so_keepalive = -1;  // -1: the system's; 0: off; 1: on
+  int keepidle = 0, keepintvl = 0, keepcnt = 0;
 };
 
 struct LargeHeaderBuffers {

@@ -1,4 +1,5 @@
 #include "config/directives.h"
+#include "config/expires.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -391,6 +392,30 @@ bool parse_port(std::string_view s, uint16_t& port) {
   return true;
 }
 
+// so_keepalive=on|off|[IDLE]:[INTVL]:[CNT] (nginx's; IDLE with time units).
+Status parse_so_keepalive(const Node& n, std::string_view v, Listen& l) {
+  if (v == "on" || v == "off") {
+    l.so_keepalive = v == "on";
+    return Ok{};
+  }
+  int* fields[] = {&l.keepidle, &l.keepintvl, &l.keepcnt};
+  size_t at = 0;
+  for (int i = 0; i < 3; ++i) {
+    const size_t colon = i < 2 ? v.find(':', at) : std::string_view::npos;
+    if (i < 2 && colon == std::string_view::npos) return invalid_value(n, "so_keepalive=" + std::string(v));
+    std::string_view part = v.substr(at, colon == std::string_view::npos ? std::string_view::npos : colon - at);
+    at = colon + 1;
+    if (part.empty()) continue;
+    int64_t ms = 0;
+    uint64_t count = 0;
+    if (i < 2 ? !parse_time_ms(part, ms) || ms < 1000 : !parse_number(part, count) || count == 0)
+      return invalid_value(n, "so_keepalive=" + std::string(v));
+    *fields[i] = i < 2 ? int(ms / 1000) : int(count);
+  }
+  l.so_keepalive = 1;
+  return Ok{};
+}
+
 Status set_listen(Compiler& c, Scope& s, const Node& n) {
   std::string_view addr = n.args[0];
   if (starts_with(addr, "unix:")) return node_error(n, "unix domain sockets are not supported in \"listen\" directive");
@@ -467,15 +492,20 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
       l.http2 = true;  // nginx's older spelling of `http2 on`
     } else if (a == "ssl") {
       l.ssl = true;
-    } else if (a == "so_keepalive=off") {
-      // nginx's default: the system's keep-alive setting, as torii uses
+    } else if (a == "deferred") {
+      l.deferred = true;
+    } else if (starts_with(a, "fastopen=") || starts_with(a, "rcvbuf=") || starts_with(a, "sndbuf=")) {
+      const size_t eq = a.find('=');
+      int64_t v = 0;
+      if (!parse_size(a.substr(eq + 1), v) || v <= 0 || v > INT32_MAX) return invalid_value(n, a);
+      (a[0] == 'f' ? l.fastopen : a[0] == 'r' ? l.rcvbuf : l.sndbuf) = int(v);
+    } else if (starts_with(a, "so_keepalive=")) {
+      if (Status st = parse_so_keepalive(n, a.substr(13), l); !st) return st;
     } else if (a == "quic") {
       l.quic = true;
     } else if (a == "proxy_protocol") {
       l.proxy_protocol = true;
-    } else if (a == "bind" ||
-               a == "deferred" || starts_with(a, "fastopen=") || starts_with(a, "so_keepalive=") ||
-               starts_with(a, "rcvbuf=") || starts_with(a, "sndbuf=")) {
+    } else if (a == "bind") {
       return node_error(n, q(a) + " is not yet supported in \"listen\" directive");
     } else {
       return node_error(n, "invalid parameter " + q(a) + " in \"listen\" directive");
@@ -659,34 +689,21 @@ Status set_add_header(Compiler&, Scope& s, const Node& n) {
 
 Status set_expires(Compiler&, Scope& s, const Node& n) {
   Expires e;
-  std::string_view v = n.args[0];
+  e.kind = Expires::Kind::after_access;
   if (n.args.size() == 2) {
-    if (v != "modified") return invalid_value(n, v);
+    if (n.args[0] != "modified") return invalid_value(n, n.args[0]);
     e.kind = Expires::Kind::after_modified;
-    v = n.args[1];
-  } else if (v == "off") {
-    s.settings->expires = e;
-    return Ok{};
-  } else if (v == "epoch") {
-    e.kind = Expires::Kind::epoch;
-    s.settings->expires = e;
-    return Ok{};
-  } else if (v == "max") {
-    e.kind = Expires::Kind::max;
-    s.settings->expires = e;
-    return Ok{};
-  } else {
-    e.kind = Expires::Kind::after_access;
   }
-  bool minus = false;
-  if (!v.empty() && (v[0] == '-' || v[0] == '+')) {
-    minus = v[0] == '-';
-    v.remove_prefix(1);
+  const std::string& v = n.args.back();
+  auto t = template_arg(n, v);
+  if (!t) return Error{t.error()};
+  if (!t->is_constant()) {
+    e.value = std::move(*t);
+  } else if (const char* err = parse_expires(v, e.kind, e.seconds)) {
+    if (std::string_view(err) == "invalid value") return invalid_value(n, v);
+    return node_error(n, "\"" + n.name + "\" directive " + err);
   }
-  int64_t ms = 0;
-  if (!parse_time_ms(v, ms)) return invalid_value(n, n.args.back());
-  e.seconds = (minus ? -ms : ms) / 1000;
-  s.settings->expires = e;
+  s.settings->expires = std::move(e);
   return Ok{};
 }
 

@@ -264,6 +264,9 @@ Status set_ignore_headers(Compiler&, Scope& s, const Node& n) {
     mask |= it->second;
   }
   cache_of<M>(s).ignore_headers = mask;
+  // The X-Accel-* fields also concern the proxy itself (not acting on them).
+  static_assert(kIgnoreXAccelRedirect == kIgnoreAccelRedirect && kIgnoreXAccelCharset == kIgnoreAccelCharset);
+  M::edit(s).ignore_headers = uint8_t(mask & 0x1f);
   return Ok{};
 }
 
@@ -349,6 +352,8 @@ const DirectiveSpec kCacheDirectives[] = {
     {"fastcgi_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
     {"uwsgi_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
     {"proxy_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers<ProxyModule>},
+    {"fastcgi_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers<FastcgiModule>},
+    {"uwsgi_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers<UwsgiModule>},
     TORII_CACHE_ROWS("proxy", ProxyModule),
     TORII_CACHE_ROWS("fastcgi", FastcgiModule),
     TORII_CACHE_ROWS("uwsgi", UwsgiModule),

@@ -129,17 +129,28 @@ Status set_next_tries(Scope& s, const Node& n, Member m) {
   return Ok{};
 }
 
-// Accepted with nginx's values: the fields it names are the cache's and
-// X-Accel-*'s, neither of which torii acts on yet, so nothing changes.
-Status set_ignore_headers(const Node& n) {
-  static constexpr std::string_view kNames[] = {"X-Accel-Redirect", "X-Accel-Expires", "X-Accel-Limit-Rate",
-                                                "X-Accel-Buffering", "X-Accel-Charset", "Expires",
-                                                "Cache-Control", "Set-Cookie", "Vary"};
+// nginx's names; the X-Accel-* ones stop the proxy acting on that field.
+Status parse_ignore_headers(const Node& n, uint8_t& mask) {
+  static constexpr std::pair<std::string_view, uint8_t> kNames[] = {
+      {"x-accel-redirect", kIgnoreAccelRedirect},   {"x-accel-expires", kIgnoreAccelExpires},
+      {"x-accel-limit-rate", kIgnoreAccelLimitRate}, {"x-accel-buffering", kIgnoreAccelBuffering},
+      {"x-accel-charset", kIgnoreAccelCharset},     {"expires", 0},
+      {"cache-control", 0},                         {"set-cookie", 0},
+      {"vary", 0}};
+  mask = 0;
   for (const auto& a : n.args) {
     const std::string low = lower(a);
-    if (std::none_of(std::begin(kNames), std::end(kNames), [&](std::string_view k) { return lower(k) == low; }))
-      return invalid_value(n, a);
+    auto it = std::find_if(std::begin(kNames), std::end(kNames), [&](const auto& k) { return k.first == low; });
+    if (it == std::end(kNames)) return invalid_value(n, a);
+    mask |= it->second;
   }
+  return Ok{};
+}
+
+Status set_ignore_headers(Scope& s, const Node& n, Member m) {
+  uint8_t mask = 0;
+  if (Status st = parse_ignore_headers(n, mask); !st) return st;
+  editable(s, m).upstream.ignore_headers = mask;
   return Ok{};
 }
 

@@ -31,7 +31,9 @@ Status set_size(Scope& s, const Node& n, Member m, size_t ProxyConfig::*f);
 Status set_buffers(Scope& s, const Node& n, Member m);
 Status set_next_upstream(Scope& s, const Node& n, Member m);
 Status set_next_tries(Scope& s, const Node& n, Member m);
-Status set_ignore_headers(const Node& n);
+// proxy_ignore_headers and its kin: the IgnoreHeader bits named.
+Status parse_ignore_headers(const Node& n, uint8_t& mask);
+Status set_ignore_headers(Scope& s, const Node& n, Member m);
 Status accept_size(const Node& n);
 
 // Table rows bind a module's member with these wrappers.
@@ -50,7 +52,7 @@ struct For {
   static Status buffers(Compiler&, Scope& s, const Node& n) { return set_buffers(s, n, M); }
   static Status next_upstream(Compiler&, Scope& s, const Node& n) { return set_next_upstream(s, n, M); }
   static Status next_tries(Compiler&, Scope& s, const Node& n) { return set_next_tries(s, n, M); }
-  static Status ignore_headers(Compiler&, Scope&, const Node& n) { return set_ignore_headers(n); }
+  static Status ignore_headers(Compiler&, Scope& s, const Node& n) { return set_ignore_headers(s, n, M); }
   static Status accepted_size(Compiler&, Scope&, const Node& n) { return accept_size(n); }
   static Status accepted(Compiler&, Scope&, const Node&) { return Ok{}; }
 };

@@ -52,7 +52,6 @@ const DirectiveSpec kFastcgiDirectives[] = {
      &F::names<&ProxyConfig::hide_headers, cgi::kHideHere>},
     {"fastcgi_pass_header", kHSL, kArgs1, false, false, kMain,
      &F::names<&ProxyConfig::pass_headers, cgi::kPassHere>},
-    {"fastcgi_ignore_headers", kHSL, kArgs1More, true, false, kMain, &F::ignore_headers},
     {"fastcgi_connect_timeout", kHSL, kArgs1, true, false, kMain, &F::timeout<&ProxyConfig::connect_timeout>},
     {"fastcgi_send_timeout", kHSL, kArgs1, true, false, kMain, &F::timeout<&ProxyConfig::send_timeout>},
     {"fastcgi_read_timeout", kHSL, kArgs1, true, false, kMain, &F::timeout<&ProxyConfig::read_timeout>},

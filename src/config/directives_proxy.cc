@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "config/directives.h"
+#include "config/directives_cgi.h"
 #include "config/directives_health_check.h"
 #include "upstream/live_group.h"
 #include "config/nginx_directives.h"

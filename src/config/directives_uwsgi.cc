@@ -37,7 +37,6 @@ const DirectiveSpec kUwsgiDirectives[] = {
      &U::names<&ProxyConfig::hide_headers, cgi::kHideHere << kShift>},
     {"uwsgi_pass_header", kHSL, kArgs1, false, false, kMain,
      &U::names<&ProxyConfig::pass_headers, cgi::kPassHere << kShift>},
-    {"uwsgi_ignore_headers", kHSL, kArgs1More, true, false, kMain, &U::ignore_headers},
     {"uwsgi_connect_timeout", kHSL, kArgs1, true, false, kMain, &U::timeout<&ProxyConfig::connect_timeout>},
     {"uwsgi_send_timeout", kHSL, kArgs1, true, false, kMain, &U::timeout<&ProxyConfig::send_timeout>},
     {"uwsgi_read_timeout", kHSL, kArgs1, true, false, kMain, &U::timeout<&ProxyConfig::read_timeout>},

@@ -296,6 +296,8 @@ Status Compiler::server(Scope& parent, const Node& n) {
     sites.push_back(&n);
   }
   if (srv->names.empty()) srv->names.push_back(ServerName{});  // nginx's implicit ""
+  for (auto& l : srv->listens)
+    if (l.deferred) l.defer_accept_seconds = int(std::max<int64_t>(srv->client_header_timeout.count() / 1000, 1));
   if (srv->ssl && srv->ssl->ssl_on)
     for (auto& l : srv->listens) l.ssl = true;  // deprecated "ssl on"
   servers_.push_back(srv);

@@ -33,6 +33,17 @@ enum NextUpstream : uint32_t {
   kNextNonIdempotent = 1 << 10,
 };
 
+// proxy_ignore_headers: the upstream's fields whose meaning is not acted
+// on (the cache's Expires, Cache-Control, Set-Cookie and Vary have no bit:
+// there is no cache to ignore them for).
+enum IgnoreHeader : uint8_t {
+  kIgnoreAccelRedirect = 1 << 0,
+  kIgnoreAccelExpires = 1 << 1,
+  kIgnoreAccelLimitRate = 1 << 2,
+  kIgnoreAccelBuffering = 1 << 3,
+  kIgnoreAccelCharset = 1 << 4,
+};
+
 struct ProxyHeader {
   std::string name;
   Template value;  // renders empty: the header is not sent at all
@@ -90,6 +101,7 @@ struct ProxyConfig {
   bool ignore_client_abort = false;
   // proxy_cache and its directives (config/cache_config.h); null: never set.
   std::shared_ptr<const CacheSettings> cache;
+  uint8_t ignore_headers = 0;  // IgnoreHeader bits
 };
 
 }  // namespace torii::config

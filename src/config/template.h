@@ -79,6 +79,7 @@ enum class VarId : uint8_t {
   upstream_response_time,
   upstream_connect_time,
   upstream_header_time,
+  upstream_response_length,
   upstream_status,
   upstream_cache_status,
   uri,

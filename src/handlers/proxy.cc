@@ -207,6 +207,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   int64_t try_start_ms_ = 0;
   int64_t connect_ms_ = -1;  // this try's connect and header times, -1 until reached
   int64_t header_ms_ = -1;
+  int64_t response_length_ = 0;  // this try's body bytes as the upstream sent them
   int last_status_ = 502;
   int peer_ = -1;
   int fd_ = -1;
@@ -368,6 +369,7 @@ void ProxySession::connect_to(int peer) {
   peer_ = peer;
   try_start_ms_ = loop_.now_ms();
   connect_ms_ = header_ms_ = -1;
+  response_length_ = 0;
   const auto& server = group_->cfg->servers[size_t(peer)];
   group_->state.acquire(peer);
   // Either the request again from the start, or (streaming) what is left.
@@ -829,6 +831,7 @@ bool ProxySession::feed_body(std::string_view data) {
     if (fill_) fill_->on_body(d);
     ex_.send_body(d);
   });
+  response_length_ += int64_t(consumed);
   log_stderr("reading upstream");
   if (phase_ != Phase::streaming) return false;  // the client went away meanwhile
   if (st == UpstreamCodec::Body::done) {
@@ -1123,6 +1126,8 @@ void ProxySession::record_try(int status) {
   upstream::append_try_time(ex_.upstream_response_time, std::max<int64_t>(loop_.now_ms() - try_start_ms_, 0));
   upstream::append_try_time(ex_.upstream_connect_time, connect_ms_);
   upstream::append_try_time(ex_.upstream_header_time, header_ms_);
+  sep(ex_.upstream_response_length);
+  ex_.upstream_response_length += std::to_string(response_length_);
 }
 
 // nginx's form: the scheme, the server tried (a unix socket's path ends

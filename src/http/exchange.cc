@@ -7,6 +7,7 @@
 #include "config/compression_config.h"
 #include "http/date.h"
 #include "modules/compression/compression_filter.h"
+#include "modules/expires/expires_filter.h"
 #include "modules/limit_rate/limit_rate.h"
 #include "modules/stub_status/counters.h"
 #include "http/variables.h"
@@ -45,41 +46,6 @@ bool filter_status(int status) {
   }
 }
 
-constexpr int64_t kMaxExpiresSeconds = 315'360'000;  // nginx's "expires max": 10 years
-constexpr int64_t kExpiresMaxDate = 2145916555;      // Thu, 31 Dec 2037 23:55:55 GMT
-
-void apply_expires(const config::Expires& e, int64_t now_sec, ResponseHead& head) {
-  using Kind = config::Expires::Kind;
-  if (e.kind == Kind::off) return;
-  head.remove("Expires");
-  head.remove("Cache-Control");
-  if (e.kind == Kind::epoch) {
-    head.add("Expires", "Thu, 01 Jan 1970 00:00:01 GMT");
-    head.add("Cache-Control", "no-cache");
-    return;
-  }
-  if (e.kind == Kind::max) {
-    head.add("Expires", format_http_date(kExpiresMaxDate));
-    head.add("Cache-Control", "max-age=" + std::to_string(kMaxExpiresSeconds));
-    return;
-  }
-  int64_t base = now_sec;
-  if (e.kind == Kind::after_modified) {
-    // "modified": from the file's mtime, when the response has one.
-    if (const std::string* lm = head.find("Last-Modified")) {
-      if (auto t = parse_http_date(*lm)) base = *t;
-    }
-  }
-  int64_t expires_at = base + e.seconds;
-  head.add("Expires", format_http_date(expires_at));
-  int64_t max_age = expires_at - now_sec;
-  if (max_age < 0) {
-    head.add("Cache-Control", "no-cache");
-  } else {
-    head.add("Cache-Control", "max-age=" + std::to_string(max_age));
-  }
-}
-
 }  // namespace
 
 void Exchange::send_head(ResponseHead head) {
@@ -97,7 +63,8 @@ void Exchange::send_head(ResponseHead head) {
 
   // Header filters, in nginx's order: expires and add_header, then the
   // codec-independent fields every response carries.
-  if (filter_status(status)) apply_expires(s.expires, now_sec, head);
+  head_in_filters = &head;
+  if (filter_status(status)) expires::apply(s.expires, *this, now_sec, head);
   std::string value;
   for (const auto& h : s.add_headers) {
     if (!h.always && !filter_status(status)) continue;
@@ -108,6 +75,7 @@ void Exchange::send_head(ResponseHead head) {
     if (strcasecmp(h.name.c_str(), "Content-Type") == 0) head.remove("Content-Type");
     head.add(h.name, value);
   }
+  head_in_filters = nullptr;
   // A server that also answers HTTP/3 says where on its TCP responses
   // (RFC 7838 Alt-Svc), so browsers move over; `http3_alt_svc off` stops it.
   if (req.version != 30 && server && !server->alt_svc.empty() && !head.find("Alt-Svc"))

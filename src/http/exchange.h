@@ -187,6 +187,7 @@ class Exchange {
   int64_t header_bytes = 0;      // serialised head size, set by the codec
   int64_t request_length = 0;    // request line + headers + body, set by the codec
   ResponseHead response;         // the head as sent (after filters), for $sent_http_NAME
+  const ResponseHead* head_in_filters = nullptr;  // the head while send_head filters it
   int internal_redirects = 0;    // guards error_page/index/try_files loops
   std::string request_filename;  // the file the static handler mapped to
   std::string realpath_root;
@@ -209,6 +210,7 @@ class Exchange {
   // $upstream_cache_status: MISS, HIT, EXPIRED... (static strings), empty
   // when no cache took part.
   std::string_view upstream_cache_status;
+  std::string upstream_response_length;  // body bytes per try, as the upstream sent them
   bool is_internal = false;      // reached by internal redirect (error_page...)
   // A rewrite changed the URI inside this location and stayed (`break`):
   // proxy_pass then sends the whole URI, not its own URI part (nginx's

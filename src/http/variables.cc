@@ -461,7 +461,9 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
     case VarId::http_:
       return append_request_header(req, v.arg, out);
     case VarId::sent_http_:
-      return append_response_header(ex.response, v.arg, out);
+      // While the header filters run, the head they work on (nginx's
+      // headers_out), so `expires $v` and add_header can read it.
+      return append_response_header(ex.head_in_filters ? *ex.head_in_filters : ex.response, v.arg, out);
     case VarId::arg_:
       return append_arg(req, v.arg, out);
     case VarId::cookie_:
@@ -501,6 +503,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       if (ex.upstream_cache_status.empty()) return false;
       out.append(ex.upstream_cache_status);
       return true;
+    case VarId::upstream_response_length:
+      return append_owned(ex.upstream_response_length, out);
     case VarId::upstream_response_time:
       return append_owned(ex.upstream_response_time, out);
     case VarId::upstream_connect_time:

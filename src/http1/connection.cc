@@ -108,6 +108,8 @@ void Connection::on_timeout() {
       if (body_pending_) {
         TORII_LOG(info, "client timed out (110: Connection timed out) while reading client request body, client: %s",
                   info_.remote_addr.c_str());
+        // Logged as nginx's 408 when no response had begun (nothing is sent).
+        if (request_ && !request_->exchange.head_sent() && request_->exchange.status == 0) request_->exchange.status = 408;
       } else {  // the response's last bytes wait for the socket
         TORII_LOG(info, "client timed out (110: Connection timed out) while sending response to client, client: %s",
                   info_.remote_addr.c_str());
@@ -487,6 +489,11 @@ void Connection::on_head(size_t head_len) {
     // Nobody wants the rest of the body: finish now and linger.
     body_pending_ = false;
   }
+  // The body owed from here on, read for the handler or dropped, is timed
+  // by the location's client_body_timeout (between two reads, as nginx),
+  // not by the header timer left from the head.
+  if (state_ == State::reading_body && body_pending_ && !tunnel_ && !body_paused_)
+    arm_timer(ex.settings().client_body_timeout.count());
 }
 
 // Reads and drops the buffered part of the request body. False if the

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "log/error_log.h"
+
 namespace torii::net {
 
 namespace {
@@ -32,9 +34,29 @@ Result<int> make_socket(const config::Listen& l, bool reuseport) {
 
 }  // namespace
 
+// The listen parameters that are socket options. As nginx, a refusal is
+// logged as an alert and the socket still serves; accepted sockets inherit
+// SO_KEEPALIVE, its timers and the buffer sizes from the listening one.
+void apply_listen_options(int fd, const config::Listen& l) {
+  auto set = [&](int level, int name, int value, const char* what) {
+    if (setsockopt(fd, level, name, &value, sizeof value) != 0)
+      TORII_LOG(alert, "setsockopt(%s, %d) %s failed, ignored (%d: %s)", what, value, l.text.c_str(), errno,
+                strerror(errno));
+  };
+  if (l.rcvbuf > 0) set(SOL_SOCKET, SO_RCVBUF, l.rcvbuf, "SO_RCVBUF");
+  if (l.sndbuf > 0) set(SOL_SOCKET, SO_SNDBUF, l.sndbuf, "SO_SNDBUF");
+  if (l.so_keepalive >= 0) set(SOL_SOCKET, SO_KEEPALIVE, l.so_keepalive, "SO_KEEPALIVE");
+  if (l.keepidle > 0) set(IPPROTO_TCP, TCP_KEEPIDLE, l.keepidle, "TCP_KEEPIDLE");
+  if (l.keepintvl > 0) set(IPPROTO_TCP, TCP_KEEPINTVL, l.keepintvl, "TCP_KEEPINTVL");
+  if (l.keepcnt > 0) set(IPPROTO_TCP, TCP_KEEPCNT, l.keepcnt, "TCP_KEEPCNT");
+  if (l.fastopen > 0) set(IPPROTO_TCP, TCP_FASTOPEN, l.fastopen, "TCP_FASTOPEN");
+  if (l.defer_accept_seconds > 0) set(IPPROTO_TCP, TCP_DEFER_ACCEPT, l.defer_accept_seconds, "TCP_DEFER_ACCEPT");
+}
+
 Result<int> open_listener(const config::Listen& l) {
   auto fd = make_socket(l, true);
   if (!fd) return fd;
+  apply_listen_options(*fd, l);  // before listen(): the window scale follows SO_RCVBUF
   if (listen(*fd, l.backlog) != 0) {
     int err = errno;
     close(*fd);

@@ -2,8 +2,7 @@
 origin and what was changed in its header or ORIGIN file) checked with
 `-t`. Each entry's `# expect:` line says what happens: `pass`, or a
 failure naming the directive torii refuses (a module another issue still
-has open: fastcgi, proxy_cache, ssl_stapling; or, for h5bp, variables in
-`expires`), so the test stays true as those land: when one does, the
+has open: proxy_cache, ssl_stapling), so the test stays true as those land: when one does, the
 test fails until its line changes to `pass`. With TORII_BIN=/usr/sbin/nginx every entry passes
 (nginx-light 1.22 has every module they use)."""
 
