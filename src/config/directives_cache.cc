@@ -265,7 +265,8 @@ Status set_ignore_headers(Compiler&, Scope& s, const Node& n) {
   }
   cache_of<M>(s).ignore_headers = mask;
   // The X-Accel-* fields also concern the proxy itself (not acting on them).
-  static_assert(kIgnoreXAccelRedirect == kIgnoreAccelRedirect && kIgnoreXAccelCharset == kIgnoreAccelCharset);
+  static_assert(uint32_t(kIgnoreXAccelRedirect) == uint32_t(kIgnoreAccelRedirect) &&
+                uint32_t(kIgnoreXAccelCharset) == uint32_t(kIgnoreAccelCharset));
   M::edit(s).ignore_headers = uint8_t(mask & 0x1f);
   return Ok{};
 }
