@@ -202,8 +202,14 @@ def test_quic_connection_with_a_request_in_flight_survives_reload(make_server, b
 
 
 def fds(pid):
-    """(sockets, the other descriptors by what they point to)."""
-    links = [os.readlink(f"/proc/{pid}/fd/{f}") for f in os.listdir(f"/proc/{pid}/fd")]
+    """(sockets, the other descriptors by what they point to). A descriptor
+    closed between the listing and its readlink is not counted."""
+    links = []
+    for f in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            links.append(os.readlink(f"/proc/{pid}/fd/{f}"))
+        except FileNotFoundError:
+            pass
     return sum(1 for link in links if link.startswith("socket:")), sorted(l for l in links if not l.startswith("socket:"))
 
 
