@@ -3,6 +3,7 @@
 #include <cctype>
 #include <string_view>
 
+#include "config/proxy_config.h"
 #include "http/date.h"
 
 namespace torii::cache {

@@ -34,18 +34,6 @@ struct CacheValid {
   int64_t seconds = 0;
 };
 
-// proxy_ignore_headers.
-enum CacheIgnore : uint32_t {
-  kIgnoreXAccelRedirect = 1 << 0,
-  kIgnoreXAccelExpires = 1 << 1,
-  kIgnoreXAccelLimitRate = 1 << 2,
-  kIgnoreXAccelBuffering = 1 << 3,
-  kIgnoreXAccelCharset = 1 << 4,
-  kIgnoreExpires = 1 << 5,
-  kIgnoreCacheControl = 1 << 6,
-  kIgnoreSetCookie = 1 << 7,
-  kIgnoreVary = 1 << 8,
-};
 
 // proxy_cache_use_stale conditions (error, timeout... as proxy_next_upstream
 // names them) and `updating`.

@@ -10,6 +10,7 @@
 #include "config/cache_config.h"
 #include "config/cgi_config.h"
 #include "config/directives.h"
+#include "config/directives_cgi.h"
 #include "config/proxy_config.h"
 
 namespace torii::config {
@@ -20,13 +21,6 @@ std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 Error invalid_value(const Node& n, std::string_view value) {
   return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
 }
 
 // Where each module keeps its ProxyConfig, copied on write.
@@ -249,25 +243,10 @@ Status set_min_uses(Compiler&, Scope& s, const Node& n) {
 
 template <typename M>
 Status set_ignore_headers(Compiler&, Scope& s, const Node& n) {
-  static constexpr std::pair<std::string_view, uint32_t> kNames[] = {
-      {"x-accel-redirect", kIgnoreXAccelRedirect}, {"x-accel-expires", kIgnoreXAccelExpires},
-      {"x-accel-limit-rate", kIgnoreXAccelLimitRate}, {"x-accel-buffering", kIgnoreXAccelBuffering},
-      {"x-accel-charset", kIgnoreXAccelCharset}, {"expires", kIgnoreExpires},
-      {"cache-control", kIgnoreCacheControl}, {"set-cookie", kIgnoreSetCookie},
-      {"vary", kIgnoreVary},
-  };
   uint32_t mask = 0;
-  for (const auto& a : n.args) {
-    const std::string low = lower(a);
-    auto it = std::find_if(std::begin(kNames), std::end(kNames), [&](const auto& k) { return k.first == low; });
-    if (it == std::end(kNames)) return invalid_value(n, a);
-    mask |= it->second;
-  }
+  if (Status st = cgi::parse_ignore_headers(n, mask); !st) return st;
   cache_of<M>(s).ignore_headers = mask;
-  // The X-Accel-* fields also concern the proxy itself (not acting on them).
-  static_assert(uint32_t(kIgnoreXAccelRedirect) == uint32_t(kIgnoreAccelRedirect) &&
-                uint32_t(kIgnoreXAccelCharset) == uint32_t(kIgnoreAccelCharset));
-  M::edit(s).ignore_headers = uint8_t(mask & 0x1f);
+  M::edit(s).ignore_headers = mask;  // the proxy acts on X-Accel-* unless named
   return Ok{};
 }
 

@@ -129,14 +129,15 @@ Status set_next_tries(Scope& s, const Node& n, Member m) {
   return Ok{};
 }
 
-// nginx's names; the X-Accel-* ones stop the proxy acting on that field.
-Status parse_ignore_headers(const Node& n, uint8_t& mask) {
-  static constexpr std::pair<std::string_view, uint8_t> kNames[] = {
-      {"x-accel-redirect", kIgnoreAccelRedirect},   {"x-accel-expires", kIgnoreAccelExpires},
-      {"x-accel-limit-rate", kIgnoreAccelLimitRate}, {"x-accel-buffering", kIgnoreAccelBuffering},
-      {"x-accel-charset", kIgnoreAccelCharset},     {"expires", 0},
-      {"cache-control", 0},                         {"set-cookie", 0},
-      {"vary", 0}};
+// nginx's names; the X-Accel-* ones stop the proxy acting on that field,
+// all of them take the field out of the cache's decision.
+Status parse_ignore_headers(const Node& n, uint32_t& mask) {
+  static constexpr std::pair<std::string_view, uint32_t> kNames[] = {
+      {"x-accel-redirect", kIgnoreXAccelRedirect},   {"x-accel-expires", kIgnoreXAccelExpires},
+      {"x-accel-limit-rate", kIgnoreXAccelLimitRate}, {"x-accel-buffering", kIgnoreXAccelBuffering},
+      {"x-accel-charset", kIgnoreXAccelCharset},     {"expires", kIgnoreExpires},
+      {"cache-control", kIgnoreCacheControl},        {"set-cookie", kIgnoreSetCookie},
+      {"vary", kIgnoreVary}};
   mask = 0;
   for (const auto& a : n.args) {
     const std::string low = lower(a);
@@ -148,7 +149,7 @@ Status parse_ignore_headers(const Node& n, uint8_t& mask) {
 }
 
 Status set_ignore_headers(Scope& s, const Node& n, Member m) {
-  uint8_t mask = 0;
+  uint32_t mask = 0;
   if (Status st = parse_ignore_headers(n, mask); !st) return st;
   editable(s, m).upstream.ignore_headers = mask;
   return Ok{};

@@ -32,7 +32,7 @@ Status set_buffers(Scope& s, const Node& n, Member m);
 Status set_next_upstream(Scope& s, const Node& n, Member m);
 Status set_next_tries(Scope& s, const Node& n, Member m);
 // proxy_ignore_headers and its kin: the IgnoreHeader bits named.
-Status parse_ignore_headers(const Node& n, uint8_t& mask);
+Status parse_ignore_headers(const Node& n, uint32_t& mask);
 Status set_ignore_headers(Scope& s, const Node& n, Member m);
 Status accept_size(const Node& n);
 

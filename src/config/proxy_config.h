@@ -33,15 +33,19 @@ enum NextUpstream : uint32_t {
   kNextNonIdempotent = 1 << 10,
 };
 
-// proxy_ignore_headers: the upstream's fields whose meaning is not acted
-// on (the cache's Expires, Cache-Control, Set-Cookie and Vary have no bit:
-// there is no cache to ignore them for).
-enum IgnoreHeader : uint8_t {
-  kIgnoreAccelRedirect = 1 << 0,
-  kIgnoreAccelExpires = 1 << 1,
-  kIgnoreAccelLimitRate = 1 << 2,
-  kIgnoreAccelBuffering = 1 << 3,
-  kIgnoreAccelCharset = 1 << 4,
+// proxy_ignore_headers (and fastcgi_, uwsgi_, grpc_): the upstream's
+// fields whose meaning is not acted on, by the proxy (X-Accel-*) and by
+// the cache (all of them).
+enum IgnoreHeader : uint32_t {
+  kIgnoreXAccelRedirect = 1 << 0,
+  kIgnoreXAccelExpires = 1 << 1,
+  kIgnoreXAccelLimitRate = 1 << 2,
+  kIgnoreXAccelBuffering = 1 << 3,
+  kIgnoreXAccelCharset = 1 << 4,
+  kIgnoreExpires = 1 << 5,
+  kIgnoreCacheControl = 1 << 6,
+  kIgnoreSetCookie = 1 << 7,
+  kIgnoreVary = 1 << 8,
 };
 
 struct ProxyHeader {
@@ -101,7 +105,7 @@ struct ProxyConfig {
   bool ignore_client_abort = false;
   // proxy_cache and its directives (config/cache_config.h); null: never set.
   std::shared_ptr<const CacheSettings> cache;
-  uint8_t ignore_headers = 0;  // IgnoreHeader bits
+  uint32_t ignore_headers = 0;  // IgnoreHeader bits
 };
 
 }  // namespace torii::config

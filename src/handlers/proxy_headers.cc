@@ -235,7 +235,7 @@ void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p,
       default:
         break;
     }
-    if (iequals(h.name, "x-accel-limit-rate") && !(p.ignore_headers & config::kIgnoreAccelLimitRate)) {
+    if (iequals(h.name, "x-accel-limit-rate") && !(p.ignore_headers & config::kIgnoreXAccelLimitRate)) {
       // The response's pace, as nginx's: a number of bytes a second.
       uint64_t v = 0;
       if (config::parse_number(h.value, v)) out.accel_limit_rate = int64_t(v);

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "config/proxy_config.h"
+
 namespace torii::cache {
 namespace {
 
