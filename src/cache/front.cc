@@ -3,6 +3,7 @@
 #include <ctime>
 #include <string>
 
+#include "cache/background.h"
 #include "cache/variant.h"
 #include "cache/zone.h"
 #include "config/cache_config.h"
@@ -137,6 +138,18 @@ void attempt(http::Exchange& ex, const config::ProxyConfig& cfg, const std::shar
   if (found.found == Found::stale) {
     const Entry& e = *found.entry;
     const bool may_update_stale = (s.use_stale & config::kStaleUpdating) || now < e.valid_sec + e.stale_while_revalidate;
+    // proxy_cache_background_update: the stale entry answers now and a
+    // request of its own refreshes it (that one takes the lock), unless
+    // one already does. A request body would have to be kept for it: such
+    // a request updates in the foreground.
+    if (s.background_update && may_update_stale && !ex.background && !ex.has_body() && ex.services().cache_updates) {
+      const bool updating = zone.is_updating(a->md5);
+      ex.upstream_cache_status = updating ? "UPDATING" : "STALE";
+      (updating ? zone.counters.updating : zone.counters.stale).fetch_add(1, std::memory_order_relaxed);
+      if (!updating) ex.services().cache_updates->start(ex);
+      send_entry(ex, cfg, e);
+      return;
+    }
     if (zone.try_lock(a->md5, s.lock_age.count())) {
       fill = make_fill(ex, *a, true);
     } else if (may_update_stale) {
