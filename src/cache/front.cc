@@ -1,5 +1,6 @@
 #include "cache/front.h"
 
+#include <algorithm>
 #include <ctime>
 #include <string>
 
@@ -22,7 +23,9 @@ namespace torii::cache {
 
 namespace {
 
-constexpr int64_t kLockPollMs = 16;  // a waiter looks at the lock this often (nginx: every 500 ms)
+// A waiter looks at the lock this often even unwoken (nginx polls at this
+// pace): a lock past proxy_cache_lock_age is free with no release.
+constexpr int64_t kLockRecheckMs = 500;
 
 const config::Template& default_key() {
   static const config::Template t = *config::compile_template("$scheme$proxy_host$request_uri");
@@ -63,30 +66,50 @@ struct Attempt {
 
 void attempt(http::Exchange& ex, const config::ProxyConfig& cfg, const std::shared_ptr<Attempt>& a);
 
-// Waits for another request's fill of the same entry (proxy_cache_lock).
+// Waits for another request's fill of the same entry (proxy_cache_lock):
+// the zone wakes it on its own loop when the lock is released, whichever
+// worker released it. The timer is for lock_timeout and for a lock that
+// outlived lock_age (its holder gone quiet), which nobody releases.
 class LockWaiter final : public http::Exchange::HandlerState {
  public:
   LockWaiter(http::Exchange& ex, const config::ProxyConfig& cfg, std::shared_ptr<Attempt> a)
       : ex_(ex), cfg_(cfg), attempt_(std::move(a)), loop_(*ex.services().loop), timer_(&LockWaiter::on_timer, this) {
-    loop_.arm(timer_, kLockPollMs);
+    // Released already: look again at once (from the timer, as this
+    // object is being put in the exchange now).
+    loop_.arm(timer_, listen() ? recheck_in() : 0);
   }
   ~LockWaiter() override { loop_.cancel(timer_); }
 
  private:
   static void on_timer(void* self) { static_cast<LockWaiter*>(self)->poll(); }
+  // Asks the zone for a wake-up; false when the lock is gone.
+  bool listen() {
+    if (listening_) return true;
+    listening_ = attempt_->zone->wait_for_unlock(
+        attempt_->md5, Zone::LockWaiter{&loop_, alive_, [this] {
+                                          listening_ = false;
+                                          poll();
+                                        }});
+    return listening_;
+  }
+  int64_t recheck_in() const {
+    return std::max<int64_t>(0, std::min(kLockRecheckMs, attempt_->lock_deadline_ms - loop_.now_ms()));
+  }
   void poll() {
     const bool timed_out = loop_.now_ms() >= attempt_->lock_deadline_ms;
-    if (!timed_out && attempt_->zone->is_updating(attempt_->md5)) {
-      loop_.arm(timer_, kLockPollMs);
+    if (!timed_out && attempt_->zone->is_updating(attempt_->md5) && listen()) {
+      loop_.cancel(timer_);
+      loop_.arm(timer_, recheck_in());
       return;
     }
+    loop_.cancel(timer_);
     if (timed_out) {
       attempt_->lock_timed_out = true;
       if (log::enabled(config::LogLevel::info))
         log::write(config::LogLevel::info, "cache lock timeout for \"%s\"", attempt_->key.c_str());
     }
     // Look again at the end of the turn: the next step replaces this
-    // waiter in the exchange, which must not happen inside its own timer.
+    // waiter in the exchange, which must not happen inside its own call.
     std::weak_ptr<char> alive = alive_;
     http::Exchange* ex = &ex_;
     const config::ProxyConfig* cfg = &cfg_;
@@ -103,6 +126,7 @@ class LockWaiter final : public http::Exchange::HandlerState {
   core::EventLoop& loop_;
   core::Timer timer_;
   std::shared_ptr<char> alive_ = std::make_shared<char>(0);
+  bool listening_ = false;  // the zone will wake this waiter
 };
 
 std::unique_ptr<Fill> make_fill(http::Exchange& ex, const Attempt& a, bool holds_lock) {
