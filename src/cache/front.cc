@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cache/background.h"
+#include "cache/ranges.h"
 #include "cache/variant.h"
 #include "cache/zone.h"
 #include "config/cache_config.h"
@@ -16,6 +17,7 @@
 #include "http/date.h"
 #include "http/pipeline.h"
 #include "http/range.h"
+#include "http/range_response.h"
 #include "http/variables.h"
 #include "log/error_log.h"
 
@@ -308,27 +310,23 @@ void send_entry(http::Exchange& ex, const config::ProxyConfig& cfg, const Entry&
       ex.finish();
       return;
     }
-    // As nginx: ranges of a stored response only when the upstream said
-    // it takes them (its Accept-Ranges is kept with the response).
-    const std::string* accept_ranges = head.find("Accept-Ranges");
-    const http::Header* range =
-        accept_ranges && *accept_ranges != "none" ? ex.req.find(http::HeaderToken::range) : nullptr;
-    const http::Header* if_range = ex.req.find(http::HeaderToken::if_range);
-    const bool range_holds = !if_range || (etag && if_range->value == *etag) || (lm && if_range->value == *lm);
     std::vector<http::ByteRange> ranges;
-    if (range && range_holds) {
+    if (const http::Header* range = applicable_range(ex, head)) {
       switch (http::parse_range(range->value, entry.body_length, ranges)) {
         case http::RangeOutcome::ok:
-          if (ranges.size() == 1) {
-            head.status = 206;
-            head.add("Content-Range", "bytes " + std::to_string(ranges[0].start) + "-" +
-                                          std::to_string(ranges[0].end - 1) + "/" +
-                                          std::to_string(entry.body_length));
-            offset = ranges[0].start;
-            length = ranges[0].length();
-            head.content_length = length;
+          if (ranges.size() > 1) {
+            const std::string* found_type = head.find("Content-Type");
+            const std::string type = found_type ? *found_type : std::string();
+            http::send_multipart(ex, std::move(head), entry.file, entry.body_offset, entry.body_length, type,
+                                 ranges);
+            return;
           }
-          break;  // several ranges: the whole response
+          head.status = 206;
+          head.add("Content-Range", http::content_range(ranges[0], entry.body_length));
+          offset = ranges[0].start;
+          length = ranges[0].length();
+          head.content_length = length;
+          break;
         case http::RangeOutcome::unsatisfiable:
           ex.response.add("Content-Range", "bytes */" + std::to_string(entry.body_length));
           http::send_error(ex, 416);
