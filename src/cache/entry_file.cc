@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 
 namespace torii::cache {
@@ -91,7 +92,8 @@ bool read_header(int fd, int64_t file_size, FileHeader& h) {
   if (h.key_len > kMaxText || h.vary_len > kMaxText || h.etag_len > kMaxText || h.head_len > kMaxText) return false;
   if (h.body_length < 0) return false;  // never committed
   const int64_t body_offset = int64_t(sizeof h) + h.key_len + h.vary_len + h.etag_len + h.head_len;
-  return body_offset + h.body_length == file_size;
+  // Compared without adding: a damaged length may be near INT64_MAX.
+  return body_offset <= file_size && h.body_length == file_size - body_offset;
 }
 
 }  // namespace
@@ -211,6 +213,20 @@ std::shared_ptr<const Entry> read_entry(const std::string& path, bool& bad) {
   e->stale_if_error = h.stale_if_error;
   e->file = std::move(file);
   return e;
+}
+
+bool seal_entry_bytes(std::string& bytes) {
+  FileHeader h{};
+  if (bytes.size() < sizeof h) return false;
+  std::memcpy(&h, bytes.data(), sizeof h);
+  const uint64_t text = uint64_t(h.key_len) + h.vary_len + h.etag_len + h.head_len;
+  if (text > bytes.size() - sizeof h) return false;
+  std::string_view t(bytes.data() + sizeof h, size_t(text));
+  h.checksum = checksum_of(h, t.substr(0, h.key_len), t.substr(h.key_len, h.vary_len),
+                           t.substr(size_t(h.key_len) + h.vary_len, h.etag_len),
+                           t.substr(size_t(h.key_len) + h.vary_len + h.etag_len, h.head_len));
+  std::memcpy(bytes.data() + offsetof(FileHeader, checksum), &h.checksum, sizeof h.checksum);
+  return true;
 }
 
 bool read_summary(const std::string& path, EntrySummary& out) {
