@@ -215,6 +215,7 @@ struct LocationSettings {
   std::shared_ptr<const RealIpConfig> realip;        // null: no realip directive applies
   std::shared_ptr<const AutoindexConfig> autoindex;  // null: autoindex off
   bool stub_status = false;                          // this location answers with the status page
+  int64_t slice_size = 0;  // `slice`: the response is fetched in parts this large (modules/slice); 0: off
 };
 
 struct Location {

@@ -62,7 +62,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"sub_filter_once", kHSL, Kind::word, {"on"}},
     {"sub_filter_last_modified", kHSL, Kind::word, {"off"}},
     {"sub_filter_types", kHSL, Kind::word, {"text/html"}},
-    {"slice", kHSL, Kind::size, {"0"}},
     {"dav_access", kHSL, Kind::word, {"user:rw"}},
     // ssl
     {"ssl_ocsp", kHS, Kind::word, {"off"}},

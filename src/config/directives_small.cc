@@ -109,10 +109,19 @@ Status accept_temp_path(Compiler&, Scope&, const Node& n) {
   return Ok{};
 }
 
+// slice SIZE (modules/slice): 0 turns it off.
+Status set_slice(Compiler&, Scope& s, const Node& n) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v)) return invalid_value(n, n.args[0]);
+  s.settings->slice_size = v;
+  return Ok{};
+}
+
 constexpr uint16_t kHSL = kHttp | kServer | kLocation;
 
 constexpr DirectiveSpec kSmallDirectives[] = {
     {"charset", kHSL | kLocationIf, kArgs1, true, false, kMain, &set_charset},
+    {"slice", kHSL, kArgs1, true, false, kMain, &set_slice},
     {"charset_types", kHSL, kArgs1More, true, false, kMain, &set_charset_types},
     {"source_charset", kHSL | kLocationIf, kArgs1, true, false, kMain, &accept_recoding},
     {"override_charset", kHSL | kLocationIf, kFlag, true, false, kMain, &accept_recoding},

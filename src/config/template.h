@@ -82,6 +82,7 @@ enum class VarId : uint8_t {
   upstream_response_length,
   upstream_status,
   upstream_cache_status,
+  slice_range,  // slice module: the part this request fetches ("bytes=START-END")
   uri,
   // Client identity (modules/realip/variables.cc).
   binary_remote_addr,

@@ -56,6 +56,11 @@ void Exchange::send_head(ResponseHead head) {
   // After a 101 the body is the tunnelled stream.
   if (req.method == Method::head || status == 204 || status == 304 || (status < 200 && status != 101)) header_only = true;
   if (status == 204 || status == 304) head.content_length = -1;
+  if (slice_part) {
+    response = std::move(head);
+    sink_.send_head(response);
+    return;
+  }
 
   const auto& s = settings();
   int64_t now_sec = start_unix_ms / 1000;

@@ -217,6 +217,11 @@ class Exchange {
   std::string upstream_response_length;  // body bytes per try, as the upstream sent them
   bool is_internal = false;      // reached by internal redirect (error_page...)
   bool background = false;       // no client waits: a cache's background update
+  // The slice module: $slice_range, and whether this exchange fetches one
+  // part of another's response (its head then goes on unfiltered: the
+  // main request filters the response it assembles).
+  std::string slice_range;
+  bool slice_part = false;
   // A rewrite changed the URI inside this location and stayed (`break`):
   // proxy_pass then sends the whole URI, not its own URI part (nginx's
   // !valid_location). Cleared when the location's rewrite phase starts.

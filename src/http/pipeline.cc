@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "modules/slice/slice.h"
 #include "modules/admin_api/api_handler.h"
 #include "modules/metrics/metrics_handler.h"
 #include "config/proxy_config.h"
@@ -182,6 +183,10 @@ void route(Exchange& ex, Phase from) {
     }
     if (s.api != config::LocationSettings::Api::off) {
       admin_api::serve_api(ex);
+      return;
+    }
+    if (s.slice_size > 0 && !ex.slice_part) {
+      slice::serve(ex);  // the response in parts, each through the handlers below
       return;
     }
     if (s.proxy && s.proxy->proxies()) {

@@ -499,6 +499,10 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_owned(ex.upstream_addr, out);
     case VarId::upstream_status:
       return append_owned(ex.upstream_status, out);
+    case VarId::slice_range:
+      if (ex.slice_range.empty()) return false;
+      out.append(ex.slice_range);
+      return true;
     case VarId::upstream_cache_status:
       if (ex.upstream_cache_status.empty()) return false;
       out.append(ex.upstream_cache_status);

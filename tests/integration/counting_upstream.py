@@ -9,11 +9,13 @@ path's route:
 `delay` holds the response back (for the cache lock); `etag` and
 `last_modified` are sent, and a request whose If-None-Match or
 If-Modified-Since matches gets a 304; `stall_after` sends that many body
-bytes and then waits until release() (a response cut by a crash).
+bytes and then waits until release() (a response cut by a crash);
+`ranges` answers a "Range: bytes=FIRST-LAST" with a 206 of those bytes.
 Unknown paths get 404. `requests[path]` counts, `seen` keeps (method,
 path, headers) of each request.
 """
 
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -52,7 +54,15 @@ class CountingUpstream:
                     route["last_modified"] and ims == route["last_modified"])
                 status = 304 if not_modified else route["status"]
                 body = b"" if status == 304 else route["body"]
+                extra = {}
+                m = re.fullmatch(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+                if route["ranges"] and status == 200 and m and int(m.group(1)) < len(body):
+                    first, last = int(m.group(1)), min(int(m.group(2)), len(body) - 1)
+                    extra["Content-Range"] = f"bytes {first}-{last}/{len(body)}"
+                    status, body = 206, body[first:last + 1]
                 self.send_response(status)
+                for name, value in extra.items():
+                    self.send_header(name, value)
                 for name, value in route["headers"].items():
                     self.send_header(name, value)
                 if route["etag"]:
@@ -89,10 +99,10 @@ class CountingUpstream:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def route(self, path, body=b"hello", headers=None, status=200, delay=0.0, etag=None, last_modified=None,
-              stall_after=None):
+              stall_after=None, ranges=False):
         with self.lock:
             self.routes[path] = dict(body=body, headers=dict(headers or {}), status=status, delay=delay, etag=etag,
-                                     last_modified=last_modified, stall_after=stall_after)
+                                     last_modified=last_modified, stall_after=stall_after, ranges=ranges)
 
     def count(self, path):
         with self.lock:

@@ -1,0 +1,102 @@
+"""The slice module in front of the cache, as nginx documents it: a large
+file from an upstream is fetched and cached in parts of `slice` bytes, a
+whole GET is assembled from them, a range GET fetches only the parts it
+touches, and a part fetched once is not fetched again. The upstream counts
+the requests and the Range of each. Passes against nginx
+(TORII_BIN=/usr/sbin/nginx: Debian's nginx has the slice module)."""
+
+import pytest
+
+import harness
+from counting_upstream import CountingUpstream
+
+SLICE = 4096
+BODY = bytes((i * 7) % 251 for i in range(10 * 1024))  # 10 KB: parts 0-4095, 4096-8191, 8192-10239
+
+
+@pytest.fixture
+def up():
+    u = CountingUpstream()
+    u.route("/big", body=BODY, ranges=True, etag='"v1"', headers={"Content-Type": "application/octet-stream"})
+    u.route("/noranges", body=BODY)
+    yield u
+    u.stop()
+
+
+def slice_conf(port):
+    return harness.base_conf(http=f"""
+    proxy_cache_path @PREFIX@/cache levels=1:2 keys_zone=one:1m inactive=10m;
+    server {{
+        listen 127.0.0.1:@PORT@;
+        server_name localhost;
+        location / {{
+            slice {SLICE};
+            proxy_cache one;
+            proxy_cache_key $uri$is_args$args$slice_range;
+            proxy_set_header Range $slice_range;
+            proxy_cache_valid 200 206 1h;
+            proxy_pass http://127.0.0.1:{port};
+        }}
+    }}
+""")
+
+
+def ranges_asked(up, path="/big"):
+    return [h.get("Range") for _, p, h in up.seen if p == path]
+
+
+def get(srv, path, rng=None):
+    return harness.http(srv.port, path, headers={"Range": rng} if rng else None)
+
+
+def test_whole_get_is_assembled_from_slices(make_server, up):
+    srv = make_server(slice_conf(up.port))
+    r = get(srv, "/big")
+    assert r.status == 200 and r.body == BODY
+    assert r.header("Content-Length") == str(len(BODY))
+    assert r.header("Content-Range") is None
+    assert r.header("ETag") == '"v1"'
+    assert ranges_asked(up) == ["bytes=0-4095", "bytes=4096-8191", "bytes=8192-12287"]
+    # Every part is cached now.
+    r = get(srv, "/big")
+    assert r.status == 200 and r.body == BODY
+    assert up.count("/big") == 3
+
+
+def test_range_touching_two_slices_fetches_those_two(make_server, up):
+    srv = make_server(slice_conf(up.port))
+    r = get(srv, "/big", "bytes=4000-4200")
+    assert r.status == 206 and r.body == BODY[4000:4201]
+    assert r.header("Content-Range") == f"bytes 4000-4200/{len(BODY)}"
+    assert ranges_asked(up) == ["bytes=0-4095", "bytes=4096-8191"]
+    # Inside what is cached: nothing new upstream.
+    r = get(srv, "/big", "bytes=4100-8000")
+    assert r.status == 206 and r.body == BODY[4100:8001]
+    assert up.count("/big") == 2
+    # The last part only.
+    r = get(srv, "/big", "bytes=9000-")
+    assert r.status == 206 and r.body == BODY[9000:]
+    assert ranges_asked(up) == ["bytes=0-4095", "bytes=4096-8191", "bytes=8192-12287"]
+
+
+def test_range_in_a_later_slice_fetches_only_that_slice(make_server, up):
+    srv = make_server(slice_conf(up.port))
+    r = get(srv, "/big", "bytes=8200-8300")
+    assert r.status == 206 and r.body == BODY[8200:8301]
+    assert ranges_asked(up) == ["bytes=8192-12287"]
+
+
+def test_suffix_range(make_server, up):
+    """A suffix range starts with the first part (its start is not known
+    before the length is), then goes on from the part that holds it."""
+    srv = make_server(slice_conf(up.port))
+    r = get(srv, "/big", "bytes=-100")
+    assert r.status == 206 and r.body == BODY[-100:]
+    assert ranges_asked(up) == ["bytes=0-4095", "bytes=8192-12287"]
+
+
+def test_upstream_without_ranges_passes_through(make_server, up):
+    srv = make_server(slice_conf(up.port))
+    r = get(srv, "/noranges")
+    assert r.status == 200 and r.body == BODY
+    assert up.count("/noranges") == 1
