@@ -706,12 +706,14 @@ void ProxySession::send_failed(int err, const char* what) {
 
 void ProxySession::read_head() {
   while (phase_ == Phase::exchanging) {
-    size_t old = in_.size();
-    size_t room = std::max<size_t>(cfg_.buffer_size, 4096);
-    in_.resize(old + room);
-    ssize_t n = recv_upstream(in_.data() + old, room);
-    in_.resize(old + (n > 0 ? size_t(n) : 0));
-    if (n > 0) answered_ = true;
+    // Read into scratch and keep what came: a head is usually a few hundred
+    // bytes, and growing in_ first would allocate and zero the whole room.
+    const size_t room = std::min(std::max<size_t>(cfg_.buffer_size, 4096), kReadChunk);
+    ssize_t n = recv_upstream(scratch(), room);
+    if (n > 0) {
+      in_.append(scratch(), size_t(n));
+      answered_ = true;
+    }
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;

@@ -73,7 +73,13 @@ ParseStatus ResponseParser::parse(std::string_view data, ParsedResponse& out, si
     return ParseStatus::need_more;
   }
   if (end > max_head_) return fail("upstream sent too big header");
+  // A fresh result that keeps the field list's room (an interim
+  // response's, else room for the usual head's fields in one allocation).
+  auto headers = std::move(out.headers);
+  headers.clear();
   out = ParsedResponse();
+  out.headers = std::move(headers);
+  out.headers.reserve(16);
   auto st = parse_head(data.substr(0, end), out);
   if (st != ParseStatus::done) return st;
   consumed = end;

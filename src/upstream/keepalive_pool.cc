@@ -13,8 +13,7 @@ namespace torii::upstream {
 
 class KeepalivePool::Idle final : public SocketOwner {
  public:
-  Idle(KeepalivePool* pool, KeptConnection conn, int peer)
-      : pool_(pool), conn_(std::move(conn)), peer_(peer), timer_(&Idle::on_timer, this) {}
+  explicit Idle(KeepalivePool* pool) : pool_(pool), timer_(&Idle::on_timer, this) {}
 
   // The server closed or reset the connection, or sent bytes nobody asked
   // for: it is finished. An edge with nothing to read (reported for the
@@ -32,7 +31,7 @@ class KeepalivePool::Idle final : public SocketOwner {
 
   KeepalivePool* pool_;
   KeptConnection conn_;
-  int peer_;
+  int peer_ = -1;
   core::Timer timer_;
   std::list<Idle>::iterator self_;  // its place in the pool's list
 };
@@ -76,7 +75,9 @@ KeptConnection KeepalivePool::take(int peer, bool peek) {
     }
     loop_.cancel(it->timer_);
     KeptConnection conn = std::move(it->conn_);
-    it = idle_.erase(it);
+    auto next = std::next(it);
+    recycle(it);
+    it = next;
     conn.handler->set_owner(nullptr);  // the caller's from now on
     if (!peek || connection_alive(conn.fd)) {
       account();
@@ -98,7 +99,14 @@ void KeepalivePool::put(KeptConnection conn, int peer) {
     return;
   }
   if (idle_.size() >= cfg_.keepalive && !idle_.empty()) evict(&idle_.back());
-  auto& entry = idle_.emplace_front(this, std::move(conn), peer);
+  if (spare_.empty()) {
+    idle_.emplace_front(this);
+  } else {
+    idle_.splice(idle_.begin(), spare_, spare_.begin());
+  }
+  auto& entry = idle_.front();
+  entry.conn_ = std::move(conn);
+  entry.peer_ = peer;
   entry.self_ = idle_.begin();
   entry.conn_.handler->set_owner(&entry);
   loop_.arm(entry.timer_, std::max<int64_t>(cfg_.keepalive_timeout.count(), 1));
@@ -116,7 +124,7 @@ void KeepalivePool::retire(Forward forward) {
     loop_.cancel(entry.timer_);
     const int peer = entry.peer_;
     KeptConnection conn = std::move(entry.conn_);
-    idle_.pop_back();
+    recycle(entry.self_);
     conn.handler->set_owner(nullptr);
     if (connection_alive(conn.fd)) {
       put(std::move(conn), peer);
@@ -130,8 +138,12 @@ void KeepalivePool::retire(Forward forward) {
 void KeepalivePool::evict(Idle* entry) {
   loop_.cancel(entry->timer_);
   close_connection(loop_, entry->conn_);
-  idle_.erase(entry->self_);
+  recycle(entry->self_);
   account();
+}
+
+void KeepalivePool::recycle(std::list<Idle>::iterator it) {
+  spare_.splice(spare_.begin(), idle_, it);
 }
 
 }  // namespace torii::upstream
