@@ -151,6 +151,11 @@ RequestHeadInfo build_request_head(const http::Exchange& ex, const config::Proxy
                                    const cache::UpstreamRequestChanges* cache) {
   RequestHeadInfo info;
   const auto& req = ex.req;
+  // One allocation for the usual head: the client's fields, the request
+  // line and room for the set fields.
+  size_t estimate = out.size() + uri.size() + 320;
+  for (const auto& h : req.headers) estimate += h.name.size() + h.value.size() + 4;
+  out.reserve(estimate);
   if (cache && cache->get_for_head)
     out.append("GET");
   else

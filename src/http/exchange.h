@@ -45,9 +45,10 @@ struct ConnectionInfo {
   uint64_t id = 0;  // $connection
   uint64_t requests = 0;  // requests so far on it, this one included
   sockaddr_storage peer{};
-  sockaddr_storage local{};
   std::string remote_addr;  // text form, no port
   uint16_t remote_port = 0;
+  // The local address as text and port only: an idle connection keeps no
+  // second sockaddr_storage (128 bytes) for them.
   std::string server_addr;
   uint16_t server_port = 0;
   bool tls = false;

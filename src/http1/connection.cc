@@ -53,14 +53,13 @@ Connection::Connection(core::Worker& worker, std::unique_ptr<net::Transport> tra
   info_.remote_port = net::address_port(peer);
   info_.proxy_protocol = std::move(proxy_protocol);
   const auto& listen = binding_->group->listen;
+  sockaddr_storage local = listen.addr;
   if (is_wildcard(listen.addr)) {
-    socklen_t len = sizeof info_.local;
-    getsockname(fd, reinterpret_cast<sockaddr*>(&info_.local), &len);
-  } else {
-    info_.local = listen.addr;
+    socklen_t len = sizeof local;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len);
   }
-  info_.server_addr = net::address_text(info_.local);
-  info_.server_port = net::address_port(info_.local);
+  info_.server_addr = net::address_text(local);
+  info_.server_port = net::address_port(local);
   info_.tls = transport_->is_tls();
   // h2c (prior knowledge) on a plain address with `http2 on` or `listen ... http2`.
   h2c_ = !info_.tls && (listen.http2 || binding_->group->default_server->http2);

@@ -333,11 +333,12 @@ void Endpoint::new_connection(const ngtcp2_pkt_hd& hd, uint8_t* data, size_t len
   http::ConnectionInfo info;
   info.id = core::next_connection_id();
   info.peer = peer;
-  std::memcpy(&info.local, path.local.addr, path.local.addrlen);
+  sockaddr_storage local{};
+  std::memcpy(&local, path.local.addr, path.local.addrlen);
   info.remote_addr = net::address_text(info.peer);
   info.remote_port = net::address_port(info.peer);
-  info.server_addr = net::address_text(info.local);
-  info.server_port = net::address_port(info.local);
+  info.server_addr = net::address_text(local);
+  info.server_port = net::address_port(local);
   info.tls = true;
 
   auto conn = std::make_unique<Connection>(*this, worker_, info, binding_);
