@@ -14,6 +14,7 @@
 
 #include "cache/entry_file.h"
 #include "cache/freshness.h"
+#include "cache/ranges.h"
 #include "config/cache_config.h"
 #include "http1/response_parser.h"
 
@@ -49,13 +50,17 @@ class Fill {
   // An entry past its validity (EXPIRED): revalidated by a 304, or served
   // when the upstream fails (proxy_cache_use_stale).
   std::shared_ptr<const Entry> stale;
-  bool background = false;  // a background update: no client waits for it
+  // A response being stored, asked for one range: the client gets that
+  // range of the body as it streams by (cache/ranges.h).
+  StreamedRange client_range;
 
   // The upstream's head. True when the stale entry answers instead (a 304
   // revalidated it, or use_stale covers this status); the session then
   // sends it with send_stale().
   bool on_head(http::Exchange& ex, const http1::ParsedResponse& r);
   void on_body(std::string_view data);
+  // on_head() began writing the entry (the response is cacheable).
+  bool storing() const { return writer_ != nullptr; }
   // The body is complete: the entry goes into place.
   void commit();
   // The try failed with this proxy_cache_use_stale condition (kStaleError,

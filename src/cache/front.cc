@@ -1,8 +1,11 @@
 #include "cache/front.h"
 
+#include <algorithm>
 #include <ctime>
 #include <string>
 
+#include "cache/background.h"
+#include "cache/ranges.h"
 #include "cache/variant.h"
 #include "cache/zone.h"
 #include "config/cache_config.h"
@@ -14,6 +17,7 @@
 #include "http/date.h"
 #include "http/pipeline.h"
 #include "http/range.h"
+#include "http/range_response.h"
 #include "http/variables.h"
 #include "log/error_log.h"
 
@@ -21,7 +25,9 @@ namespace torii::cache {
 
 namespace {
 
-constexpr int64_t kLockPollMs = 16;  // a waiter looks at the lock this often (nginx: every 500 ms)
+// A waiter looks at the lock this often even unwoken (nginx polls at this
+// pace): a lock past proxy_cache_lock_age is free with no release.
+constexpr int64_t kLockRecheckMs = 500;
 
 const config::Template& default_key() {
   static const config::Template t = *config::compile_template("$scheme$proxy_host$request_uri");
@@ -62,30 +68,50 @@ struct Attempt {
 
 void attempt(http::Exchange& ex, const config::ProxyConfig& cfg, const std::shared_ptr<Attempt>& a);
 
-// Waits for another request's fill of the same entry (proxy_cache_lock).
+// Waits for another request's fill of the same entry (proxy_cache_lock):
+// the zone wakes it on its own loop when the lock is released, whichever
+// worker released it. The timer is for lock_timeout and for a lock that
+// outlived lock_age (its holder gone quiet), which nobody releases.
 class LockWaiter final : public http::Exchange::HandlerState {
  public:
   LockWaiter(http::Exchange& ex, const config::ProxyConfig& cfg, std::shared_ptr<Attempt> a)
       : ex_(ex), cfg_(cfg), attempt_(std::move(a)), loop_(*ex.services().loop), timer_(&LockWaiter::on_timer, this) {
-    loop_.arm(timer_, kLockPollMs);
+    // Released already: look again at once (from the timer, as this
+    // object is being put in the exchange now).
+    loop_.arm(timer_, listen() ? recheck_in() : 0);
   }
   ~LockWaiter() override { loop_.cancel(timer_); }
 
  private:
   static void on_timer(void* self) { static_cast<LockWaiter*>(self)->poll(); }
+  // Asks the zone for a wake-up; false when the lock is gone.
+  bool listen() {
+    if (listening_) return true;
+    listening_ = attempt_->zone->wait_for_unlock(
+        attempt_->md5, Zone::LockWaiter{&loop_, alive_, [this] {
+                                          listening_ = false;
+                                          poll();
+                                        }});
+    return listening_;
+  }
+  int64_t recheck_in() const {
+    return std::max<int64_t>(0, std::min(kLockRecheckMs, attempt_->lock_deadline_ms - loop_.now_ms()));
+  }
   void poll() {
     const bool timed_out = loop_.now_ms() >= attempt_->lock_deadline_ms;
-    if (!timed_out && attempt_->zone->is_updating(attempt_->md5)) {
-      loop_.arm(timer_, kLockPollMs);
+    if (!timed_out && attempt_->zone->is_updating(attempt_->md5) && listen()) {
+      loop_.cancel(timer_);
+      loop_.arm(timer_, recheck_in());
       return;
     }
+    loop_.cancel(timer_);
     if (timed_out) {
       attempt_->lock_timed_out = true;
       if (log::enabled(config::LogLevel::info))
         log::write(config::LogLevel::info, "cache lock timeout for \"%s\"", attempt_->key.c_str());
     }
     // Look again at the end of the turn: the next step replaces this
-    // waiter in the exchange, which must not happen inside its own timer.
+    // waiter in the exchange, which must not happen inside its own call.
     std::weak_ptr<char> alive = alive_;
     http::Exchange* ex = &ex_;
     const config::ProxyConfig* cfg = &cfg_;
@@ -102,6 +128,7 @@ class LockWaiter final : public http::Exchange::HandlerState {
   core::EventLoop& loop_;
   core::Timer timer_;
   std::shared_ptr<char> alive_ = std::make_shared<char>(0);
+  bool listening_ = false;  // the zone will wake this waiter
 };
 
 std::unique_ptr<Fill> make_fill(http::Exchange& ex, const Attempt& a, bool holds_lock) {
@@ -137,6 +164,18 @@ void attempt(http::Exchange& ex, const config::ProxyConfig& cfg, const std::shar
   if (found.found == Found::stale) {
     const Entry& e = *found.entry;
     const bool may_update_stale = (s.use_stale & config::kStaleUpdating) || now < e.valid_sec + e.stale_while_revalidate;
+    // proxy_cache_background_update: the stale entry answers now and a
+    // request of its own refreshes it (that one takes the lock), unless
+    // one already does. A request body would have to be kept for it: such
+    // a request updates in the foreground.
+    if (s.background_update && may_update_stale && !ex.background && !ex.has_body() && ex.services().cache_updates) {
+      const bool updating = zone.is_updating(a->md5);
+      ex.upstream_cache_status = updating ? "UPDATING" : "STALE";
+      (updating ? zone.counters.updating : zone.counters.stale).fetch_add(1, std::memory_order_relaxed);
+      if (!updating) ex.services().cache_updates->start(ex);
+      send_entry(ex, cfg, e);
+      return;
+    }
     if (zone.try_lock(a->md5, s.lock_age.count())) {
       fill = make_fill(ex, *a, true);
     } else if (may_update_stale) {
@@ -271,27 +310,23 @@ void send_entry(http::Exchange& ex, const config::ProxyConfig& cfg, const Entry&
       ex.finish();
       return;
     }
-    // As nginx: ranges of a stored response only when the upstream said
-    // it takes them (its Accept-Ranges is kept with the response).
-    const std::string* accept_ranges = head.find("Accept-Ranges");
-    const http::Header* range =
-        accept_ranges && *accept_ranges != "none" ? ex.req.find(http::HeaderToken::range) : nullptr;
-    const http::Header* if_range = ex.req.find(http::HeaderToken::if_range);
-    const bool range_holds = !if_range || (etag && if_range->value == *etag) || (lm && if_range->value == *lm);
     std::vector<http::ByteRange> ranges;
-    if (range && range_holds) {
+    if (const http::Header* range = applicable_range(ex, head)) {
       switch (http::parse_range(range->value, entry.body_length, ranges)) {
         case http::RangeOutcome::ok:
-          if (ranges.size() == 1) {
-            head.status = 206;
-            head.add("Content-Range", "bytes " + std::to_string(ranges[0].start) + "-" +
-                                          std::to_string(ranges[0].end - 1) + "/" +
-                                          std::to_string(entry.body_length));
-            offset = ranges[0].start;
-            length = ranges[0].length();
-            head.content_length = length;
+          if (ranges.size() > 1) {
+            const std::string* found_type = head.find("Content-Type");
+            const std::string type = found_type ? *found_type : std::string();
+            http::send_multipart(ex, std::move(head), entry.file, entry.body_offset, entry.body_length, type,
+                                 ranges);
+            return;
           }
-          break;  // several ranges: the whole response
+          head.status = 206;
+          head.add("Content-Range", http::content_range(ranges[0], entry.body_length));
+          offset = ranges[0].start;
+          length = ranges[0].length();
+          head.content_length = length;
+          break;
         case http::RangeOutcome::unsatisfiable:
           ex.response.add("Content-Range", "bytes */" + std::to_string(entry.body_length));
           http::send_error(ex, 416);

@@ -2,7 +2,7 @@
 // protocols that share the session): decides $upstream_cache_status and
 // either answers from the cache (HIT, STALE, UPDATING) or starts the
 // session with a Fill (MISS, EXPIRED, BYPASS). With proxy_cache_lock, a
-// request that finds another filling the same entry waits (polling the
+// request that finds another filling the same entry waits (woken by the
 // zone) until the entry is there, the lock is released or lock_timeout
 // passes.
 #pragma once

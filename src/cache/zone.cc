@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "core/event_loop.h"
 #include "log/error_log.h"
 
 namespace torii::cache {
@@ -253,9 +254,42 @@ bool Zone::is_updating(const Md5& md5) {
 }
 
 void Zone::unlock(const Md5& md5) {
+  std::vector<LockWaiter> waiters;
+  {
+    std::lock_guard lock(mu_);
+    auto it = index_.find(md5);
+    if (it != index_.end()) it->second.lock_until_ms = 0;
+    auto w = lock_waiters_.find(md5);
+    if (w != lock_waiters_.end()) {
+      waiters = std::move(w->second);
+      lock_waiters_.erase(w);
+    }
+  }
+  // One post per worker thread, outside the zone's mutex.
+  while (!waiters.empty()) {
+    core::EventLoop* loop = waiters.front().loop;
+    std::vector<LockWaiter> same;
+    std::erase_if(waiters, [&](LockWaiter& w) {
+      if (w.loop != loop) return false;
+      same.push_back(std::move(w));
+      return true;
+    });
+    loop->post([same = std::move(same)] {
+      for (const auto& w : same)
+        if (!w.alive.expired()) w.wake();
+    });
+  }
+}
+
+bool Zone::wait_for_unlock(const Md5& md5, LockWaiter waiter) {
   std::lock_guard lock(mu_);
   auto it = index_.find(md5);
-  if (it != index_.end()) it->second.lock_until_ms = 0;
+  if (it == index_.end() || it->second.lock_until_ms <= steady_ms()) return false;
+  auto& list = lock_waiters_[md5];
+  // Those whose request ended go now, so a long-held lock keeps few.
+  std::erase_if(list, [](const LockWaiter& w) { return w.alive.expired(); });
+  list.push_back(std::move(waiter));
+  return true;
 }
 
 void Zone::stored(const Md5& md5, std::shared_ptr<const Entry> entry) {

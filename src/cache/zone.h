@@ -17,6 +17,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,10 @@
 #include <unordered_map>
 
 #include "cache/entry_file.h"
+
+namespace torii::core {
+class EventLoop;
+}
 
 namespace torii::cache {
 
@@ -87,7 +92,19 @@ class Zone {
   bool try_lock(const Md5& md5, int64_t age_ms);
   // Whether a request still fills the entry (a lock held and not too old).
   bool is_updating(const Md5& md5);
+  // Releases the lock and wakes those waiting for it.
   void unlock(const Md5& md5);
+
+  // A request waiting for another's fill (proxy_cache_lock): `wake` runs on
+  // `loop`, its own worker's, once the lock is released (the entry stored
+  // or the fill given up), unless `alive` has expired by then.
+  struct LockWaiter {
+    core::EventLoop* loop = nullptr;
+    std::weak_ptr<void> alive;
+    std::function<void()> wake;
+  };
+  // False, and nothing kept, when no lock is held any more.
+  bool wait_for_unlock(const Md5& md5, LockWaiter waiter);
 
   // A file written completely was renamed into place.
   void stored(const Md5& md5, std::shared_ptr<const Entry> entry);
@@ -138,6 +155,7 @@ class Zone {
   std::unordered_map<Md5, Node, Md5Hash> index_;
   std::list<Md5> lru_;  // most recently used first
   std::list<Md5> open_lru_;  // the nodes holding an opened entry, most recently used first
+  std::unordered_map<Md5, std::vector<LockWaiter>, Md5Hash> lock_waiters_;
   std::atomic<int64_t> disk_bytes_{0};
   std::atomic<bool> loaded_{false};
   std::atomic<uint64_t> temp_counter_{0};

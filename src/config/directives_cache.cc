@@ -286,15 +286,6 @@ Status set_use_stale(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
-// A background update needs a request with no client behind it, which
-// torii does not make yet: `on` is refused rather than quietly ignored.
-template <typename M>
-Status set_background_update(Compiler&, Scope& s, const Node& n) {
-  if (n.args[0] == "on") return node_error(n, q(n.name + " on") + " is not yet supported");
-  cache_of<M>(s).background_update = false;
-  return Ok{};
-}
-
 Status accept_size(Compiler&, Scope&, const Node& n) {
   int64_t v = 0;
   if (!parse_size(n.args[0], v)) return invalid_value(n, n.args[0]);
@@ -324,7 +315,8 @@ constexpr uint16_t kHSL = kHttp | kServer | kLocation;
       {prefix "_cache_lock_age", kHSL, kArgs1, true, false, kMain, &set_time<M, &CacheSettings::lock_age>}, \
       {prefix "_cache_use_stale", kHSL, kArgs1More, true, false, kMain, &set_use_stale<M>},                \
       {prefix "_cache_revalidate", kHSL, kFlag, true, false, kMain, &set_flag<M, &CacheSettings::revalidate>}, \
-      {prefix "_cache_background_update", kHSL, kFlag, true, false, kMain, &set_background_update<M>},   \
+      {prefix "_cache_background_update", kHSL, kFlag, true, false, kMain,                               \
+       &set_flag<M, &CacheSettings::background_update>},                                                  \
       {prefix "_cache_max_range_offset", kHSL, kArgs1, true, false, kMain, &accept_size}
 
 const DirectiveSpec kCacheDirectives[] = {

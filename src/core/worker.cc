@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "cache/background.h"
 #include "modules/metrics/worker_metrics.h"
 #include "core/fd_budget.h"
 #include "dns/resolver.h"
@@ -153,6 +154,8 @@ Worker::Worker(int index, std::shared_ptr<const config::Config> config)
   services_.upstreams = upstreams_.get();
   resolvers_ = std::make_unique<dns::Resolvers>(loop_);
   services_.resolvers = resolvers_.get();
+  cache_updates_ = std::make_unique<cache::BackgroundUpdates>(loop_);
+  services_.cache_updates = cache_updates_.get();
 }
 
 Worker::~Worker() {
@@ -162,6 +165,7 @@ Worker::~Worker() {
   connections_.clear();
   proxy_readers_.clear();
   acceptors_.clear();
+  cache_updates_.reset();
   upstreams_.reset();
   resolvers_.reset();
 }
@@ -200,6 +204,7 @@ void Worker::start() {
     connections_.clear();
     proxy_readers_.clear();
     acceptors_.clear();
+    cache_updates_.reset();
     upstreams_.reset();  // idle upstream connections close on this thread
     resolvers_.reset();  // and so do the name servers' sockets
   });

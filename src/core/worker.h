@@ -125,6 +125,7 @@ class Worker {
   std::unique_ptr<log::AccessLogWriter> access_log_;
   std::unique_ptr<upstream::Upstreams> upstreams_;  // groups' state and keep-alive pools
   std::unique_ptr<dns::Resolvers> resolvers_;       // `resolver` name servers and their caches
+  std::unique_ptr<cache::BackgroundUpdates> cache_updates_;  // before upstreams_ at the end: they hold its connections
   http::WorkerServices services_;
   using AcceptorMap = std::unordered_map<std::string, std::unique_ptr<Acceptor>>;
   void retire_acceptors(AcceptorMap doomed);

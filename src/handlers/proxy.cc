@@ -810,6 +810,12 @@ void ProxySession::on_head(size_t head_len) {
   framing_ = codec_->start_body(resp_, head_request);
   http::ResponseHead head;
   build_response_head(ex_, cfg_, resp_, framing_, head);
+  if (fill_ && fill_->storing() && status == 200 &&
+      fill_->client_range.start(ex_, head) == cache::StreamedRange::Outcome::unsatisfiable) {
+    record_try(status);  // as nginx: a 416, and the response is not stored
+    respond(416);
+    return;
+  }
   in_.erase(0, head_len);  // resp_'s views are dead from here on
   if (status == 101) {
     ex_.send_head(std::move(head));
@@ -833,8 +839,9 @@ void ProxySession::on_head(size_t head_len) {
 bool ProxySession::feed_body(std::string_view data) {
   size_t consumed = 0;
   auto st = codec_->feed_body(data, consumed, [this](std::string_view d) {
-    if (fill_) fill_->on_body(d);
-    ex_.send_body(d);
+    if (!fill_) return ex_.send_body(d);
+    fill_->on_body(d);
+    ex_.send_body(fill_->client_range.cut(d));
   });
   response_length_ += int64_t(consumed);
   log_stderr("reading upstream");

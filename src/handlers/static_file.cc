@@ -17,6 +17,7 @@
 #include "http/etag.h"
 #include "http/exchange.h"
 #include "http/range.h"
+#include "http/range_response.h"
 #include "http/special_response.h"
 #include "http/variables.h"
 #include "http/log_context.h"
@@ -250,64 +251,6 @@ bool if_range_holds(const Exchange& ex, const http::OpenFile& f, std::string_vie
 
 // ---- sending -----------------------------------------------------------------
 
-std::string content_range(const http::ByteRange& r, int64_t size) {
-  char buf[80];
-  const int n = std::snprintf(buf, sizeof buf, "bytes %lld-%lld/%lld", static_cast<long long>(r.start),
-                              static_cast<long long>(r.end - 1), static_cast<long long>(size));
-  return std::string(buf, static_cast<size_t>(n));
-}
-
-// A boundary unlikely to appear in the file: a per-thread counter mixed
-// with the thread's address space position, as 20 digits.
-std::string make_boundary() {
-  thread_local uint64_t counter =
-      static_cast<uint64_t>(reinterpret_cast<uintptr_t>(&counter)) * 0x9E3779B97F4A7C15ull ^
-      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  counter = counter * 6364136223846793005ull + 1442695040888963407ull;
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%020llu", static_cast<unsigned long long>(counter));
-  return buf;
-}
-
-void send_multipart(Exchange& ex, http::ResponseHead head, std::shared_ptr<const http::OpenFile> file,
-                    std::string_view type, const std::vector<http::ByteRange>& ranges) {
-  const std::string boundary = make_boundary();
-  std::vector<std::string> part_heads;
-  part_heads.reserve(ranges.size());
-  int64_t total = 0;
-  for (const http::ByteRange& r : ranges) {
-    std::string p;
-    p.reserve(96 + type.size());
-    p.append("\r\n--").append(boundary).append("\r\n");
-    if (!type.empty()) p.append("Content-Type: ").append(type).append("\r\n");
-    p.append("Content-Range: ").append(content_range(r, file->size)).append("\r\n\r\n");
-    total += static_cast<int64_t>(p.size()) + r.length();
-    part_heads.push_back(std::move(p));
-  }
-  const std::string tail = "\r\n--" + boundary + "--\r\n";
-  total += static_cast<int64_t>(tail.size());
-
-  head.status = 206;
-  std::string multipart_type = "multipart/byteranges; boundary=" + boundary;
-  bool replaced = false;
-  for (auto& [name, value] : head.headers) {
-    if (name == "Content-Type") {
-      value = std::move(multipart_type);
-      replaced = true;
-      break;
-    }
-  }
-  if (!replaced) head.add("Content-Type", std::move(multipart_type));
-  head.content_length = total;
-  ex.send_head(std::move(head));
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    ex.send_body(part_heads[i]);
-    ex.send_file(file, ranges[i].start, ranges[i].length());
-  }
-  ex.send_body(tail);
-  ex.finish();
-}
-
 // `content_encoding`: a precompressed file (gzip_static...); `vary`: the
 // response depends on Accept-Encoding.
 HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> file,
@@ -367,11 +310,11 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
         return HandlerResult::error(416);
       case http::RangeOutcome::ok:
         if (ranges.size() > 1) {
-          send_multipart(ex, std::move(head), std::move(file), type, ranges);
+          http::send_multipart(ex, std::move(head), file, 0, f.size, type, ranges);
           return HandlerResult::done();
         }
         head.status = 206;
-        head.add("Content-Range", content_range(ranges[0], f.size));
+        head.add("Content-Range", http::content_range(ranges[0], f.size));
         head.content_length = ranges[0].length();
         ex.send_head(std::move(head));
         ex.send_file(std::move(file), ranges[0].start, ranges[0].length());

@@ -33,6 +33,9 @@ class Upstreams;
 namespace torii::dns {
 class Resolvers;
 }  // namespace torii::dns
+namespace torii::cache {
+class BackgroundUpdates;
+}
 namespace torii::net {
 struct ProxyProtocolAddrs;
 struct ClientCertInfo;
@@ -71,6 +74,7 @@ struct WorkerServices {
   core::EventLoop* loop = nullptr;             // for handlers with their own sockets and timers
   upstream::Upstreams* upstreams = nullptr;   // upstream groups' state and keep-alive pools
   dns::Resolvers* resolvers = nullptr;        // name resolution at request time (`resolver`)
+  cache::BackgroundUpdates* cache_updates = nullptr;  // proxy_cache_background_update's requests
 };
 
 class Exchange {
@@ -213,6 +217,7 @@ class Exchange {
   std::string_view upstream_cache_status;
   std::string upstream_response_length;  // body bytes per try, as the upstream sent them
   bool is_internal = false;      // reached by internal redirect (error_page...)
+  bool background = false;       // no client waits: a cache's background update
   // A rewrite changed the URI inside this location and stayed (`break`):
   // proxy_pass then sends the whole URI, not its own URI part (nginx's
   // !valid_location). Cleared when the location's rewrite phase starts.

@@ -641,7 +641,6 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http {\nproxy_cache_path /tmp/c levels=3 keys_zone=one:1m; }", "string:2: invalid \"levels\" \"3\""},
       {"http {\nproxy_cache_path /tmp/c levels=1:2; }", "string:2: \"proxy_cache_path\" must have \"keys_zone\" parameter"},
       {"http { server { location / {\nproxy_cache_valid 200 abc; } } }", "string:2: invalid value \"abc\" in \"proxy_cache_valid\" directive"},
-      {"http {\nproxy_cache_background_update on; }", "string:2: \"proxy_cache_background_update on\" is not yet supported"},
       {"http {\nupstream app { } }", "string:2: no servers are inside upstream"},
       {"http {\nupstream app { server 127.0.0.1:8080 weight=0; } }",
        "string:2: invalid value \"weight=0\" in \"server\" directive"},

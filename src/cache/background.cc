@@ -1,0 +1,87 @@
+#include "cache/background.h"
+
+#include <string>
+
+#include "core/event_loop.h"
+#include "http/exchange.h"
+#include "http/pipeline.h"
+
+namespace torii::cache {
+
+// The background request: its own copy of the client's request head and
+// connection facts, an exchange over them, and the sink its response goes
+// to (nowhere; its end tells the owner).
+struct BackgroundUpdates::Update final : http::ResponseSink {
+  Update(BackgroundUpdates& o, http::Exchange& client) : owner(o), conn(client.conn()), ex(*this, conn, client.services()) {
+    copy_head(client.req);
+  }
+
+  void send_head(const http::ResponseHead&) override {}
+  void send_body(std::string_view) override {}
+  void send_file(std::shared_ptr<const http::OpenFile>, int64_t, int64_t) override {}
+  void finish() override {
+    if (done) return;
+    done = true;
+    // Ended at the end of the turn: never inside the session's own call.
+    owner.loop_.defer([owner = &owner, alive = std::weak_ptr<char>(owner.alive_), self = this] {
+      if (!alive.expired()) owner->ended(self);
+    });
+  }
+
+  // The client's head refers to its connection's buffer: its bytes are
+  // copied into one string sized first, so the views into it stay put.
+  void copy_head(const http::RequestHead& from) {
+    size_t total = from.method_name.size() + from.target.size() + from.raw_path.size() + from.query.size();
+    for (const auto& h : from.headers) total += h.name.size() + h.value.size();
+    bytes.reserve(total);
+    auto keep = [this](std::string_view v) {
+      const size_t at = bytes.size();
+      bytes.append(v);
+      return std::string_view(bytes.data() + at, v.size());
+    };
+    ex.req = from;
+    ex.req.method_name = keep(from.method_name);
+    ex.req.target = keep(from.target);
+    ex.req.raw_path = keep(from.raw_path);
+    ex.req.query = keep(from.query);
+    for (auto& h : ex.req.headers) {
+      h.name = keep(h.name);
+      h.value = keep(h.value);
+    }
+  }
+
+  BackgroundUpdates& owner;
+  std::string bytes;
+  http::ConnectionInfo conn;
+  http::Exchange ex;  // last: it refers to the members above
+  bool done = false;
+};
+
+BackgroundUpdates::BackgroundUpdates(core::EventLoop& loop) : loop_(loop) {}
+BackgroundUpdates::~BackgroundUpdates() = default;
+
+void BackgroundUpdates::start(http::Exchange& client) {
+  auto update = std::make_unique<Update>(*this, client);
+  Update& u = *update;
+  updates_.emplace(&u, std::move(update));
+  http::Exchange& ex = u.ex;
+  ex.config = client.config;  // keeps the server and location below alive
+  ex.server = client.server;
+  ex.location = client.location;
+  ex.captures = client.captures;
+  ex.variables = client.variables;
+  ex.is_internal = client.is_internal;
+  ex.location_uri_rewritten = client.location_uri_rewritten;
+  ex.start_unix_ms = client.start_unix_ms;
+  ex.background = true;
+  ex.header_only = true;           // as nginx's: no body to encode or pace for nobody
+  ex.ignore_client_abort = true;
+  ex.access.subrequest = true;     // the client's request passed the access phases
+  http::resume_request(ex, http::Phase::content);
+  // Answered at once with nothing to send (no session started): done.
+  if (!ex.handler_state) u.finish();
+}
+
+void BackgroundUpdates::ended(Update* u) { updates_.erase(u); }
+
+}  // namespace torii::cache
