@@ -165,6 +165,10 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
     if (finish_wanted_) {
       if (!from_cache_) {
         if (!encode({}, Encoder::Flush::finish)) return;
+        // The codec's buffers go back to the thread's pool now, not when the
+        // exchange ends: few responses are mid-stream at once, many may be
+        // waiting to be logged or for their last bytes to drain.
+        encoder_.reset();
         emit();
         if (capture_) EncodedCache::local().store(ex_.request_filename, coding_, level_, *capture_file_, std::move(capture_));
       }
