@@ -121,6 +121,13 @@ CONF = r"""
             grpc_ssl_trusted_certificate @PKI@/ca.crt;
         }
     }
+    server {
+        listen 127.0.0.1:@PORT1@;
+        location / {
+            grpc_pass grpc://127.0.0.1:@BACKEND@;
+            grpc_set_header X-Test "from-proxy";
+        }
+    }
 """
 
 
@@ -131,7 +138,7 @@ def front(make_server, backend):
         port, tls_port, pki = backend
         conf = base_conf(CONF.replace("@BACKEND@", str(port)).replace("@DEAD@", str(dead.port))
                          .replace("@TLS@", str(tls_port)).replace("@PKI@", str(pki)))
-        yield make_server(conf, name="front")
+        yield make_server(conf, name="front", nports=2)
     finally:
         dead.release()
 
@@ -220,3 +227,45 @@ def test_grpcs_wrong_name_is_unavailable(channel, front):
     assert e.value.code() == grpc.StatusCode.UNAVAILABLE
     wait_until(lambda: "upstream SSL certificate does not match" in front.error_log_text(), 10,
                what="the name mismatch in the log")
+
+
+def grpc_frame(message):
+    return b"\x00" + len(message).to_bytes(4, "big") + message
+
+
+def read_chunked(sock_file):
+    """The chunks' bytes and the trailer section's lines of a chunked body."""
+    body = b""
+    while True:
+        size = int(sock_file.readline().split(b";")[0], 16)
+        if size == 0:
+            break
+        body += sock_file.read(size)
+        assert sock_file.readline() == b"\r\n"
+    trailers = []
+    while True:
+        line = sock_file.readline()
+        if line in (b"\r\n", b""):
+            return body, trailers
+        trailers.append(line.rstrip(b"\r\n").decode())
+
+
+def test_trailers_reach_an_http1_client_in_the_last_chunk(front):
+    """An HTTP/1.1 client gets the upstream's trailers (grpc-status) in the
+    chunked body's trailer section, as nginx's chunked filter sends them."""
+    import socket
+    message = grpc_frame(b"plain")
+    with socket.create_connection(("127.0.0.1", front.ports[1]), timeout=10) as s:
+        s.sendall((f"POST /{SERVICE}/Unary HTTP/1.1\r\nHost: localhost\r\nTE: trailers\r\n"
+                   f"Content-Type: application/grpc\r\nContent-Length: {len(message)}\r\n"
+                   "Connection: close\r\n\r\n").encode() + message)
+        f = s.makefile("rb")
+        status = f.readline()
+        assert status.startswith(b"HTTP/1.1 200"), status
+        head = []
+        while (line := f.readline()) not in (b"\r\n", b""):
+            head.append(line.decode().strip().lower())
+        assert "transfer-encoding: chunked" in head, head
+        body, trailers = read_chunked(f)
+    assert body == grpc_frame(b"echo:plain:from-proxy")
+    assert "grpc-status: 0" in [t.lower() for t in trailers], trailers
