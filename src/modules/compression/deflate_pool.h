@@ -1,11 +1,4 @@
-// Idle zlib deflate states kept per thread for reuse.
-//
-// A deflate state owns about 4 x 2^(memlevel+7) bytes of window, hash and
-// pending buffers (256 KB at the default settings). Made and freed for every
-// response, that memory is faulted in, zeroed and handed back to the kernel
-// each time: measured on a proxied 20 KB page, the page faults, the heap
-// trim's madvise and the TLB shootdowns it sends to the other worker threads
-// cost more than the compression itself. deflateReset keeps the buffers.
+// zlib deflate states kept per thread for reuse (see idle_pool.h for why).
 #pragma once
 
 #include <zlib.h>

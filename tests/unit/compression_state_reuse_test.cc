@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <string>
 
 #include "modules/compression/deflate_pool.h"
+#include "modules/compression/encoder.h"
 
 namespace torii::compression {
 namespace {
@@ -58,6 +60,34 @@ TEST(DeflatePool, AReusedStateWritesWhatAFreshOneWrites) {
     auto d = take_deflate(level, 15, 8);
     ASSERT_NE(d, nullptr);
     EXPECT_EQ(compress_with(*d, text), level == 1 ? level1 : level9) << "level " << level;
+  }
+}
+
+std::string fresh_zstd(const std::string& in, int level) {
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+  std::string out(ZSTD_compressBound(in.size()) + 64, '\0');
+  ZSTD_inBuffer input{in.data(), in.size(), 0};
+  ZSTD_outBuffer output{out.data(), out.size(), 0};
+  EXPECT_EQ(ZSTD_compressStream2(c, &output, &input, ZSTD_e_end), 0u);
+  out.resize(output.pos);
+  ZSTD_freeCCtx(c);
+  return out;
+}
+
+// The same through the Encoder a response uses: a zstd context released by
+// one response and taken by the next starts from its own parameters.
+TEST(ZstdEncoder, AReusedContextWritesWhatAFreshOneWrites) {
+  const std::string text = sample_text();
+  const std::string level1 = fresh_zstd(text, 1);
+  const std::string level19 = fresh_zstd(text, 19);
+  ASSERT_NE(level1, level19);
+  for (int level : {1, 19, 1, 19}) {
+    auto enc = make_encoder(Coding::zstd, level, -1);
+    std::string out;
+    ASSERT_TRUE(enc->write(text, Encoder::Flush::finish, out));
+    EXPECT_EQ(out, level == 1 ? level1 : level19) << "level " << level;
   }
 }
 
