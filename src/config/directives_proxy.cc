@@ -120,6 +120,26 @@ Result<std::vector<Resolved>> resolve(std::string_view text, const Node& n) {
   return out;
 }
 
+// `server TEXT resolve`: a host name becomes a template that is resolved
+// at run time; an address literal or a unix socket gives none (it is used
+// as it is).
+Result<std::optional<ResolveTemplate>> resolve_template(std::string_view text, const Node& n) {
+  if (starts_with(text, "unix:") || (!text.empty() && text[0] == '[')) return std::optional<ResolveTemplate>{};
+  const size_t colon = text.rfind(':');
+  std::string host(text.substr(0, colon));
+  std::string_view port = colon == std::string_view::npos ? std::string_view("80") : text.substr(colon + 1);
+  uint64_t p = 0;
+  if (!parse_number(port, p) || p == 0 || p > 65535) return node_error(n, "invalid port in " + q(text));
+  if (host.empty()) return node_error(n, "no host in " + q(text));
+  in_addr a4{};
+  if (inet_pton(AF_INET, host.c_str(), &a4) == 1) return std::optional<ResolveTemplate>{};
+  ResolveTemplate t;
+  t.name = std::move(host);
+  t.written = std::string(text);
+  t.port = uint16_t(p);
+  return std::optional<ResolveTemplate>(std::move(t));
+}
+
 std::string server_name(const Resolved& r, std::string_view written) {
   if (r.addr.ss_family == AF_UNIX) return std::string(written);
   return net::address_with_port(r.addr);
@@ -132,6 +152,7 @@ std::string server_name(const Resolved& r, std::string_view written) {
 Status upstream_server(UpstreamGroupConfig& g, const Node& n) {
   if (n.args.empty()) return node_error(n, "invalid number of arguments in \"server\" directive");
   UpstreamServer proto;
+  bool at_run_time = false;  // `resolve`
   for (size_t i = 1; i < n.args.size(); ++i) {
     std::string_view a = n.args[i];
     uint64_t v = 0;
@@ -154,12 +175,24 @@ Status upstream_server(UpstreamGroupConfig& g, const Node& n) {
       proto.down = true;
     } else if (a == "drain") {
       proto.drain = true;
-    } else if (a == "resolve" || starts_with(a, "route=") || starts_with(a, "service=") ||
-               starts_with(a, "slow_start=")) {
+    } else if (a == "resolve") {
+      at_run_time = true;
+    } else if (starts_with(a, "route=") || starts_with(a, "service=") || starts_with(a, "slow_start=")) {
+      // service= (DNS SRV records) is not implemented: refused by name.
       return node_error(n, q(a) + " is not yet supported");
     } else {
       return node_error(n, "invalid parameter " + q(a));
     }
+  }
+  if (at_run_time) {
+    auto t = resolve_template(n.args[0], n);
+    if (!t) return Error{t.error()};
+    if (t->has_value()) {  // a name: its addresses come at run time
+      (*t)->proto = proto;
+      g.resolves.push_back(std::move(**t));
+      return Ok{};
+    }
+    // An address literal or a unix socket is used as it is, as nginx does.
   }
   auto addrs = resolve(n.args[0], n);
   if (!addrs) return Error{addrs.error()};
@@ -254,32 +287,77 @@ Status set_upstream(Compiler& c, Scope&, const Node& n) {
       if (st) st = read_state_file(c, *g, d);
     } else if (d.name == "zone") {
       // Shared-memory zones share state between worker processes; torii's
-      // workers keep per-worker state, so the zone is accepted and unused.
+      // workers keep per-worker state. nginx resolves names at run time
+      // only in a group with a zone, so the same config is required here.
       st = arity(d, 1, 2);
+      g->zone = true;
+    } else if (d.name == "resolver") {
+      if (g->resolver) return node_error(d, "\"resolver\" directive is duplicate");
+      auto r = parse_resolver(d);
+      if (!r) return Error{r.error()};
+      g->resolver = std::move(*r);
+    } else if (d.name == "resolver_timeout") {
+      st = arity(d, 1, 1);
+      if (st) {
+        auto t = parse_resolver_timeout(d);
+        if (!t) return Error{t.error()};
+        g->resolver_timeout = *t;
+      }
     } else if (d.name == "keepalive_time" && is_time(d, 3600'000)) {
       // nginx's default (1h): torii does not retire busy connections by age yet.
-    } else if (d.name == "keepalive_time" || d.name == "ntlm" || d.name == "sticky" || d.name == "queue" ||
-               d.name == "resolver" || d.name == "resolver_timeout") {
+    } else if (d.name == "keepalive_time" || d.name == "ntlm" || d.name == "sticky" || d.name == "queue") {
       return node_error(d, q(d.name) + " is not yet supported");
     } else {
       return node_error(d, missing_directive_message(d.name));
     }
     if (!st) return st;
   }
+  if (!g->resolves.empty() && !g->zone)
+    return node_error(n, "resolving names at run time requires upstream " + q(g->name) + " in " + g->file + ":" +
+                             std::to_string(g->line) + " to be in shared memory");
+  if (!g->resolves.empty() && !g->state_file.empty())
+    return node_error(n, "\"resolve\" in the state file of upstream " + q(g->name) + " is not yet supported");
   // A group with a state file may start empty: the admin API fills it.
-  if (g->servers.empty() && g->state_file.empty()) return node_error(n, "no servers are inside upstream");
-  bool any_primary = std::any_of(g->servers.begin(), g->servers.end(), [](const auto& s) { return !s.backup; });
-  if (!any_primary && !g->servers.empty()) return node_error(n, "no primary servers are inside upstream");
+  if (g->servers.empty() && g->resolves.empty() && g->state_file.empty())
+    return node_error(n, "no servers are inside upstream");
+  bool any_primary = std::any_of(g->servers.begin(), g->servers.end(), [](const auto& s) { return !s.backup; }) ||
+                     std::any_of(g->resolves.begin(), g->resolves.end(), [](const auto& t) { return !t.proto.backup; });
+  if (!any_primary && !(g->servers.empty() && g->resolves.empty()))
+    return node_error(n, "no primary servers are inside upstream");
   for (size_t i = 0; i < g->servers.size(); ++i) g->servers[i].id = unsigned(i);
   if (g->balancer != B::round_robin && g->balancer != B::least_conn) {
     for (const auto& s : g->servers)
       if (s.backup) return node_error(n, "backup servers are not allowed with this load balancing method");
+    for (const auto& t : g->resolves)
+      if (t.proto.backup) return node_error(n, "backup servers are not allowed with this load balancing method");
   }
   if (g->health_check) g->health = std::make_shared<PeerHealth>(g->servers.size());
-  if (c.cfg().api_enabled) upstream::attach_live_group(*g);
+  // Resolved names change the server list at run time through the same
+  // LiveGroup the admin API edits (upstream/name_refresher).
+  if (c.cfg().api_enabled || !g->resolves.empty()) upstream::attach_live_group(*g);
   c.cfg().upstreams.push_back(std::move(g));
   return Ok{};
 }
+
+}  // namespace
+
+Status finish_upstream_resolvers(Config& cfg, const LocationSettings& http) {
+  for (auto& g : cfg.upstreams) {
+    if (g->resolves.empty()) continue;
+    // Set where the group is still the only owner (the admin API's first
+    // snapshot copied it before: it has no use for these fields).
+    auto& group = const_cast<UpstreamGroupConfig&>(*g);
+    if (!group.resolver) group.resolver = http.resolver;
+    if (group.resolver_timeout.count() == 0) group.resolver_timeout = http.resolver_timeout;
+    if (!group.resolver)
+      return make_error(group.file + ":" + std::to_string(group.line) +
+                        ": no resolver defined to resolve names at run time in upstream " + q(group.name) + " in " +
+                        group.file + ":" + std::to_string(group.line));
+  }
+  return Ok{};
+}
+
+namespace {
 
 // ---- map {} ------------------------------------------------------------------
 

@@ -619,6 +619,7 @@ void Connection::send_head(const http::ResponseHead& head) {
     setsockopt(transport_->fd(), IPPROTO_TCP, TCP_CORK, &one, sizeof one);
     corked_ = true;
   }
+  trailers_.clear();
   bool bodyless = head.status == 204 || head.status == 304 || (head.status >= 100 && head.status < 200);
   chunked_response_ = head.content_length < 0 && !bodyless && !ex.header_only;
   if (chunked_response_ && ex.req.version < 11) {
@@ -674,9 +675,21 @@ void Connection::send_file(std::shared_ptr<const http::OpenFile> file, int64_t o
   }
 }
 
+void Connection::set_trailers(std::vector<std::pair<std::string, std::string>> trailers) {
+  // As nginx's chunked filter: whatever the request's TE says (a client
+  // that did not ask may drop them, RFC 9112 7.1.2).
+  if (state_ == State::closed || !chunked_response_) return;
+  trailers_ = std::move(trailers);
+}
+
 void Connection::finish() {
   if (state_ == State::closed) return;
-  if (chunked_response_) out_.append(kLastChunk);
+  if (chunked_response_ && !trailers_.empty()) {
+    out_.append_with([&](std::string& out) { append_last_chunk(trailers_, out); });
+    trailers_.clear();
+  } else if (chunked_response_) {
+    out_.append(kLastChunk);
+  }
   if (!keep_alive_ && body_pending_) {
     // Answered (413, an error, an upstream that did not wait) and closing:
     // the rest of the body is nobody's; the lingering close drains it.

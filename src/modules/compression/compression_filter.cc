@@ -131,6 +131,10 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
   // at the end of the turn at the latest: the handler paces on the codec's
   // queue alone (counting ours would make it wait for a drain that only
   // its own next bytes can bring).
+  // Trailers wait in the codec's sink for its last frame or chunk.
+  void set_trailers(std::vector<std::pair<std::string, std::string>> trailers) override {
+    next_.set_trailers(std::move(trailers));
+  }
   size_t queued_bytes() const override { return next_.queued_bytes(); }
 
   void set_drain_callback(std::function<void()> cb) override {

@@ -1,5 +1,6 @@
 #include "modules/metrics/exposition.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iterator>
 #include <map>
@@ -200,6 +201,21 @@ std::string render_prometheus(const config::Config& cfg) {
       server_labels(*g, g->servers[i]);
       out += "} ";
       out += g->health->up(i) ? '1' : '0';
+      out += '\n';
+    }
+  }
+  head(out, "torii_upstream_resolved_addresses", "gauge",
+       "Addresses a `server NAME resolve` line has now (the servers labelled with them above).");
+  for (const auto& g : groups) {
+    for (size_t t = 0; t < g->resolves.size(); ++t) {
+      const auto n = std::count_if(g->servers.begin(), g->servers.end(),
+                                   [&](const config::UpstreamServer& s) { return s.resolve_index == int(t); });
+      out += "torii_upstream_resolved_addresses{upstream=\"";
+      label_value(out, g->name);
+      out += "\",name=\"";
+      label_value(out, g->resolves[t].written);
+      out += "\"} ";
+      number(out, uint64_t(n));
       out += '\n';
     }
   }
