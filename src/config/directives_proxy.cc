@@ -422,6 +422,16 @@ Status set_http_version(Compiler&, Scope& s, const Node& n) {
   });
 }
 
+// proxy_method: the method sent upstream instead of the client's.
+Status set_method(Compiler&, Scope& s, const Node& n) {
+  auto t = compile_template(n.args[0]);
+  if (!t) return node_error(n, t.error());
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.method = std::move(*t);
+    return Ok{};
+  });
+}
+
 Status set_set_header(Compiler&, Scope& s, const Node& n) {
   auto t = compile_template(n.args[1]);
   if (!t) return node_error(n, t.error());
@@ -570,6 +580,7 @@ const DirectiveSpec kProxyDirectives[] = {
     {"map", kHttp, kArgs2 | kBlock, false, false, kUpstream, &set_map},
     {"proxy_pass", kLocation | kLocationIf, kArgs1, true, false, kMain, &set_proxy_pass},
     {"proxy_http_version", kHSL, kArgs1, true, false, kMain, &set_http_version},
+    {"proxy_method", kHSL, kArgs1, true, false, kMain, &set_method},
     {"proxy_set_header", kHSL, kArgs2, false, false, kMain, &set_set_header},
     {"proxy_hide_header", kHSL, kArgs1, false, false, kMain, &set_name_list<&ProxyConfig::hide_headers, kHideHere>},
     {"proxy_pass_header", kHSL, kArgs1, false, false, kMain, &set_name_list<&ProxyConfig::pass_headers, kPassHere>},

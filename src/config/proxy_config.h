@@ -79,6 +79,7 @@ struct ProxyConfig {
   std::shared_ptr<const UpstreamTlsConfig> tls;
 
   int http_version = 10;  // proxy_http_version 1.0 | 1.1
+  Template method;        // proxy_method (may hold variables); empty: the client's method
   std::vector<ProxyHeader> set_headers;     // proxy_set_header (replaces the defaults by name)
   std::vector<std::string> hide_headers;    // proxy_hide_header, lower-case
   std::vector<std::string> pass_headers;    // proxy_pass_header, lower-case

@@ -151,9 +151,17 @@ RequestHeadInfo build_request_head(const http::Exchange& ex, const config::Proxy
                                    const cache::UpstreamRequestChanges* cache) {
   RequestHeadInfo info;
   const auto& req = ex.req;
-  if (cache && cache->get_for_head)
+  // As nginx: a HEAD the cache turned into GET stays GET; else proxy_method
+  // (rendered per request), else the client's method.
+  const size_t line_start = out.size();
+  if (cache && cache->get_for_head) {
     out.append("GET");
-  else
+  } else if (!p.method.empty()) {
+    http::render(p.method, ex, out);
+    if (!safe_value(std::string_view(out).substr(line_start)) || out.find(' ', line_start) != std::string::npos)
+      out.resize(line_start);  // a value that would break the request line is not used
+  }
+  if (out.size() == line_start)
     out.append(req.method_name.empty() ? std::string_view(http::method_name(req.method)) : req.method_name);
   out.push_back(' ');
   out.append(uri);
@@ -216,6 +224,26 @@ bool rewrite_redirect(const http::Exchange& ex, const config::ProxyConfig& p, st
     if (try_rule(http::render(r.from, ex), http::render(r.to, ex))) return true;
   }
   return false;
+}
+
+std::string_view accel_redirect_target(const config::ProxyConfig& p, const http1::ParsedResponse& r) {
+  if (p.ignore_headers & config::kIgnoreXAccelRedirect) return {};
+  for (const auto& h : r.headers)
+    if (iequals(h.name, "x-accel-redirect")) return h.value;
+  return {};
+}
+
+void accel_redirect_fields(const http::Exchange&, const config::ProxyConfig&, const http1::ParsedResponse& r,
+                           std::vector<std::pair<std::string, std::string>>& out) {
+  static constexpr std::string_view kCarried[] = {"content-type", "set-cookie",   "content-disposition",
+                                                  "cache-control", "expires",     "accept-ranges"};
+  for (const auto& h : r.headers) {
+    for (auto name : kCarried) {
+      if (!iequals(h.name, name)) continue;
+      out.emplace_back(std::string(h.name), std::string(h.value));
+      break;
+    }
+  }
 }
 
 void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,

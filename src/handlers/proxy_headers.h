@@ -7,6 +7,9 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "config/proxy_config.h"
 #include "http/response.h"
@@ -42,6 +45,16 @@ RequestHeadInfo build_request_head(const http::Exchange& ex, const config::Proxy
 // The client's response head from the upstream's.
 void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
                          http1::BodyFraming framing, http::ResponseHead& out);
+
+// The upstream's X-Accel-Redirect target, unless proxy_ignore_headers
+// names it; empty: none.
+std::string_view accel_redirect_target(const config::ProxyConfig& p, const http1::ParsedResponse& r);
+
+// The upstream's fields nginx keeps for the response of an X-Accel-Redirect
+// target: Content-Type, Set-Cookie, Content-Disposition, Cache-Control,
+// Expires, Accept-Ranges.
+void accel_redirect_fields(const http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
+                           std::vector<std::pair<std::string, std::string>>& out);
 
 // proxy_redirect applied to one Location or Refresh value; false if no rule matched.
 bool rewrite_redirect(const http::Exchange& ex, const config::ProxyConfig& p, std::string& value);

@@ -57,6 +57,16 @@ void Exchange::send_head(ResponseHead head) {
   if (req.method == Method::head || status == 204 || status == 304 || (status < 200 && status != 101)) header_only = true;
   if (status == 204 || status == 304) head.content_length = -1;
 
+  // What an X-Accel-Redirect carried over: the upstream's Content-Type
+  // wins over the target's, as nginx sets a type only where none is.
+  for (auto& [name, value] : redirect_headers) {
+    if (strcasecmp(name.c_str(), "Content-Type") == 0)
+      head.set(std::move(name), std::move(value));
+    else
+      head.add(std::move(name), std::move(value));
+  }
+  redirect_headers.clear();
+
   const auto& s = settings();
   int64_t now_sec = start_unix_ms / 1000;
   if (now_sec == 0) now_sec = time(nullptr);
