@@ -808,6 +808,14 @@ void ProxySession::on_head(size_t head_len) {
     return;
   }
 
+  // X-Accel-Buffering switches proxy_buffering for this response, as
+  // nginx's proxy, FastCGI and uwsgi modules let it (gRPC never buffers):
+  // here, how much a slow client may leave queued.
+  if (!codec_->full_duplex()) {
+    if (const int buffering = accel_buffering(cfg_, resp_); buffering >= 0)
+      queue_limit_ = buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
+  }
+
   // A HEAD the cache sent as GET gets the body, which only the cache keeps.
   const bool head_request = ex_.req.method == http::Method::head && !(fill_ && fill_->changes.get_for_head);
   framing_ = codec_->start_body(resp_, head_request);

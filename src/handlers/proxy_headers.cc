@@ -226,6 +226,17 @@ bool rewrite_redirect(const http::Exchange& ex, const config::ProxyConfig& p, st
   return false;
 }
 
+int accel_buffering(const config::ProxyConfig& p, const http1::ParsedResponse& r) {
+  if (p.ignore_headers & config::kIgnoreXAccelBuffering) return -1;
+  int verdict = -1;
+  for (const auto& h : r.headers) {
+    if (!iequals(h.name, "x-accel-buffering")) continue;
+    if (iequals(h.value, "yes")) verdict = 1;
+    else if (iequals(h.value, "no")) verdict = 0;
+  }
+  return verdict;
+}
+
 std::string_view accel_redirect_target(const config::ProxyConfig& p, const http1::ParsedResponse& r) {
   if (p.ignore_headers & config::kIgnoreXAccelRedirect) return {};
   for (const auto& h : r.headers)
@@ -268,6 +279,8 @@ void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p,
       uint64_t v = 0;
       if (config::parse_number(h.value, v)) out.accel_limit_rate = int64_t(v);
     }
+    if (iequals(h.name, "x-accel-charset") && !(p.ignore_headers & config::kIgnoreXAccelCharset))
+      out.accel_charset.assign(h.value);
     if (hidden_by_default(h.name)) {
       if (!listed(p.pass_headers, h.name)) continue;
       if (iequals(h.name, "server") || iequals(h.name, "date")) out.has_upstream_server_or_date = true;

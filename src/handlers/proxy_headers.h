@@ -56,6 +56,10 @@ std::string_view accel_redirect_target(const config::ProxyConfig& p, const http1
 void accel_redirect_fields(const http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
                            std::vector<std::pair<std::string, std::string>>& out);
 
+// The upstream's X-Accel-Buffering (unless ignored): 1 "yes", 0 "no"
+// (nginx's spelling, any case), -1 absent or anything else.
+int accel_buffering(const config::ProxyConfig& p, const http1::ParsedResponse& r);
+
 // proxy_redirect applied to one Location or Refresh value; false if no rule matched.
 bool rewrite_redirect(const http::Exchange& ex, const config::ProxyConfig& p, std::string& value);
 

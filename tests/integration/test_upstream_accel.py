@@ -26,6 +26,8 @@ CONF = r"""
         location /files/ { internal; }
         location @named { return 200 "named location, uri $uri, args $args, method $request_method\n"; }
         location /show/ { internal; return 200 "shown $uri args=$args method=$request_method\n"; }
+        # koi8-r becomes a charset the config knows (nginx's list is config-wide).
+        location /known-charset/ { source_charset koi8-r; }
         location /post/ { proxy_pass http://127.0.0.1:@BACKEND@/; proxy_method POST; }
         location /method/ { proxy_pass http://127.0.0.1:@BACKEND@/; proxy_method $http_x_method; }
     }
@@ -130,3 +132,30 @@ def test_accel_redirect_refuses_an_unsafe_uri(srv):
 def test_ignored_accel_redirect_passes_the_upstream_answer(srv):
     r = harness.http(srv.port, "/ignored/?n=10&h=X-Accel-Redirect:/files/secret.txt")
     assert r.status == 200 and len(r.body) == 10
+
+
+def test_accel_charset_sets_a_known_charset_whatever_the_type(srv):
+    r = harness.http(srv.port, "/up/?n=10&h=X-Accel-Charset:koi8-r")
+    assert r.status == 200 and r.header("Content-Type") == "text/html; charset=koi8-r"
+    assert r.header("X-Accel-Charset") is None
+    r = harness.http(srv.port, "/up/?n=10&h=X-Accel-Charset:KOI8-R&h=Content-Type:application/octet-stream")
+    assert r.header("Content-Type") == "application/octet-stream; charset=KOI8-R"
+
+
+def test_accel_charset_leaves_a_charset_the_upstream_named(srv):
+    r = harness.http(srv.port, "/up/?n=10&h=X-Accel-Charset:koi8-r&h=Content-Type:text/html;%20charset=utf-8")
+    assert r.header("Content-Type") == "text/html; charset=utf-8"
+
+
+def test_accel_charset_unknown_to_the_config_is_logged_and_not_used(srv):
+    r = harness.http(srv.port, "/up/?n=10&h=X-Accel-Charset:windows-1251")
+    assert r.status == 200 and r.header("Content-Type") == "text/html"
+    harness.wait_until(lambda: 'unknown charset "windows-1251" to override' in
+                       (srv.prefix / "logs" / "error.log").read_text(), 10, what="the unknown charset line")
+
+
+def test_accel_buffering_is_hidden_and_the_body_intact(srv):
+    for value in ("no", "yes"):
+        r = harness.http(srv.port, f"/up/?n=300000&chunked=1&h=X-Accel-Buffering:{value}")
+        assert r.status == 200 and len(r.body) == 300000
+        assert r.header("X-Accel-Buffering") is None
