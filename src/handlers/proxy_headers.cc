@@ -5,6 +5,8 @@
 #include "cache/fill.h"
 #include "config/directives.h"
 #include "config/upstream_config.h"
+#include "handlers/proxy_cookie.h"
+#include "handlers/proxy_rewrite_rule.h"
 #include "http/exchange.h"
 #include "http/header_token.h"
 #include "http/special_response.h"
@@ -205,7 +207,7 @@ RequestHeadInfo build_request_head(const http::Exchange& ex, const config::Proxy
   return info;
 }
 
-bool rewrite_redirect(const http::Exchange& ex, const config::ProxyConfig& p, std::string& value) {
+bool rewrite_redirect(http::Exchange& ex, const config::ProxyConfig& p, std::string& value) {
   using Mode = config::ProxyConfig::RedirectMode;
   if (p.redirect_mode == Mode::off) return false;
   auto try_rule = [&](std::string_view from, std::string_view to) {
@@ -220,9 +222,8 @@ bool rewrite_redirect(const http::Exchange& ex, const config::ProxyConfig& p, st
     if (p.has_uri) return try_rule(p.url, p.location_prefix);
     return try_rule(p.url + "/", "/");
   }
-  for (const auto& r : p.redirects) {
-    if (try_rule(http::render(r.from, ex), http::render(r.to, ex))) return true;
-  }
+  for (const auto& r : p.redirects)
+    if (apply_rewrite_rule(ex, r, RuleMatch::prefix, value)) return true;
   return false;
 }
 
@@ -244,7 +245,7 @@ std::string_view accel_redirect_target(const config::ProxyConfig& p, const http1
   return {};
 }
 
-void accel_redirect_fields(const http::Exchange&, const config::ProxyConfig&, const http1::ParsedResponse& r,
+void accel_redirect_fields(http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
                            std::vector<std::pair<std::string, std::string>>& out) {
   static constexpr std::string_view kCarried[] = {"content-type", "set-cookie",   "content-disposition",
                                                   "cache-control", "expires",     "accept-ranges"};
@@ -252,12 +253,13 @@ void accel_redirect_fields(const http::Exchange&, const config::ProxyConfig&, co
     for (auto name : kCarried) {
       if (!iequals(h.name, name)) continue;
       out.emplace_back(std::string(h.name), std::string(h.value));
+      if (name == "set-cookie") rewrite_set_cookie(ex, p, out.back().second);
       break;
     }
   }
 }
 
-void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
+void build_response_head(http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
                          http1::BodyFraming framing, http::ResponseHead& out) {
   using T = http::HeaderToken;
   out.status = r.status;
@@ -292,6 +294,12 @@ void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p,
       // absolute on the client's scheme, host and port; one the upstream
       // sent relative, and Refresh, stay as they are.
       if (rewrite_redirect(ex, p, v) && iequals(h.name, "location")) v = http::absolute_location(ex, v);
+      out.add(std::string(h.name), std::move(v));
+      continue;
+    }
+    if (iequals(h.name, "set-cookie")) {
+      std::string v(h.value);
+      rewrite_set_cookie(ex, p, v);
       out.add(std::string(h.name), std::move(v));
       continue;
     }
