@@ -331,6 +331,9 @@ struct Config {
   std::vector<std::shared_ptr<const GeoConfig>> geos;  // $name of geo i: VarId::geo_ with arg i
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
   bool keep_upstream_headers = false;  // some template reads $upstream_http_* / $upstream_cookie_*
+  // Charset names the config mentions (charset, source_charset): the ones
+  // an upstream's X-Accel-Charset may name, as nginx's charset list.
+  std::vector<std::string> charsets;
 
   // Every file read, in order, with its text: for `torii -T`.
   std::vector<std::pair<std::string, std::string>> sources;

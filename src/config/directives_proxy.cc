@@ -47,7 +47,15 @@ std::string lower(std::string_view s) {
 
 // Scope::proxy_here bits: array directives replace what was inherited at
 // their first use in a block, as nginx's merge does.
-enum : uint32_t { kSetHeaderHere = 1, kHideHere = 2, kPassHere = 4, kRedirectHere = 8 };
+enum : uint32_t {
+  kSetHeaderHere = 1,
+  kHideHere = 2,
+  kPassHere = 4,
+  kRedirectHere = 8,
+  kCookieDomainHere = 16,
+  kCookiePathHere = 32,
+  kCookieFlagsHere = 64,
+};
 
 // Copy-on-write: settings share their parent's ProxyConfig until changed.
 template <typename F>
@@ -500,6 +508,16 @@ Status set_http_version(Compiler&, Scope& s, const Node& n) {
   });
 }
 
+// proxy_method: the method sent upstream instead of the client's.
+Status set_method(Compiler&, Scope& s, const Node& n) {
+  auto t = compile_template(n.args[0]);
+  if (!t) return node_error(n, t.error());
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.method = std::move(*t);
+    return Ok{};
+  });
+}
+
 Status set_set_header(Compiler&, Scope& s, const Node& n) {
   auto t = compile_template(n.args[1]);
   if (!t) return node_error(n, t.error());
@@ -527,31 +545,138 @@ Status set_name_list(Compiler&, Scope& s, const Node& n) {
   });
 }
 
+// The FROM of a proxy_redirect or proxy_cookie_* line: "~REGEX" (caseless
+// with "~*", or always for a cookie domain), else a template.
+Status rewrite_rule(const Node& n, bool domain, ProxyRedirect& rule) {
+  std::string_view from = n.args[0];
+  if (starts_with(from, "~")) {
+    const bool caseless = domain || starts_with(from, "~*");
+    from.remove_prefix(!domain && caseless ? 2 : 1);
+    auto re = Regex::compile(from, caseless);
+    if (!re) return node_error(n, re.error());
+    rule.regex = std::move(*re);
+  } else {
+    if (domain && starts_with(from, ".")) from.remove_prefix(1);
+    auto t = compile_template(from);
+    if (!t) return node_error(n, t.error());
+    rule.from = std::move(*t);
+  }
+  std::string_view to = n.args[1];
+  if (domain && !rule.regex && starts_with(to, ".")) to.remove_prefix(1);
+  auto t = compile_template(to);
+  if (!t) return node_error(n, t.error());
+  rule.to = std::move(*t);
+  return Ok{};
+}
+
+// "proxy_redirect default" among other lines: nginx's rule for the
+// proxy_pass above it.
+Status default_redirect_rule(const Node& n, const ProxyConfig& p, ProxyRedirect& rule) {
+  if (!p.url_template.empty())
+    return node_error(n, "\"proxy_redirect default\" cannot be used with \"proxy_pass\" directive with variables");
+  if (p.url.empty()) return node_error(n, "\"proxy_redirect default\" should be placed after the \"proxy_pass\" directive");
+  auto from = compile_template(p.has_uri ? p.url : p.url + "/");
+  auto to = compile_template(p.has_uri ? p.location_prefix : std::string("/"));
+  if (!from || !to) return node_error(n, "invalid \"proxy_redirect default\"");
+  rule.from = std::move(*from);
+  rule.to = std::move(*to);
+  return Ok{};
+}
+
 Status set_redirect(Compiler&, Scope& s, const Node& n) {
   bool first = !(s.proxy_here & kRedirectHere);
   s.proxy_here |= kRedirectHere;
+  using Mode = ProxyConfig::RedirectMode;
   if (n.args.size() == 1) {
     if (n.args[0] != "default" && n.args[0] != "off" && n.args[0] != "false") return invalid_value(n, n.args[0]);
     bool off = n.args[0] != "default";
+    if (off || first) {
+      return edit(s, [&](ProxyConfig& p) -> Status {
+        p.redirects.clear();
+        p.redirect_mode = off ? Mode::off : Mode::default_;
+        return Ok{};
+      });
+    }
+  }
+  ProxyRedirect rule;
+  const bool is_default = n.args.size() == 1;
+  if (!is_default) {
+    if (Status st = rewrite_rule(n, false, rule); !st) return st;
+  }
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    // Lines of one block make one list, tried in order; "default" among
+    // them is the rule nginx derives from proxy_pass.
+    const bool had_default = !first && p.redirect_mode == Mode::default_;
+    if (first || p.redirect_mode != Mode::list) p.redirects.clear();
+    if (had_default) {
+      ProxyRedirect d;
+      if (Status st = default_redirect_rule(n, p, d); !st) return st;
+      p.redirects.push_back(std::move(d));
+    }
+    if (is_default) {
+      if (Status st = default_redirect_rule(n, p, rule); !st) return st;
+    }
+    p.redirect_mode = Mode::list;
+    p.redirects.push_back(std::move(rule));
+    return Ok{};
+  });
+}
+
+// proxy_cookie_domain / proxy_cookie_path: FROM TO lines, or "off".
+template <std::vector<ProxyRedirect> ProxyConfig::*F, uint32_t Bit>
+Status set_cookie_rewrite(Compiler&, Scope& s, const Node& n) {
+  bool first = !(s.proxy_here & Bit);
+  s.proxy_here |= Bit;
+  if (n.args.size() == 1) {
+    if (n.args[0] != "off") return node_error(n, "invalid parameter " + q(n.args[0]));
     return edit(s, [&](ProxyConfig& p) -> Status {
-      p.redirects.clear();
-      p.redirect_default_too = false;
-      p.redirect_mode = off ? ProxyConfig::RedirectMode::off : ProxyConfig::RedirectMode::default_;
+      (p.*F).clear();
       return Ok{};
     });
   }
-  if (starts_with(n.args[0], "~")) return node_error(n, "regular expressions in \"proxy_redirect\" are not yet supported");
-  auto from = compile_template(n.args[0]);
-  if (!from) return node_error(n, from.error());
-  auto to = compile_template(n.args[1]);
-  if (!to) return node_error(n, to.error());
+  ProxyRedirect rule;
+  if (Status st = rewrite_rule(n, F == &ProxyConfig::cookie_domains, rule); !st) return st;
   return edit(s, [&](ProxyConfig& p) -> Status {
-    if (first || p.redirect_mode != ProxyConfig::RedirectMode::list) {
-      p.redirects.clear();
-      p.redirect_default_too = false;
-    }
-    p.redirect_mode = ProxyConfig::RedirectMode::list;
-    p.redirects.push_back({std::move(*from), std::move(*to)});
+    if (first) (p.*F).clear();
+    (p.*F).push_back(std::move(rule));
+    return Ok{};
+  });
+}
+
+Status set_cookie_flags(Compiler&, Scope& s, const Node& n) {
+  bool first = !(s.proxy_here & kCookieFlagsHere);
+  s.proxy_here |= kCookieFlagsHere;
+  if (n.args.size() == 1) {
+    if (n.args[0] != "off") return node_error(n, "invalid parameter " + q(n.args[0]));
+    return edit(s, [&](ProxyConfig& p) -> Status {
+      p.cookie_flags.clear();
+      return Ok{};
+    });
+  }
+  CookieFlags line;
+  if (starts_with(n.args[0], "~")) {
+    auto re = Regex::compile(std::string_view(n.args[0]).substr(1), true);
+    if (!re) return node_error(n, re.error());
+    line.regex = std::move(*re);
+  } else {
+    auto t = compile_template(n.args[0]);
+    if (!t) return node_error(n, t.error());
+    line.name = std::move(*t);
+  }
+  static constexpr std::string_view kFlags[] = {"secure",          "nosecure",     "httponly",      "nohttponly",
+                                                "samesite=strict", "samesite=lax", "samesite=none", "nosamesite"};
+  for (size_t i = 1; i < n.args.size(); ++i) {
+    const std::string& a = n.args[i];
+    if (a.find('$') == std::string::npos &&
+        std::find(std::begin(kFlags), std::end(kFlags), lower(a)) == std::end(kFlags))
+      return node_error(n, "invalid parameter " + q(a));
+    auto t = compile_template(a);
+    if (!t) return node_error(n, t.error());
+    line.flags.push_back(std::move(*t));
+  }
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    if (first) p.cookie_flags.clear();
+    p.cookie_flags.push_back(std::move(line));
     return Ok{};
   });
 }
@@ -648,10 +773,16 @@ const DirectiveSpec kProxyDirectives[] = {
     {"map", kHttp, kArgs2 | kBlock, false, false, kUpstream, &set_map},
     {"proxy_pass", kLocation | kLocationIf, kArgs1, true, false, kMain, &set_proxy_pass},
     {"proxy_http_version", kHSL, kArgs1, true, false, kMain, &set_http_version},
+    {"proxy_method", kHSL, kArgs1, true, false, kMain, &set_method},
     {"proxy_set_header", kHSL, kArgs2, false, false, kMain, &set_set_header},
     {"proxy_hide_header", kHSL, kArgs1, false, false, kMain, &set_name_list<&ProxyConfig::hide_headers, kHideHere>},
     {"proxy_pass_header", kHSL, kArgs1, false, false, kMain, &set_name_list<&ProxyConfig::pass_headers, kPassHere>},
     {"proxy_redirect", kHSL, kArgs1 | kArgs2, false, false, kMain, &set_redirect},
+    {"proxy_cookie_domain", kHSL, kArgs1 | kArgs2, false, false, kMain,
+     &set_cookie_rewrite<&ProxyConfig::cookie_domains, kCookieDomainHere>},
+    {"proxy_cookie_path", kHSL, kArgs1 | kArgs2, false, false, kMain,
+     &set_cookie_rewrite<&ProxyConfig::cookie_paths, kCookiePathHere>},
+    {"proxy_cookie_flags", kHSL, kArgs1More, false, false, kMain, &set_cookie_flags},
     {"proxy_connect_timeout", kHSL, kArgs1, true, false, kMain, &set_timeout<&ProxyConfig::connect_timeout>},
     {"proxy_send_timeout", kHSL, kArgs1, true, false, kMain, &set_timeout<&ProxyConfig::send_timeout>},
     {"proxy_read_timeout", kHSL, kArgs1, true, false, kMain, &set_timeout<&ProxyConfig::read_timeout>},

@@ -4,6 +4,7 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/sendfile.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "cache/fill.h"
 #include "cache/front.h"
 #include "config/cache_config.h"
+#include "config/directives.h"
 #include "config/proxy_config.h"
 #include "config/upstream_config.h"
 #include "config/upstream_tls_config.h"
@@ -162,6 +164,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   bool retry_after_send_allowed() const;
   bool has_next() const;  // another server may still be tried
   void respond(int status);
+  void accel_redirect(std::string_view target);  // X-Accel-Redirect: the target answers instead
   bool answer_stale(uint32_t condition);  // proxy_cache_use_stale: a stale entry answers instead
   uint32_t stale_cond_ = 0;  // why the last try failed, as proxy_cache_use_stale names it
   void fail_response(const char* what);  // after the head went out: cut the client response
@@ -805,6 +808,19 @@ void ProxySession::on_head(size_t head_len) {
     }
   }
 
+  if (const auto target = accel_redirect_target(cfg_, resp_); !target.empty()) {
+    accel_redirect(target);
+    return;
+  }
+
+  // X-Accel-Buffering switches proxy_buffering for this response, as
+  // nginx's proxy, FastCGI and uwsgi modules let it (gRPC never buffers):
+  // here, how much a slow client may leave queued.
+  if (!codec_->full_duplex()) {
+    if (const int buffering = accel_buffering(cfg_, resp_); buffering >= 0)
+      queue_limit_ = buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
+  }
+
   // A HEAD the cache sent as GET gets the body, which only the cache keeps.
   const bool head_request = ex_.req.method == http::Method::head && !(fill_ && fill_->changes.get_for_head);
   framing_ = codec_->start_body(resp_, head_request);
@@ -1098,6 +1114,34 @@ void ProxySession::respond(int status) {
   loop_.defer([ex, alive, status] {
     if (alive.expired() || ex->finished() || ex->head_sent()) return;
     http::send_error(*ex, status);
+  });
+}
+
+// As nginx: the upstream's body is dropped with its connection, a few of
+// its fields and its X-Accel-Limit-Rate stay for the target's response,
+// which runs at the end of the loop turn (it may proxy again, replacing
+// this session).
+void ProxySession::accel_redirect(std::string_view target) {
+  record_try(resp_.status);
+  std::vector<std::pair<std::string, std::string>> fields;
+  accel_redirect_fields(ex_, cfg_, resp_, fields);
+  if (!(cfg_.ignore_headers & config::kIgnoreXAccelLimitRate)) {
+    for (const auto& h : resp_.headers) {
+      uint64_t rate = 0;
+      if (strcasecmp(std::string(h.name).c_str(), "x-accel-limit-rate") == 0 && config::parse_number(h.value, rate))
+        ex_.access.limit_rate = int64_t(rate);
+    }
+  }
+  std::string where(target);
+  loop_.cancel(timer_);
+  close_upstream();
+  phase_ = Phase::done;
+  std::weak_ptr<char> alive = alive_;
+  http::Exchange* ex = &ex_;
+  loop_.defer([ex, alive, where = std::move(where), fields = std::move(fields)]() mutable {
+    if (alive.expired() || ex->finished() || ex->head_sent()) return;
+    ex->redirect_headers = std::move(fields);
+    http::accel_redirect(*ex, where);
   });
 }
 
