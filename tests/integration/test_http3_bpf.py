@@ -90,3 +90,15 @@ def test_quic_bpf_is_a_main_context_flag(tmp_path, cert):
     r = harness.cli(["-t", "-c", str(conf)], prefix=prefix)
     assert r.returncode != 0
     assert '"quic_bpf" directive is not allowed here' in (r.stdout + r.stderr)
+
+
+def test_reload_to_quic_bpf_off_detaches_the_program(make_server, tmp_path, cert):
+    srv = make_server(bpf_conf(cert, "on"), start=False)
+    write_site(srv.prefix)
+    srv.start()
+    srv.reload(bpf_conf(cert, "off"))
+    wait_until(lambda: "reconfiguration done" in srv.error_log_text(), 10, what="reload")
+    # The kernel's hash again: moved clients land on either worker, and
+    # those on the other one are handed over.
+    migrate(srv.port, tmp_path)
+    assert handed(srv.port) > 0
