@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "core/allocator_tuning.h"
 #include "core/fd_budget.h"
 #include "core/systemd_notify.h"
 #include "modules/metrics/worker_metrics.h"
@@ -240,6 +241,7 @@ void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstr
 }  // namespace
 
 int main(int argc, char** argv) {
+  torii::core::tune_allocator();
   Options o;
   int rc = parse_args(argc, argv, o);
   if (rc >= 0) return rc;

@@ -6,30 +6,18 @@
 
 #include "cache/zone.h"
 #include "config/cache_config.h"
+#include "modules/metrics/text_format.h"
 
 namespace torii::cache {
 
-namespace {
+using metrics::head;
 
-void head(std::string& out, const char* name, const char* type, const char* help) {
-  out += "# HELP ";
-  out += name;
-  out += ' ';
-  out += help;
-  out += "\n# TYPE ";
-  out += name;
-  out += ' ';
-  out += type;
-  out += '\n';
-}
+namespace {
 
 void row(std::string& out, const char* name, const std::string& zone, const char* status, uint64_t v) {
   out += name;
   out += "{zone=\"";
-  for (char c : zone) {
-    if (c == '\\' || c == '"') out += '\\';
-    out += c;
-  }
+  metrics::label_value(out, zone);
   if (status) {
     out += "\",status=\"";
     out += status;

@@ -4,8 +4,9 @@ process. The response is described by the request's query string:
   h=Name:Value    a response header (repeatable)
   n=BYTES         the body: BYTES of compressible HTML-ish text (default 2000)
   chunked=1       Transfer-Encoding: chunked, in 16 KB chunks (else Content-Length)
-  pause=1         chunked: send the first chunk, then wait until release()
-                  is called before sending the rest (an SSE-like stream)
+  pause=1         send the first 16 KB (chunked: the first chunk), then wait
+                  until release() is called before sending the rest (an
+                  SSE-like stream)
   gz=1            the body is gzip-compressed and sent with Content-Encoding: gzip
   random=MB       chunked, MB megabytes made of one random 64 KB block repeated:
                   as good as incompressible for deflate (its window is 32 KB)
@@ -92,6 +93,10 @@ class ScriptedUpstream:
             if method == "HEAD":
                 return
             if not chunked:
+                if query.get("pause") == ["1"]:
+                    conn.sendall(body[:16384])
+                    self.released.wait(30)
+                    body = body[16384:]
                 conn.sendall(body)
                 return
             pieces = [body[i:i + 16384] for i in range(0, len(body), 16384)]

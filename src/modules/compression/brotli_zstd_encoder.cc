@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "modules/compression/encoder.h"
+#include "modules/compression/idle_pool.h"
 
 namespace torii::compression {
 
@@ -50,9 +51,13 @@ class BrotliEncoder final : public Encoder {
   BrotliEncoderState* s_;
 };
 
+void free_zstd(ZSTD_CCtx* c) { ZSTD_freeCCtx(c); }
+using ZstdPool = IdlePool<ZSTD_CCtx, free_zstd>;
+
 class ZstdEncoder final : public Encoder {
  public:
-  ZstdEncoder(int level, int64_t size_hint) : c_(ZSTD_createCCtx()) {
+  ZstdEncoder(int level, int64_t size_hint) : c_(ZstdPool::take([](const ZSTD_CCtx&) { return true; })) {
+    if (!c_) c_ = ZSTD_createCCtx();
     if (!c_) return;
     ZSTD_CCtx_setParameter(c_, ZSTD_c_compressionLevel, level);
     // Browsers decode zstd with a window of at most 8 MB (RFC 9659): only
@@ -61,7 +66,16 @@ class ZstdEncoder final : public Encoder {
     ZSTD_CCtx_setParameter(c_, ZSTD_c_checksumFlag, 1);
     if (size_hint >= 0) ZSTD_CCtx_setPledgedSrcSize(c_, uint64_t(size_hint));
   }
-  ~ZstdEncoder() override { ZSTD_freeCCtx(c_); }
+  ~ZstdEncoder() override {
+    if (!c_) return;
+    // A context keeps its work space across a reset; the next response's
+    // parameters are set afresh.
+    if (ZSTD_isError(ZSTD_CCtx_reset(c_, ZSTD_reset_session_and_parameters))) {
+      ZSTD_freeCCtx(c_);
+      return;
+    }
+    ZstdPool::give(c_);
+  }
 
   bool write(std::string_view in, Flush flush, std::string& out) override {
     if (!c_) return false;

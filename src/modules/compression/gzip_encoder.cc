@@ -1,6 +1,7 @@
 // gzip through zlib's deflate (and inflate for gunzip).
 #include <zlib.h>
 
+#include "modules/compression/deflate_pool.h"
 #include "modules/compression/encoder.h"
 
 namespace torii::compression {
@@ -23,14 +24,12 @@ class GzipEncoder final : public Encoder {
       }
       if (memlevel < 1) memlevel = 1;
     }
-    ok_ = deflateInit2(&z_, level, Z_DEFLATED, wbits + 16, memlevel, Z_DEFAULT_STRATEGY) == Z_OK;
-  }
-  ~GzipEncoder() override {
-    if (ok_) deflateEnd(&z_);
+    state_ = take_deflate(level, wbits, memlevel);
   }
 
   bool write(std::string_view in, Flush flush, std::string& out) override {
-    if (!ok_) return false;
+    if (!state_) return false;
+    z_stream& z_ = state_->z;
     const int mode = flush == Flush::finish ? Z_FINISH : flush == Flush::sync ? Z_SYNC_FLUSH : Z_NO_FLUSH;
     z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
     z_.avail_in = uInt(in.size());
@@ -50,8 +49,7 @@ class GzipEncoder final : public Encoder {
   }
 
  private:
-  z_stream z_{};
-  bool ok_ = false;
+  DeflateState state_;
 };
 
 class GunzipDecoder final : public Encoder {

@@ -9,6 +9,7 @@
 
 #include "cache/metrics.h"
 #include "config/upstream_config.h"
+#include "modules/metrics/text_format.h"
 #include "modules/metrics/worker_metrics.h"
 #include "http3/quic_counters.h"
 #include "modules/stub_status/counters.h"
@@ -21,27 +22,6 @@ namespace torii::metrics {
 namespace {
 
 constexpr const char* kProtocolNames[kProtocols] = {"HTTP/1.0", "HTTP/1.1", "HTTP/2.0", "HTTP/3.0"};
-
-void label_value(std::string& out, const std::string& v) {
-  for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
-  }
-}
-
-void head(std::string& out, const char* name, const char* type, const char* help) {
-  out += "# HELP ";
-  out += name;
-  out += ' ';
-  out += help;
-  out += "\n# TYPE ";
-  out += name;
-  out += ' ';
-  out += type;
-  out += '\n';
-}
 
 void number(std::string& out, uint64_t v) { out += std::to_string(v); }
 
