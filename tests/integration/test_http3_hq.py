@@ -160,3 +160,20 @@ def test_hq_off_refuses_the_alpn(hq_server, tmp_path):
     assert "TLS alert 120" in s["error_messages"]["tls"], s["error_messages"]
     s, out = run_load(tmp_path, "--h3", "-n", 2, "-c", 1, url(srv, "/index.html"))
     assert s["status"] == {"200": 2}, out
+
+
+def test_keepalive_requests_ends_an_hq_connection_without_losing_requests(make_server, cert, tmp_path):
+    # hq-interop has no GOAWAY: past keepalive_requests new streams are
+    # refused (H3_REQUEST_REJECTED, sent again by the client) and the
+    # connection closes once those in flight are answered.
+    srv = make_server(hq_conf(cert).replace("large_client_header_buffers 4 1k;",
+                                            "large_client_header_buffers 4 1k;\n    keepalive_requests 5;"),
+                      start=False)
+    (srv.prefix / "html").mkdir(parents=True, exist_ok=True)
+    (srv.prefix / "html" / "index.html").write_text("hello hq\n")
+    srv.start()
+    s, out = run_load(tmp_path, "--hq", "-n", 30, "-c", 1, "-m", 4, url(srv, "/index.html"))
+    assert s["status"] == {"0": 30} and sum(s["errors"].values()) == 0, out
+    # 5 a connection, and the few already on their way when the 5th came.
+    assert s["connections_opened"] >= 30 // (5 + 4) and s["retried"] > 0, out
+    assert len(logged(srv)) == 30

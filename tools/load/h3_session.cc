@@ -462,6 +462,10 @@ void H3Session::stream_done(int64_t stream_id, Slot& slot) {
 void H3Session::stream_closed(int64_t, uint64_t app_error, Slot& slot) {
   const int64_t from = slot.from_ns;
   release(slot);
+  // hq-interop has no GOAWAY: a rejected stream is how the server says it
+  // takes no more requests here, so this connection gets none (as after a
+  // GOAWAY) and closes once the rest are answered.
+  if (hq_ && app_error == NGHTTP3_H3_REQUEST_REJECTED) draining_ = true;
   if (app_error == NGHTTP3_H3_REQUEST_REJECTED && answered_ > 0) {
     // Not processed (RFC 9114 4.1.1): safe to send again. Only on a
     // connection that has answered before, so a server rejecting
@@ -657,7 +661,9 @@ void H3Session::fail_all(ErrorKind kind, const char* why) {
   for (Slot& slot : slots_) {
     if (!slot.used) continue;
     const int64_t from = slot.from_ns;
-    const bool unprocessed = slot.stream_id >= goaway_id_;
+    // hq-interop: a server that closes cleanly has answered every stream it
+    // took, so what is left was not processed either.
+    const bool unprocessed = slot.stream_id >= goaway_id_ || (hq_ && clean_);
     release(slot);
     if (unprocessed && answered_ > 0) {
       // At or above the GOAWAY's id: the server says it did not process
