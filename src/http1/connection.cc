@@ -18,6 +18,7 @@
 #include "http/pipeline.h"
 #include "http1/serializer.h"
 #include "log/access_log.h"
+#include "modules/metrics/worker_metrics.h"
 #include "log/error_log.h"
 #include "net/address.h"
 
@@ -444,6 +445,7 @@ void Connection::on_head(size_t head_len) {
   reading_.clear();
   head_len_ = head_len;
   ++info_.requests;
+  if (info_.requests == 1) metrics::record_connection(metrics::conn_h1);
   log_pending_ = true;
   sent_mark_ = out_.bytes_written() + out_.memory_bytes();
   http::Exchange& ex = request_->exchange;
