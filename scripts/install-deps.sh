@@ -33,7 +33,7 @@ trap remove_policy EXIT
 
 $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
-  build-essential cmake pkg-config libcrypt-dev libpcre2-dev libssl-dev libnghttp2-dev zlib1g-dev libbrotli-dev libzstd-dev \
+  build-essential cmake pkg-config libcrypt-dev libpcre2-dev libssl-dev libnghttp2-dev zlib1g-dev libdeflate-dev libbrotli-dev libzstd-dev \
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev libc-ares-dev \
   libgtest-dev libgmock-dev clang libclang-rt-14-dev \
   python3 python3-pytest python3-h2 python3-grpcio python3-brotli python3-zstandard python3-cryptography curl apache2-utils wrk nghttp2-client ngtcp2-client \

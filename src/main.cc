@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "core/allocator_tuning.h"
 #include "core/fd_budget.h"
 #include "core/systemd_notify.h"
 #include "modules/metrics/worker_metrics.h"
@@ -24,6 +25,7 @@
 #include "net/ocsp_refresher.h"
 #include "cache/zone.h"
 #include "upstream/health_checker.h"
+#include "upstream/name_refresher.h"
 
 namespace {
 
@@ -210,7 +212,8 @@ bool write_pid(const std::string& path) {
 
 using Workers = std::vector<std::unique_ptr<torii::core::Worker>>;
 
-void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstream::HealthChecker& health) {
+void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstream::HealthChecker& health,
+            torii::upstream::NameRefresher& names) {
   TORII_LOG(notice, "signal 1 (SIGHUP) received, reconfiguring");
   auto next = load(o);
   torii::metrics::note_reload(bool(next));
@@ -230,6 +233,7 @@ void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstr
     TORII_LOG(warn, "worker_processes changed from %d to %d: takes effect on restart", current->worker_processes,
               cfg->worker_processes);
   }
+  names.use_config(cfg);   // before the workers and the prober: resolved addresses carry over
   health.use_config(cfg);  // before the workers, so they see the carried-over verdicts
   torii::cache::Zone::start_all();  // zones the new config added
   for (auto& w : workers) w->reload(cfg);
@@ -240,6 +244,7 @@ void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstr
 }  // namespace
 
 int main(int argc, char** argv) {
+  torii::core::tune_allocator();
   Options o;
   int rc = parse_args(argc, argv, o);
   if (rc >= 0) return rc;
@@ -293,6 +298,8 @@ int main(int argc, char** argv) {
   // rest of the limit is for connections, their files and upstreams.
   torii::core::FdBudget::process().start(torii::core::FdBudget::current_limit(),
                                          torii::core::FdBudget::count_open());
+  torii::upstream::NameRefresher names;
+  names.use_config(cfg);
   torii::upstream::HealthChecker health;
   health.use_config(cfg);
   torii::net::OcspRefresher::process().start();
@@ -316,7 +323,7 @@ int main(int argc, char** argv) {
     }
     if (sig == SIGHUP) {
       torii::core::notify_reloading();
-      reload(o, cfg, workers, health);
+      reload(o, cfg, workers, health, names);
       torii::core::notify_ready();
     } else if (sig == SIGUSR1) {
       TORII_LOG(notice, "signal %d (SIGUSR1) received, reopening logs", sig);
@@ -328,6 +335,7 @@ int main(int argc, char** argv) {
   for (auto& w : workers) w->stop(graceful);
   for (auto& w : workers) w->join();
   health.stop();
+  names.stop();
   torii::net::OcspRefresher::process().stop();
   unlink(cfg->pid_path.c_str());
   TORII_LOG(notice, "exit");

@@ -74,6 +74,7 @@ struct Http3Settings {
   std::string host_key;  // quic_host_key: the key file's bytes; empty: a random key per process
   uint32_t active_connection_id_limit = 2;
   bool alt_svc = true;  // http3_alt_svc: Alt-Svc on responses over TCP
+  bool hq = false;      // http3_hq: the hq-interop ALPN (HTTP/0.9 over QUIC) as well
 };
 
 struct ErrorLogConfig {
@@ -317,6 +318,7 @@ struct Config {
   unsigned worker_connections = 512;
   uint64_t worker_rlimit_nofile = 0;  // 0: leave as is
   bool multi_accept = false;
+  bool quic_bpf = false;  // a reuseport eBPF program steers QUIC datagrams to their worker
   std::string pid_path;  // absolute
   std::string user;      // accepted; warned about when not root
   ErrorLogConfig error_log;  // default "<prefix>logs/error.log" at error
@@ -332,6 +334,9 @@ struct Config {
   std::vector<std::shared_ptr<const GeoConfig>> geos;  // $name of geo i: VarId::geo_ with arg i
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
   bool keep_upstream_headers = false;  // some template reads $upstream_http_* / $upstream_cookie_*
+  // Charset names the config mentions (charset, source_charset): the ones
+  // an upstream's X-Accel-Charset may name, as nginx's charset list.
+  std::vector<std::string> charsets;
 
   // Every file read, in order, with its text: for `torii -T`.
   std::vector<std::pair<std::string, std::string>> sources;

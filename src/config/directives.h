@@ -130,6 +130,14 @@ Result<std::shared_ptr<const UpstreamGroupConfig>> upstream_for_address(Compiler
 // One `server` line of an upstream {} (or of its state file, or the admin
 // API's description of a server) appended to `g` (directives_proxy.cc).
 Status upstream_server(UpstreamGroupConfig& g, const Node& n);
+// Once the http block is compiled: each upstream with `server ... resolve`
+// gets the http block's resolver and resolver_timeout where it has none of
+// its own, and is refused without one, as nginx does (directives_proxy.cc).
+Status finish_upstream_resolvers(Config& cfg, const LocationSettings& http);
+// A `resolver` / `resolver_timeout` line's value, wherever it is
+// (directives_resolver.cc).
+Result<std::shared_ptr<const dns::ResolverConfig>> parse_resolver(const Node& n);
+Result<Ms> parse_resolver_timeout(const Node& n);
 // `state FILE` in an upstream {}: its server lines, when the file exists
 // (directives_admin.cc).
 Status read_state_file(Compiler& c, UpstreamGroupConfig& g, const Node& n);

@@ -7,6 +7,7 @@
 
 #include "config/directives.h"
 #include "config/ssl_config.h"
+#include "config/ssl_directive_args.h"
 
 namespace torii::config {
 
@@ -15,27 +16,6 @@ namespace {
 constexpr uint16_t kHS = kHttp | kServer;
 
 std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-// Copy on write, as the other ssl_* directives: servers that set nothing
-// keep sharing their parent's settings (and context).
-SslServerConfig& writable(Scope& s, const Node& n) {
-  auto next = s.server->ssl ? std::make_shared<SslServerConfig>(*s.server->ssl) : std::make_shared<SslServerConfig>();
-  next->ctx.reset();
-  if (next->where.empty()) next->where = n.where();
-  SslServerConfig& ref = *next;
-  s.server->ssl = std::move(next);
-  return ref;
-}
-
-// Like nginx, TLS files are relative to the main config file's directory.
-Result<SslFile> file_arg(Compiler& c, const Node& n) {
-  const std::string& p = n.args[0];
-  if (p.find('$') != std::string::npos) return node_error(n, "variables in " + q(n.name) + " are not supported");
-  const std::string& conf = c.cfg().conf_file;
-  size_t slash = conf.rfind('/');
-  if (p.empty() || p[0] == '/' || slash == std::string::npos) return SslFile{c.full_path(p), n.where()};
-  return SslFile{conf.substr(0, slash + 1) + p, n.where()};
-}
 
 Status set_verify_client(Compiler&, Scope& s, const Node& n) {
   using V = SslServerConfig::VerifyClient;
@@ -48,15 +28,15 @@ Status set_verify_client(Compiler&, Scope& s, const Node& n) {
   else
     return node_error(n, "invalid value " + q(v) + " in " + q(n.name) +
                              " directive, it must be \"on\", \"off\", \"optional\" or \"optional_no_ca\"");
-  writable(s, n).verify_client = mode;
+  writable_ssl(s, n).verify_client = mode;
   return Ok{};
 }
 
 template <SslFile SslServerConfig::*F>
 Status set_file(Compiler& c, Scope& s, const Node& n) {
-  auto f = file_arg(c, n);
+  auto f = tls_file_arg(c, n);
   if (!f) return Error{f.error()};
-  writable(s, n).*F = std::move(*f);
+  writable_ssl(s, n).*F = std::move(*f);
   return Ok{};
 }
 
@@ -64,7 +44,7 @@ Status set_verify_depth(Compiler&, Scope& s, const Node& n) {
   uint64_t v = 0;
   if (!parse_number(n.args[0], v) || v > 100) return node_error(n, "invalid value " + q(n.args[0]) + " in " +
                                                                        q(n.name) + " directive");
-  writable(s, n).verify_depth = static_cast<int>(v);
+  writable_ssl(s, n).verify_depth = static_cast<int>(v);
   return Ok{};
 }
 

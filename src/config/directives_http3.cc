@@ -1,6 +1,5 @@
 // The http3 and quic modules' directives, with nginx's names, contexts and
-// defaults, plus torii's own http3_alt_svc. What is not built yet is
-// refused by name (http3_hq on, quic_bpf on), never silently ignored.
+// defaults, plus torii's own http3_alt_svc.
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -33,16 +32,10 @@ Status set_flag(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
-// hq-interop (HTTP/0.9 over QUIC, for interoperability tests) is not built.
-Status set_hq(Compiler&, Scope&, const Node& n) {
-  if (n.args[0] == "on") return node_error(n, "\"http3_hq on\" is not yet supported");
-  return Ok{};
-}
-
-// The eBPF program that routes datagrams to the worker owning their
-// connection is not built (see docs/ARCHITECTURE.md: several workers).
-Status set_bpf(Compiler&, Scope&, const Node& n) {
-  if (n.args[0] == "on") return node_error(n, "\"quic_bpf on\" is not yet supported");
+// The reuseport eBPF program that routes short-header datagrams to the
+// worker owning their connection (http3/bpf_steering).
+Status set_bpf(Compiler& c, Scope&, const Node& n) {
+  c.cfg().quic_bpf = n.args[0] == "on";
   return Ok{};
 }
 
@@ -88,7 +81,7 @@ Status set_host_key(Compiler& c, Scope& s, const Node& n) {
 
 constexpr DirectiveSpec kHttp3Directives[] = {
     {"http3", kHS, kFlag, true, false, kMain, &set_http3},
-    {"http3_hq", kHS, kFlag, true, false, kMain, &set_hq},
+    {"http3_hq", kHS, kFlag, true, false, kMain, &set_flag<&Http3Settings::hq>},
     {"http3_max_concurrent_streams", kHS, kArgs1, true, false, kMain, &set_max_streams},
     {"http3_stream_buffer_size", kHS, kArgs1, true, false, kMain, &set_stream_buffer},
     {"http3_alt_svc", kHS, kFlag, true, false, kMain, &set_flag<&Http3Settings::alt_svc>},

@@ -47,7 +47,15 @@ std::string lower(std::string_view s) {
 
 // Scope::proxy_here bits: array directives replace what was inherited at
 // their first use in a block, as nginx's merge does.
-enum : uint32_t { kSetHeaderHere = 1, kHideHere = 2, kPassHere = 4, kRedirectHere = 8 };
+enum : uint32_t {
+  kSetHeaderHere = 1,
+  kHideHere = 2,
+  kPassHere = 4,
+  kRedirectHere = 8,
+  kCookieDomainHere = 16,
+  kCookiePathHere = 32,
+  kCookieFlagsHere = 64,
+};
 
 // Copy-on-write: settings share their parent's ProxyConfig until changed.
 template <typename F>
@@ -120,6 +128,26 @@ Result<std::vector<Resolved>> resolve(std::string_view text, const Node& n) {
   return out;
 }
 
+// `server TEXT resolve`: a host name becomes a template that is resolved
+// at run time; an address literal or a unix socket gives none (it is used
+// as it is).
+Result<std::optional<ResolveTemplate>> resolve_template(std::string_view text, const Node& n) {
+  if (starts_with(text, "unix:") || (!text.empty() && text[0] == '[')) return std::optional<ResolveTemplate>{};
+  const size_t colon = text.rfind(':');
+  std::string host(text.substr(0, colon));
+  std::string_view port = colon == std::string_view::npos ? std::string_view("80") : text.substr(colon + 1);
+  uint64_t p = 0;
+  if (!parse_number(port, p) || p == 0 || p > 65535) return node_error(n, "invalid port in " + q(text));
+  if (host.empty()) return node_error(n, "no host in " + q(text));
+  in_addr a4{};
+  if (inet_pton(AF_INET, host.c_str(), &a4) == 1) return std::optional<ResolveTemplate>{};
+  ResolveTemplate t;
+  t.name = std::move(host);
+  t.written = std::string(text);
+  t.port = uint16_t(p);
+  return std::optional<ResolveTemplate>(std::move(t));
+}
+
 std::string server_name(const Resolved& r, std::string_view written) {
   if (r.addr.ss_family == AF_UNIX) return std::string(written);
   return net::address_with_port(r.addr);
@@ -132,6 +160,7 @@ std::string server_name(const Resolved& r, std::string_view written) {
 Status upstream_server(UpstreamGroupConfig& g, const Node& n) {
   if (n.args.empty()) return node_error(n, "invalid number of arguments in \"server\" directive");
   UpstreamServer proto;
+  bool at_run_time = false;  // `resolve`
   for (size_t i = 1; i < n.args.size(); ++i) {
     std::string_view a = n.args[i];
     uint64_t v = 0;
@@ -154,12 +183,24 @@ Status upstream_server(UpstreamGroupConfig& g, const Node& n) {
       proto.down = true;
     } else if (a == "drain") {
       proto.drain = true;
-    } else if (a == "resolve" || starts_with(a, "route=") || starts_with(a, "service=") ||
-               starts_with(a, "slow_start=")) {
+    } else if (a == "resolve") {
+      at_run_time = true;
+    } else if (starts_with(a, "route=") || starts_with(a, "service=") || starts_with(a, "slow_start=")) {
+      // service= (DNS SRV records) is not implemented: refused by name.
       return node_error(n, q(a) + " is not yet supported");
     } else {
       return node_error(n, "invalid parameter " + q(a));
     }
+  }
+  if (at_run_time) {
+    auto t = resolve_template(n.args[0], n);
+    if (!t) return Error{t.error()};
+    if (t->has_value()) {  // a name: its addresses come at run time
+      (*t)->proto = proto;
+      g.resolves.push_back(std::move(**t));
+      return Ok{};
+    }
+    // An address literal or a unix socket is used as it is, as nginx does.
   }
   auto addrs = resolve(n.args[0], n);
   if (!addrs) return Error{addrs.error()};
@@ -254,32 +295,77 @@ Status set_upstream(Compiler& c, Scope&, const Node& n) {
       if (st) st = read_state_file(c, *g, d);
     } else if (d.name == "zone") {
       // Shared-memory zones share state between worker processes; torii's
-      // workers keep per-worker state, so the zone is accepted and unused.
+      // workers keep per-worker state. nginx resolves names at run time
+      // only in a group with a zone, so the same config is required here.
       st = arity(d, 1, 2);
+      g->zone = true;
+    } else if (d.name == "resolver") {
+      if (g->resolver) return node_error(d, "\"resolver\" directive is duplicate");
+      auto r = parse_resolver(d);
+      if (!r) return Error{r.error()};
+      g->resolver = std::move(*r);
+    } else if (d.name == "resolver_timeout") {
+      st = arity(d, 1, 1);
+      if (st) {
+        auto t = parse_resolver_timeout(d);
+        if (!t) return Error{t.error()};
+        g->resolver_timeout = *t;
+      }
     } else if (d.name == "keepalive_time" && is_time(d, 3600'000)) {
       // nginx's default (1h): torii does not retire busy connections by age yet.
-    } else if (d.name == "keepalive_time" || d.name == "ntlm" || d.name == "sticky" || d.name == "queue" ||
-               d.name == "resolver" || d.name == "resolver_timeout") {
+    } else if (d.name == "keepalive_time" || d.name == "ntlm" || d.name == "sticky" || d.name == "queue") {
       return node_error(d, q(d.name) + " is not yet supported");
     } else {
       return node_error(d, missing_directive_message(d.name));
     }
     if (!st) return st;
   }
+  if (!g->resolves.empty() && !g->zone)
+    return node_error(n, "resolving names at run time requires upstream " + q(g->name) + " in " + g->file + ":" +
+                             std::to_string(g->line) + " to be in shared memory");
+  if (!g->resolves.empty() && !g->state_file.empty())
+    return node_error(n, "\"resolve\" in the state file of upstream " + q(g->name) + " is not yet supported");
   // A group with a state file may start empty: the admin API fills it.
-  if (g->servers.empty() && g->state_file.empty()) return node_error(n, "no servers are inside upstream");
-  bool any_primary = std::any_of(g->servers.begin(), g->servers.end(), [](const auto& s) { return !s.backup; });
-  if (!any_primary && !g->servers.empty()) return node_error(n, "no primary servers are inside upstream");
+  if (g->servers.empty() && g->resolves.empty() && g->state_file.empty())
+    return node_error(n, "no servers are inside upstream");
+  bool any_primary = std::any_of(g->servers.begin(), g->servers.end(), [](const auto& s) { return !s.backup; }) ||
+                     std::any_of(g->resolves.begin(), g->resolves.end(), [](const auto& t) { return !t.proto.backup; });
+  if (!any_primary && !(g->servers.empty() && g->resolves.empty()))
+    return node_error(n, "no primary servers are inside upstream");
   for (size_t i = 0; i < g->servers.size(); ++i) g->servers[i].id = unsigned(i);
   if (g->balancer != B::round_robin && g->balancer != B::least_conn) {
     for (const auto& s : g->servers)
       if (s.backup) return node_error(n, "backup servers are not allowed with this load balancing method");
+    for (const auto& t : g->resolves)
+      if (t.proto.backup) return node_error(n, "backup servers are not allowed with this load balancing method");
   }
   if (g->health_check) g->health = std::make_shared<PeerHealth>(g->servers.size());
-  if (c.cfg().api_enabled) upstream::attach_live_group(*g);
+  // Resolved names change the server list at run time through the same
+  // LiveGroup the admin API edits (upstream/name_refresher).
+  if (c.cfg().api_enabled || !g->resolves.empty()) upstream::attach_live_group(*g);
   c.cfg().upstreams.push_back(std::move(g));
   return Ok{};
 }
+
+}  // namespace
+
+Status finish_upstream_resolvers(Config& cfg, const LocationSettings& http) {
+  for (auto& g : cfg.upstreams) {
+    if (g->resolves.empty()) continue;
+    // Set where the group is still the only owner (the admin API's first
+    // snapshot copied it before: it has no use for these fields).
+    auto& group = const_cast<UpstreamGroupConfig&>(*g);
+    if (!group.resolver) group.resolver = http.resolver;
+    if (group.resolver_timeout.count() == 0) group.resolver_timeout = http.resolver_timeout;
+    if (!group.resolver)
+      return make_error(group.file + ":" + std::to_string(group.line) +
+                        ": no resolver defined to resolve names at run time in upstream " + q(group.name) + " in " +
+                        group.file + ":" + std::to_string(group.line));
+  }
+  return Ok{};
+}
+
+namespace {
 
 // ---- map {} ------------------------------------------------------------------
 
@@ -422,6 +508,16 @@ Status set_http_version(Compiler&, Scope& s, const Node& n) {
   });
 }
 
+// proxy_method: the method sent upstream instead of the client's.
+Status set_method(Compiler&, Scope& s, const Node& n) {
+  auto t = compile_template(n.args[0]);
+  if (!t) return node_error(n, t.error());
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.method = std::move(*t);
+    return Ok{};
+  });
+}
+
 Status set_set_header(Compiler&, Scope& s, const Node& n) {
   auto t = compile_template(n.args[1]);
   if (!t) return node_error(n, t.error());
@@ -449,31 +545,138 @@ Status set_name_list(Compiler&, Scope& s, const Node& n) {
   });
 }
 
+// The FROM of a proxy_redirect or proxy_cookie_* line: "~REGEX" (caseless
+// with "~*", or always for a cookie domain), else a template.
+Status rewrite_rule(const Node& n, bool domain, ProxyRedirect& rule) {
+  std::string_view from = n.args[0];
+  if (starts_with(from, "~")) {
+    const bool caseless = domain || starts_with(from, "~*");
+    from.remove_prefix(!domain && caseless ? 2 : 1);
+    auto re = Regex::compile(from, caseless);
+    if (!re) return node_error(n, re.error());
+    rule.regex = std::move(*re);
+  } else {
+    if (domain && starts_with(from, ".")) from.remove_prefix(1);
+    auto t = compile_template(from);
+    if (!t) return node_error(n, t.error());
+    rule.from = std::move(*t);
+  }
+  std::string_view to = n.args[1];
+  if (domain && !rule.regex && starts_with(to, ".")) to.remove_prefix(1);
+  auto t = compile_template(to);
+  if (!t) return node_error(n, t.error());
+  rule.to = std::move(*t);
+  return Ok{};
+}
+
+// "proxy_redirect default" among other lines: nginx's rule for the
+// proxy_pass above it.
+Status default_redirect_rule(const Node& n, const ProxyConfig& p, ProxyRedirect& rule) {
+  if (!p.url_template.empty())
+    return node_error(n, "\"proxy_redirect default\" cannot be used with \"proxy_pass\" directive with variables");
+  if (p.url.empty()) return node_error(n, "\"proxy_redirect default\" should be placed after the \"proxy_pass\" directive");
+  auto from = compile_template(p.has_uri ? p.url : p.url + "/");
+  auto to = compile_template(p.has_uri ? p.location_prefix : std::string("/"));
+  if (!from || !to) return node_error(n, "invalid \"proxy_redirect default\"");
+  rule.from = std::move(*from);
+  rule.to = std::move(*to);
+  return Ok{};
+}
+
 Status set_redirect(Compiler&, Scope& s, const Node& n) {
   bool first = !(s.proxy_here & kRedirectHere);
   s.proxy_here |= kRedirectHere;
+  using Mode = ProxyConfig::RedirectMode;
   if (n.args.size() == 1) {
     if (n.args[0] != "default" && n.args[0] != "off" && n.args[0] != "false") return invalid_value(n, n.args[0]);
     bool off = n.args[0] != "default";
+    if (off || first) {
+      return edit(s, [&](ProxyConfig& p) -> Status {
+        p.redirects.clear();
+        p.redirect_mode = off ? Mode::off : Mode::default_;
+        return Ok{};
+      });
+    }
+  }
+  ProxyRedirect rule;
+  const bool is_default = n.args.size() == 1;
+  if (!is_default) {
+    if (Status st = rewrite_rule(n, false, rule); !st) return st;
+  }
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    // Lines of one block make one list, tried in order; "default" among
+    // them is the rule nginx derives from proxy_pass.
+    const bool had_default = !first && p.redirect_mode == Mode::default_;
+    if (first || p.redirect_mode != Mode::list) p.redirects.clear();
+    if (had_default) {
+      ProxyRedirect d;
+      if (Status st = default_redirect_rule(n, p, d); !st) return st;
+      p.redirects.push_back(std::move(d));
+    }
+    if (is_default) {
+      if (Status st = default_redirect_rule(n, p, rule); !st) return st;
+    }
+    p.redirect_mode = Mode::list;
+    p.redirects.push_back(std::move(rule));
+    return Ok{};
+  });
+}
+
+// proxy_cookie_domain / proxy_cookie_path: FROM TO lines, or "off".
+template <std::vector<ProxyRedirect> ProxyConfig::*F, uint32_t Bit>
+Status set_cookie_rewrite(Compiler&, Scope& s, const Node& n) {
+  bool first = !(s.proxy_here & Bit);
+  s.proxy_here |= Bit;
+  if (n.args.size() == 1) {
+    if (n.args[0] != "off") return node_error(n, "invalid parameter " + q(n.args[0]));
     return edit(s, [&](ProxyConfig& p) -> Status {
-      p.redirects.clear();
-      p.redirect_default_too = false;
-      p.redirect_mode = off ? ProxyConfig::RedirectMode::off : ProxyConfig::RedirectMode::default_;
+      (p.*F).clear();
       return Ok{};
     });
   }
-  if (starts_with(n.args[0], "~")) return node_error(n, "regular expressions in \"proxy_redirect\" are not yet supported");
-  auto from = compile_template(n.args[0]);
-  if (!from) return node_error(n, from.error());
-  auto to = compile_template(n.args[1]);
-  if (!to) return node_error(n, to.error());
+  ProxyRedirect rule;
+  if (Status st = rewrite_rule(n, F == &ProxyConfig::cookie_domains, rule); !st) return st;
   return edit(s, [&](ProxyConfig& p) -> Status {
-    if (first || p.redirect_mode != ProxyConfig::RedirectMode::list) {
-      p.redirects.clear();
-      p.redirect_default_too = false;
-    }
-    p.redirect_mode = ProxyConfig::RedirectMode::list;
-    p.redirects.push_back({std::move(*from), std::move(*to)});
+    if (first) (p.*F).clear();
+    (p.*F).push_back(std::move(rule));
+    return Ok{};
+  });
+}
+
+Status set_cookie_flags(Compiler&, Scope& s, const Node& n) {
+  bool first = !(s.proxy_here & kCookieFlagsHere);
+  s.proxy_here |= kCookieFlagsHere;
+  if (n.args.size() == 1) {
+    if (n.args[0] != "off") return node_error(n, "invalid parameter " + q(n.args[0]));
+    return edit(s, [&](ProxyConfig& p) -> Status {
+      p.cookie_flags.clear();
+      return Ok{};
+    });
+  }
+  CookieFlags line;
+  if (starts_with(n.args[0], "~")) {
+    auto re = Regex::compile(std::string_view(n.args[0]).substr(1), true);
+    if (!re) return node_error(n, re.error());
+    line.regex = std::move(*re);
+  } else {
+    auto t = compile_template(n.args[0]);
+    if (!t) return node_error(n, t.error());
+    line.name = std::move(*t);
+  }
+  static constexpr std::string_view kFlags[] = {"secure",          "nosecure",     "httponly",      "nohttponly",
+                                                "samesite=strict", "samesite=lax", "samesite=none", "nosamesite"};
+  for (size_t i = 1; i < n.args.size(); ++i) {
+    const std::string& a = n.args[i];
+    if (a.find('$') == std::string::npos &&
+        std::find(std::begin(kFlags), std::end(kFlags), lower(a)) == std::end(kFlags))
+      return node_error(n, "invalid parameter " + q(a));
+    auto t = compile_template(a);
+    if (!t) return node_error(n, t.error());
+    line.flags.push_back(std::move(*t));
+  }
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    if (first) p.cookie_flags.clear();
+    p.cookie_flags.push_back(std::move(line));
     return Ok{};
   });
 }
@@ -570,10 +773,16 @@ const DirectiveSpec kProxyDirectives[] = {
     {"map", kHttp, kArgs2 | kBlock, false, false, kUpstream, &set_map},
     {"proxy_pass", kLocation | kLocationIf, kArgs1, true, false, kMain, &set_proxy_pass},
     {"proxy_http_version", kHSL, kArgs1, true, false, kMain, &set_http_version},
+    {"proxy_method", kHSL, kArgs1, true, false, kMain, &set_method},
     {"proxy_set_header", kHSL, kArgs2, false, false, kMain, &set_set_header},
     {"proxy_hide_header", kHSL, kArgs1, false, false, kMain, &set_name_list<&ProxyConfig::hide_headers, kHideHere>},
     {"proxy_pass_header", kHSL, kArgs1, false, false, kMain, &set_name_list<&ProxyConfig::pass_headers, kPassHere>},
     {"proxy_redirect", kHSL, kArgs1 | kArgs2, false, false, kMain, &set_redirect},
+    {"proxy_cookie_domain", kHSL, kArgs1 | kArgs2, false, false, kMain,
+     &set_cookie_rewrite<&ProxyConfig::cookie_domains, kCookieDomainHere>},
+    {"proxy_cookie_path", kHSL, kArgs1 | kArgs2, false, false, kMain,
+     &set_cookie_rewrite<&ProxyConfig::cookie_paths, kCookiePathHere>},
+    {"proxy_cookie_flags", kHSL, kArgs1More, false, false, kMain, &set_cookie_flags},
     {"proxy_connect_timeout", kHSL, kArgs1, true, false, kMain, &set_timeout<&ProxyConfig::connect_timeout>},
     {"proxy_send_timeout", kHSL, kArgs1, true, false, kMain, &set_timeout<&ProxyConfig::send_timeout>},
     {"proxy_read_timeout", kHSL, kArgs1, true, false, kMain, &set_timeout<&ProxyConfig::read_timeout>},

@@ -6,6 +6,7 @@
 #include "config/directives.h"
 #include "config/directives_cgi.h"
 #include "config/proxy_config.h"
+#include "config/ssl_directive_args.h"
 #include "config/upstream_tls_config.h"
 #include "modules/rewrite/program.h"
 #include "net/upstream_tls_context.h"
@@ -45,21 +46,9 @@ Status edit_tls(Scope& s, const Node& n, F&& f) {
   return Ok{};
 }
 
-// TLS files are relative to the main config file's directory, as nginx's.
-Result<SslFile> file_arg(Compiler& c, const Node& n) {
-  const std::string& p = n.args[0];
-  if (p.find('$') != std::string::npos) return node_error(n, "variables in " + q(n.name) + " are not yet supported");
-  if (p.rfind("data:", 0) == 0 || p.rfind("engine:", 0) == 0)
-    return node_error(n, q(p) + " is not yet supported in " + q(n.name) + " directive");
-  const std::string& conf = c.cfg().conf_file;
-  size_t slash = conf.rfind('/');
-  if (p.empty() || p[0] == '/' || slash == std::string::npos) return SslFile{c.full_path(p), n.where()};
-  return SslFile{conf.substr(0, slash + 1) + p, n.where()};
-}
-
 template <SslFile UpstreamTlsConfig::*F>
 Status set_file(Compiler& c, Scope& s, const Node& n) {
-  auto f = file_arg(c, n);
+  auto f = tls_file_arg(c, n);
   if (!f) return Error{f.error()};
   return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
     t.*F = std::move(*f);
@@ -77,25 +66,10 @@ Status set_flag(Compiler&, Scope& s, const Node& n) {
 }
 
 Status set_protocols(Compiler& c, Scope& s, const Node& n) {
-  struct Named {
-    std::string_view name;
-    uint8_t bit;
-  };
-  static constexpr Named kNames[] = {{"SSLv2", kSslV2},   {"SSLv3", kSslV3},   {"TLSv1", kTlsV1},
-                                     {"TLSv1.1", kTlsV11}, {"TLSv1.2", kTlsV12}, {"TLSv1.3", kTlsV13}};
-  uint8_t bits = 0;
-  for (const auto& a : n.args) {
-    uint8_t bit = 0;
-    for (const auto& k : kNames)
-      if (k.name == a) bit = k.bit;
-    if (!bit) return invalid_value(n, a);
-    if (bit & (kSslV2 | kSslV3 | kTlsV1 | kTlsV11)) {
-      c.warn(n, q(a) + " in " + q(n.name) + " is refused by OpenSSL 3 at its default security level");
-    }
-    bits |= bit;
-  }
+  auto bits = tls_protocols_arg(c, n);
+  if (!bits) return Error{bits.error()};
   return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
-    t.protocols = bits;
+    t.protocols = *bits;
     return Ok{};
   });
 }

@@ -75,38 +75,16 @@ Status on_off(const Node& n, std::string_view arg, std::string_view value, bool&
 }
 
 Status set_resolver(Compiler&, Scope& s, const Node& n) {
-  auto r = std::make_shared<dns::ResolverConfig>();
-  for (const auto& a : n.args) {
-    std::string_view arg = a;
-    if (arg.starts_with("valid=")) {
-      int64_t ms = 0;
-      if (!parse_time_ms(arg.substr(6), ms) || ms <= 0) return node_error(n, "invalid parameter: " + std::string(arg));
-      r->valid = Ms(ms);
-    } else if (arg.starts_with("ipv4=")) {
-      if (Status st = on_off(n, arg, arg.substr(5), r->ipv4); !st) return st;
-    } else if (arg.starts_with("ipv6=")) {
-      if (Status st = on_off(n, arg, arg.substr(5), r->ipv6); !st) return st;
-    } else if (arg.starts_with("status_zone=")) {
-      // A shared-memory statistics zone of nginx: there is nothing to share here.
-    } else if (arg.find('=') != std::string_view::npos) {
-      return node_error(n, "invalid parameter: " + std::string(arg));
-    } else if (Status st = add_servers(n, arg, *r); !st) {
-      return st;
-    }
-  }
-  if (!r->ipv4 && !r->ipv6) return node_error(n, "\"ipv4\" and \"ipv6\" cannot both be \"off\"");
-  if (r->servers.empty()) return node_error(n, "no name servers defined");
-  for (const auto& sv : r->servers) r->key += sv + ",";
-  r->key += " valid=" + std::to_string(r->valid.count()) + (r->ipv4 ? " 4" : "") + (r->ipv6 ? " 6" : "");
-  s.settings->resolver = std::move(r);
+  auto r = parse_resolver(n);
+  if (!r) return Error{r.error()};
+  s.settings->resolver = std::move(*r);
   return Ok{};
 }
 
 Status set_resolver_timeout(Compiler&, Scope& s, const Node& n) {
-  int64_t ms = 0;
-  if (!parse_time_ms(n.args[0], ms) || ms <= 0)
-    return node_error(n, "invalid value " + q(n.args[0]) + " in \"resolver_timeout\" directive");
-  s.settings->resolver_timeout = Ms(ms);
+  auto t = parse_resolver_timeout(n);
+  if (!t) return Error{t.error()};
+  s.settings->resolver_timeout = *t;
   return Ok{};
 }
 
@@ -118,6 +96,40 @@ constexpr DirectiveSpec kResolverDirectives[] = {
 };
 
 }  // namespace
+
+Result<std::shared_ptr<const dns::ResolverConfig>> parse_resolver(const Node& n) {
+  auto r = std::make_shared<dns::ResolverConfig>();
+  for (const auto& a : n.args) {
+    std::string_view arg = a;
+    if (arg.starts_with("valid=")) {
+      int64_t ms = 0;
+      if (!parse_time_ms(arg.substr(6), ms) || ms <= 0) return node_error(n, "invalid parameter: " + std::string(arg));
+      r->valid = Ms(ms);
+    } else if (arg.starts_with("ipv4=")) {
+      if (Status st = on_off(n, arg, arg.substr(5), r->ipv4); !st) return Error{st.error()};
+    } else if (arg.starts_with("ipv6=")) {
+      if (Status st = on_off(n, arg, arg.substr(5), r->ipv6); !st) return Error{st.error()};
+    } else if (arg.starts_with("status_zone=")) {
+      // A shared-memory statistics zone of nginx: there is nothing to share here.
+    } else if (arg.find('=') != std::string_view::npos) {
+      return node_error(n, "invalid parameter: " + std::string(arg));
+    } else if (Status st = add_servers(n, arg, *r); !st) {
+      return Error{st.error()};
+    }
+  }
+  if (!r->ipv4 && !r->ipv6) return node_error(n, "\"ipv4\" and \"ipv6\" cannot both be \"off\"");
+  if (r->servers.empty()) return node_error(n, "no name servers defined");
+  for (const auto& sv : r->servers) r->key += sv + ",";
+  r->key += " valid=" + std::to_string(r->valid.count()) + (r->ipv4 ? " 4" : "") + (r->ipv6 ? " 6" : "");
+  return std::shared_ptr<const dns::ResolverConfig>(std::move(r));
+}
+
+Result<Ms> parse_resolver_timeout(const Node& n) {
+  int64_t ms = 0;
+  if (!parse_time_ms(n.args[0], ms) || ms <= 0)
+    return node_error(n, "invalid value " + q(n.args[0]) + " in \"resolver_timeout\" directive");
+  return Ms(ms);
+}
 
 std::span<const DirectiveSpec> resolver_directives() { return kResolverDirectives; }
 

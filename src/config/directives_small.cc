@@ -2,6 +2,8 @@
 // two: settings that change a detail of a response or of a connection,
 // and the tuning knobs whose job torii's design already does (accepted,
 // with a notice where a value asks for something that does not happen).
+#include <strings.h>
+
 #include "config/directives.h"
 #include "modules/charset/charset_filter.h"
 
@@ -23,8 +25,17 @@ Status set_flag(Compiler&, Scope& s, const Node& n) {
 
 // ---- ngx_http_charset_module (no recoding) ----------------------------------
 
-Status set_charset(Compiler&, Scope& s, const Node& n) {
+// A charset name the config mentions, once (nginx's charset list).
+void note_charset(Compiler& c, const std::string& name) {
+  auto& names = c.cfg().charsets;
+  for (const auto& known : names)
+    if (strcasecmp(known.c_str(), name.c_str()) == 0) return;
+  names.push_back(name);
+}
+
+Status set_charset(Compiler& c, Scope& s, const Node& n) {
   s.settings->charset = n.args[0] == "off" ? std::string() : n.args[0];
+  if (n.args[0] != "off" && n.args[0].find('$') == std::string::npos) note_charset(c, n.args[0]);
   return Ok{};
 }
 
@@ -38,6 +49,7 @@ Status set_charset_types(Compiler&, Scope& s, const Node& n) {
 // source_charset and override_charset ask for recoding between charsets,
 // which torii does not do: bytes pass unchanged (UTF-8 sites need none).
 Status accept_recoding(Compiler& c, Scope&, const Node& n) {
+  if (n.name == "source_charset" && n.args[0].find('$') == std::string::npos) note_charset(c, n.args[0]);
   if (n.name == "override_charset" && n.args[0] == "on")
     c.warn(n, "\"override_charset on\" has no effect: torii does not recode responses");
   return Ok{};

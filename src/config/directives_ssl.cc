@@ -5,6 +5,7 @@
 
 #include "config/directives.h"
 #include "config/ssl_config.h"
+#include "config/ssl_directive_args.h"
 
 namespace torii::config {
 
@@ -14,17 +15,6 @@ std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 Error invalid_value(const Node& n, std::string_view value) {
   return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
-}
-
-// Settings are shared between the http block and the servers that change
-// nothing; a directive writes into a private copy (copy on write).
-SslServerConfig& writable(Scope& s, const Node& n) {
-  auto next = s.server->ssl ? std::make_shared<SslServerConfig>(*s.server->ssl) : std::make_shared<SslServerConfig>();
-  next->ctx.reset();
-  if (next->where.empty()) next->where = n.where();
-  SslServerConfig& ref = *next;
-  s.server->ssl = std::move(next);
-  return ref;
 }
 
 // Array directives replace what the parent block set at their first use in
@@ -38,26 +28,8 @@ void own(std::vector<T>& list, const void*& owner, const Scope& s) {
 
 Status set_ssl(Compiler& c, Scope& s, const Node& n) {
   c.warn(n, "the \"ssl\" directive is deprecated, use the \"listen ... ssl\" directive instead");
-  writable(s, n).ssl_on = n.args[0] == "on";
+  writable_ssl(s, n).ssl_on = n.args[0] == "on";
   return Ok{};
-}
-
-Result<SslFile> file_arg(Compiler& c, const Node& n) {
-  if (n.args[0].find('$') != std::string::npos) return node_error(n, "variables in " + q(n.name) + " are not yet supported");
-  if (n.args[0].rfind("data:", 0) == 0 || n.args[0].rfind("engine:", 0) == 0)
-    return node_error(n, q(n.args[0]) + " is not yet supported in " + q(n.name) + " directive");
-  // Like nginx, TLS files are relative to the main config file's directory.
-  const std::string& p = n.args[0];
-  const std::string& conf = c.cfg().conf_file;
-  size_t slash = conf.rfind('/');
-  if (p.empty() || p[0] == '/' || slash == std::string::npos) return SslFile{c.full_path(p), n.where()};
-  return SslFile{conf.substr(0, slash + 1) + p, n.where()};
-}
-
-std::string conf_dir(Compiler& c) {
-  const std::string& conf = c.cfg().conf_file;
-  size_t slash = conf.rfind('/');
-  return slash == std::string::npos ? c.full_path("") : conf.substr(0, slash + 1);
 }
 
 // ssl_certificate and ssl_certificate_key: a file, "data:PEM", or a name
@@ -71,17 +43,17 @@ Result<SslFile> certificate_arg(Compiler& c, const Node& n) {
       return node_error(n, "only $ssl_server_name is supported as a variable in " + q(n.name) + " directive");
   }
   if (p.rfind("data:", 0) == 0) return SslFile{p, n.where()};
-  if (p.find('$') == std::string::npos) return file_arg(c, n);
+  if (p.find('$') == std::string::npos) return tls_file_arg(c, n);
   // With a variable: relative names are completed now, or once rendered when the variable comes first.
   if (p[0] == '/' || p[0] == '$') return SslFile{p, n.where()};
-  return SslFile{conf_dir(c) + p, n.where()};
+  return SslFile{tls_conf_dir(c) + p, n.where()};
 }
 
 Status set_certificate(Compiler& c, Scope& s, const Node& n) {
   auto f = certificate_arg(c, n);
   if (!f) return Error{f.error()};
-  auto& ssl = writable(s, n);
-  ssl.conf_dir = conf_dir(c);
+  auto& ssl = writable_ssl(s, n);
+  ssl.conf_dir = tls_conf_dir(c);
   own(ssl.certificates, ssl.certificates_owner, s);
   ssl.certificates.push_back(std::move(*f));
   return Ok{};
@@ -90,53 +62,37 @@ Status set_certificate(Compiler& c, Scope& s, const Node& n) {
 Status set_certificate_key(Compiler& c, Scope& s, const Node& n) {
   auto f = certificate_arg(c, n);
   if (!f) return Error{f.error()};
-  auto& ssl = writable(s, n);
+  auto& ssl = writable_ssl(s, n);
   own(ssl.certificate_keys, ssl.keys_owner, s);
   ssl.certificate_keys.push_back(std::move(*f));
   return Ok{};
 }
 
 Status set_protocols(Compiler& c, Scope& s, const Node& n) {
-  struct Named {
-    std::string_view name;
-    uint8_t bit;
-  };
-  static constexpr Named kNames[] = {{"SSLv2", kSslV2},   {"SSLv3", kSslV3},   {"TLSv1", kTlsV1},
-                                     {"TLSv1.1", kTlsV11}, {"TLSv1.2", kTlsV12}, {"TLSv1.3", kTlsV13}};
-  uint8_t bits = 0;
-  for (const auto& a : n.args) {
-    uint8_t bit = 0;
-    for (const auto& k : kNames)
-      if (k.name == a) bit = k.bit;
-    if (!bit) return invalid_value(n, a);
-    if (bit & (kSslV2 | kSslV3 | kTlsV1 | kTlsV11)) {
-      c.warn(n, q(a) + " in \"ssl_protocols\" is refused by OpenSSL 3 at its default security level: "
-                       "clients that only speak it will fail the handshake");
-    }
-    bits |= bit;
-  }
-  writable(s, n).protocols = bits;
+  auto bits = tls_protocols_arg(c, n);
+  if (!bits) return Error{bits.error()};
+  writable_ssl(s, n).protocols = *bits;
   return Ok{};
 }
 
 Status set_ciphers(Compiler&, Scope& s, const Node& n) {
-  writable(s, n).ciphers = n.args[0];
+  writable_ssl(s, n).ciphers = n.args[0];
   return Ok{};
 }
 
 Status set_prefer_server_ciphers(Compiler&, Scope& s, const Node& n) {
-  writable(s, n).prefer_server_ciphers = n.args[0] == "on";
+  writable_ssl(s, n).prefer_server_ciphers = n.args[0] == "on";
   return Ok{};
 }
 
 Status set_ecdh_curve(Compiler&, Scope& s, const Node& n) {
-  writable(s, n).ecdh_curve = n.args[0];
+  writable_ssl(s, n).ecdh_curve = n.args[0];
   return Ok{};
 }
 
 // off | none | builtin[:size] | shared:name:size, the last two combinable.
 Status set_session_cache(Compiler&, Scope& s, const Node& n) {
-  auto& ssl = writable(s, n);
+  auto& ssl = writable_ssl(s, n);
   using SC = SslServerConfig::SessionCache;
   for (const auto& a : n.args) {
     std::string_view v = a;
@@ -179,38 +135,38 @@ Status set_session_cache(Compiler&, Scope& s, const Node& n) {
 Status set_session_timeout(Compiler&, Scope& s, const Node& n) {
   int64_t ms = 0;
   if (!parse_time_ms(n.args[0], ms)) return invalid_value(n, n.args[0]);
-  writable(s, n).session_timeout_s = ms / 1000;
+  writable_ssl(s, n).session_timeout_s = ms / 1000;
   return Ok{};
 }
 
 Status set_session_tickets(Compiler&, Scope& s, const Node& n) {
-  writable(s, n).session_tickets = n.args[0] == "on";
+  writable_ssl(s, n).session_tickets = n.args[0] == "on";
   return Ok{};
 }
 
 Status set_ticket_key(Compiler& c, Scope& s, const Node& n) {
-  auto f = file_arg(c, n);
+  auto f = tls_file_arg(c, n);
   if (!f) return Error{f.error()};
-  auto& ssl = writable(s, n);
+  auto& ssl = writable_ssl(s, n);
   own(ssl.ticket_key_files, ssl.ticket_keys_owner, s);
   ssl.ticket_key_files.push_back(std::move(*f));
   return Ok{};
 }
 
 Status set_early_data(Compiler&, Scope& s, const Node& n) {
-  writable(s, n).early_data = n.args[0] == "on";
+  writable_ssl(s, n).early_data = n.args[0] == "on";
   return Ok{};
 }
 
 Status set_dhparam(Compiler& c, Scope& s, const Node& n) {
-  auto f = file_arg(c, n);
+  auto f = tls_file_arg(c, n);
   if (!f) return Error{f.error()};
-  writable(s, n).dhparam = std::move(*f);
+  writable_ssl(s, n).dhparam = std::move(*f);
   return Ok{};
 }
 
 Status set_conf_command(Compiler&, Scope& s, const Node& n) {
-  auto& ssl = writable(s, n);
+  auto& ssl = writable_ssl(s, n);
   own(ssl.conf_commands, ssl.conf_commands_owner, s);
   ssl.conf_commands.emplace_back(n.args[0], n.args[1]);
   return Ok{};
@@ -219,7 +175,7 @@ Status set_conf_command(Compiler&, Scope& s, const Node& n) {
 Status set_buffer_size(Compiler&, Scope& s, const Node& n) {
   int64_t v = 0;
   if (!parse_size(n.args[0], v) || v <= 0) return invalid_value(n, n.args[0]);
-  writable(s, n).buffer_size = size_t(std::min<int64_t>(v, 16 * 1024));  // a TLS record holds 16 KB at most
+  writable_ssl(s, n).buffer_size = size_t(std::min<int64_t>(v, 16 * 1024));  // a TLS record holds 16 KB at most
   return Ok{};
 }
 

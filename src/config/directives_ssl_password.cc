@@ -11,21 +11,13 @@
 
 #include "config/directives.h"
 #include "config/ssl_config.h"
+#include "config/ssl_directive_args.h"
 
 namespace torii::config {
 
 namespace {
 
 constexpr uint16_t kHS = kHttp | kServer;
-
-SslServerConfig& writable(Scope& s, const Node& n) {
-  auto next = s.server->ssl ? std::make_shared<SslServerConfig>(*s.server->ssl) : std::make_shared<SslServerConfig>();
-  next->ctx.reset();
-  if (next->where.empty()) next->where = n.where();
-  SslServerConfig& ref = *next;
-  s.server->ssl = std::move(next);
-  return ref;
-}
 
 // Lines end with LF or CRLF; empty lines are skipped. A file with no line
 // at all gives one empty password, as nginx's.
@@ -55,7 +47,7 @@ Status set_password_file(Compiler& c, Scope& s, const Node& n) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return node_error(n, "open() \"" + path + "\" failed (" + std::to_string(errno) + ": " + strerror(errno) + ")");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  writable(s, n).passwords = std::make_shared<const std::vector<std::string>>(split_passwords(text));
+  writable_ssl(s, n).passwords = std::make_shared<const std::vector<std::string>>(split_passwords(text));
   return Ok{};
 }
 

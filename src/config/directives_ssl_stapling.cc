@@ -7,6 +7,7 @@
 
 #include "config/directives.h"
 #include "config/ssl_config.h"
+#include "config/ssl_directive_args.h"
 
 namespace torii::config {
 
@@ -14,45 +15,27 @@ namespace {
 
 constexpr uint16_t kHS = kHttp | kServer;
 
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-// Copy on write, as the other ssl_* directives: servers that set nothing
-// keep sharing their parent's settings (and context).
-SslServerConfig& writable(Scope& s, const Node& n) {
-  auto next = s.server->ssl ? std::make_shared<SslServerConfig>(*s.server->ssl) : std::make_shared<SslServerConfig>();
-  next->ctx.reset();
-  if (next->where.empty()) next->where = n.where();
-  SslServerConfig& ref = *next;
-  s.server->ssl = std::move(next);
-  return ref;
-}
-
 Status set_stapling(Compiler&, Scope& s, const Node& n) {
-  writable(s, n).stapling = n.args[0] == "on";
+  writable_ssl(s, n).stapling = n.args[0] == "on";
   return Ok{};
 }
 
 Status set_stapling_verify(Compiler&, Scope& s, const Node& n) {
-  writable(s, n).stapling_verify = n.args[0] == "on";
+  writable_ssl(s, n).stapling_verify = n.args[0] == "on";
   return Ok{};
 }
 
-// Like nginx, the file is relative to the main config file's directory.
 Status set_stapling_file(Compiler& c, Scope& s, const Node& n) {
-  const std::string& p = n.args[0];
-  if (p.find('$') != std::string::npos) return node_error(n, "variables in " + q(n.name) + " are not supported");
-  const std::string& conf = c.cfg().conf_file;
-  size_t slash = conf.rfind('/');
-  std::string path = p.empty() || p[0] == '/' || slash == std::string::npos ? c.full_path(p)
-                                                                             : conf.substr(0, slash + 1) + p;
-  writable(s, n).stapling_file = SslFile{std::move(path), n.where()};
+  auto f = tls_file_arg(c, n);
+  if (!f) return Error{f.error()};
+  writable_ssl(s, n).stapling_file = std::move(*f);
   return Ok{};
 }
 
 // The URL is checked when the staples are set up, as nginx does: a bad one
 // turns stapling off for the certificate with a warning.
 Status set_stapling_responder(Compiler&, Scope& s, const Node& n) {
-  writable(s, n).stapling_responder = n.args[0];
+  writable_ssl(s, n).stapling_responder = n.args[0];
   return Ok{};
 }
 

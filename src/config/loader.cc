@@ -273,7 +273,9 @@ Status Compiler::http(const Node& n) {
   http_children_ = n.children;
   auto st = add_admin_server(*this, http_children_);
   if (!st) return st;
-  return block(http_children_, scope);
+  st = block(http_children_, scope);
+  if (!st) return st;
+  return finish_upstream_resolvers(cfg_, proto.settings);
 }
 
 Status Compiler::server(Scope& parent, const Node& n) {

@@ -17,6 +17,7 @@ namespace torii::config {
 struct UpstreamGroupConfig;
 struct UpstreamTlsConfig;
 struct CacheSettings;  // config/cache_config.h
+class Regex;          // config/regex.h
 
 // proxy_next_upstream conditions.
 enum NextUpstream : uint32_t {
@@ -53,9 +54,24 @@ struct ProxyHeader {
   Template value;  // renders empty: the header is not sent at all
 };
 
+// One proxy_redirect, proxy_cookie_domain or proxy_cookie_path rule, as
+// nginx's: with `regex` (`~`, `~*`) a match anywhere in the value replaces
+// all of it with `to`, which may use the match's captures; else `from`,
+// rendered, is a prefix (proxy_redirect, cookie path) or the whole domain,
+// without a leading dot and in any case (cookie domain), replaced by `to`.
 struct ProxyRedirect {
   Template from;
+  std::shared_ptr<const Regex> regex;
   Template to;
+};
+
+// One proxy_cookie_flags line: the cookie it names (case-insensitively,
+// or a caseless `~` regex) gets these flags: secure, nosecure, httponly,
+// nohttponly, samesite=strict|lax|none, nosamesite (each may be a variable).
+struct CookieFlags {
+  Template name;
+  std::shared_ptr<const Regex> regex;
+  std::vector<Template> flags;
 };
 
 struct ProxyConfig {
@@ -79,6 +95,7 @@ struct ProxyConfig {
   std::shared_ptr<const UpstreamTlsConfig> tls;
 
   int http_version = 10;  // proxy_http_version 1.0 | 1.1
+  Template method;        // proxy_method (may hold variables); empty: the client's method
   std::vector<ProxyHeader> set_headers;     // proxy_set_header (replaces the defaults by name)
   std::vector<std::string> hide_headers;    // proxy_hide_header, lower-case
   std::vector<std::string> pass_headers;    // proxy_pass_header, lower-case
@@ -86,6 +103,11 @@ struct ProxyConfig {
   RedirectMode redirect_mode = RedirectMode::default_;
   std::vector<ProxyRedirect> redirects;     // "proxy_redirect FROM TO" (and "default" expanded)
   bool redirect_default_too = false;         // "default" listed among FROM TO pairs
+  // proxy_cookie_domain, proxy_cookie_path, proxy_cookie_flags: applied to
+  // the upstream's Set-Cookie fields (empty: off).
+  std::vector<ProxyRedirect> cookie_domains;
+  std::vector<ProxyRedirect> cookie_paths;
+  std::vector<CookieFlags> cookie_flags;
 
   Ms connect_timeout{60'000};
   Ms send_timeout{60'000};

@@ -33,6 +33,21 @@ struct UpstreamServer {
   bool down = false;
   bool drain = false;  // takes no new requests; those in flight finish
   unsigned id = 0;     // the admin API's handle: its index at load, new ones after
+  // Made by resolving a `server NAME resolve` line: the index of its
+  // ResolveTemplate in the group, and that line's name ("app.internal:8080");
+  // -1 and empty for the servers of the config and the admin API.
+  int resolve_index = -1;
+  std::string host;
+};
+
+// `server NAME resolve` (a zone is required): the line's settings with the
+// port in `proto.addr`; the addresses come at run time, re-resolved as
+// their TTL (or the resolver's valid=) runs out (upstream/name_refresher).
+struct ResolveTemplate {
+  UpstreamServer proto;
+  std::string name;     // the host name to ask for
+  std::string written;  // as written, port included: the servers' `host`
+  uint16_t port = 80;
 };
 
 struct UpstreamGroupConfig {
@@ -59,6 +74,12 @@ struct UpstreamGroupConfig {
   std::string state_file;  // `state FILE`: the servers persist there
   std::shared_ptr<upstream::LiveGroup> live;
   std::shared_ptr<upstream::PeerStatsTable> stats;
+  bool zone = false;  // `zone NAME [SIZE]`: nginx requires it to resolve at run time
+  // `server ... resolve` lines, and the resolver that re-resolves them (the
+  // block's `resolver`, else the http block's); `servers` starts without them.
+  std::vector<ResolveTemplate> resolves;
+  std::shared_ptr<const dns::ResolverConfig> resolver;
+  Ms resolver_timeout{0};  // 0: the http block's resolver_timeout
 };
 
 }  // namespace torii::config

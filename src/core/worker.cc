@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -17,6 +18,7 @@
 #include "handlers/open_file_cache.h"
 #include "http1/connection.h"
 #include "http2/connection.h"
+#include "http3/bpf_steering.h"
 #include "http3/endpoint.h"
 #include "log/access_log.h"
 #include "log/error_log.h"
@@ -245,9 +247,15 @@ bool Worker::open_quic_endpoint(const config::ListenGroup& group, const std::sha
   binding->config = config;
   binding->group = &group;
   auto e = std::make_unique<http3::Endpoint>(*this, *fd, std::move(binding));
+  if (config->quic_bpf) steer_quic(*e, *config);
   if (watch) e->watch();
   into[http3::Endpoint::key_for(group.listen)] = std::move(e);
   return true;
+}
+
+void Worker::steer_quic(http3::Endpoint& e, const config::Config& config) {
+  const size_t workers = std::max(size_t(config.worker_processes), worker_count());
+  http3::steer_by_connection_id(e.address_key(), e.fd(), size_t(index_), workers);
 }
 
 void Worker::hand_quic_datagram(std::string address, std::shared_ptr<http3::HandedDatagram> d) {
@@ -291,6 +299,15 @@ void Worker::apply_config(std::shared_ptr<const config::Config> config) {
     retired_endpoints_[name + " #" + std::to_string(reinterpret_cast<uintptr_t>(e.get()))] = std::move(e);
   }
   quic_endpoints_ = std::move(next_quic);
+  // quic_bpf: every kept socket takes its slot in the map again (the new
+  // ones took theirs when opened); off: the kernel's hash alone.
+  for (auto& [name, e] : quic_endpoints_) {
+    if (config->quic_bpf) {
+      steer_quic(*e, *config);
+    } else {
+      http3::stop_steering(e->fd());
+    }
+  }
 
   std::unordered_map<std::string, std::unique_ptr<Acceptor>> next;
   for (const auto& group : config->listen_groups) {
@@ -407,6 +424,7 @@ void Worker::start_http2(std::unique_ptr<net::Transport> transport, const http::
   auto* raw = conn.get();
   h2_connections_.emplace(raw, std::move(conn));
   connection_opened();
+  metrics::record_connection(metrics::conn_h2);
   raw->start();
 }
 

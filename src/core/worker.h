@@ -113,6 +113,8 @@ class Worker {
   void connection_opened();
   void connection_closed();
   void begin_drain();
+  // quic_bpf: the kernel delivers this socket's connections' datagrams to it.
+  void steer_quic(http3::Endpoint& e, const config::Config& config);
   bool open_quic_endpoint(const config::ListenGroup& group, const std::shared_ptr<const config::Config>& config,
                           std::unordered_map<std::string, std::unique_ptr<http3::Endpoint>>& into, bool watch);
   void on_housekeeping();

@@ -185,7 +185,7 @@ std::shared_ptr<Lookup> Resolver::resolve(const std::string& name, int64_t timeo
   waiters.push_back(lookup);
   if (waiters.size() > 1) return lookup;  // a query for it is on its way
   if (!ok_) {
-    loop_.defer([this, name] { finish(name, Answer{kTimedOut, {}}, kErrorCacheMs); });
+    loop_.defer([this, name] { finish(name, Answer{kTimedOut, {}, 0}, kErrorCacheMs); });
     return lookup;
   }
   ares_addrinfo_hints hints{};
@@ -239,8 +239,9 @@ void Resolver::finish(const std::string& name, Answer answer, int64_t ttl_ms) {
     const int64_t now = loop_.now_ms();
     std::erase_if(cache_, [now](const auto& kv) { return kv.second.expires_ms <= now; });
   }
+  answer.expires_ms = loop_.now_ms() + ttl_ms;
   // TTL 0 still answers the requests that waited for it.
-  if (ttl_ms > 0) cache_[name] = Entry{answer, loop_.now_ms() + ttl_ms};
+  if (ttl_ms > 0) cache_[name] = Entry{answer, answer.expires_ms};
   auto it = waiting_.find(name);
   if (it == waiting_.end()) return;
   std::vector<std::weak_ptr<Lookup>> waiters = std::move(it->second);

@@ -32,6 +32,7 @@ struct Address {
 struct Answer {
   int state = 0;  // 0: resolved; else see state_text()
   std::vector<Address> addrs;
+  int64_t expires_ms = 0;  // when the TTL (or valid=) runs out, on the loop's clock; 0: no answer came
 };
 
 // nginx's words for a state: "Host not found", "Operation timed out"...

@@ -4,6 +4,7 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/sendfile.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "cache/fill.h"
 #include "cache/front.h"
 #include "config/cache_config.h"
+#include "config/directives.h"
 #include "config/proxy_config.h"
 #include "config/upstream_config.h"
 #include "config/upstream_tls_config.h"
@@ -158,8 +160,11 @@ class ProxySession final : public http::Exchange::HandlerState,
   // The failure hook: log, health, retry or respond.
   void try_failed(Failure f, int err, const char* what, const char* phase);
   bool may_retry(uint32_t condition) const;
+  // A failed send could be followed by another try (proxy_next_upstream error).
+  bool retry_after_send_allowed() const;
   bool has_next() const;  // another server may still be tried
   void respond(int status);
+  void accel_redirect(std::string_view target);  // X-Accel-Redirect: the target answers instead
   bool answer_stale(uint32_t condition);  // proxy_cache_use_stale: a stale entry answers instead
   uint32_t stale_cond_ = 0;  // why the last try failed, as proxy_cache_use_stale names it
   void fail_response(const char* what);  // after the head went out: cut the client response
@@ -215,6 +220,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   std::string tls_name_;                 // the name its certificate is checked against
   std::shared_ptr<upstream::SocketHandler> handler_;
   uint64_t conn_requests_ = 0;  // requests served on this upstream connection before this one
+  bool answered_ = false;       // some byte of an answer came on this try
 
   // The response.
   std::string in_;
@@ -399,29 +405,28 @@ void ProxySession::connect_to(int peer) {
     codec_->take_output(out_);
   }
   upstream_eof_ = false;
-  handler_ = std::make_shared<upstream::SocketHandler>(this);
+  answered_ = false;
 
   if (group_->pool.enabled()) {
-    auto taken = group_->pool.take(peer);
+    // A request that could not go again, should the connection turn out
+    // closed, looks at it first (a peek).
+    auto kept = group_->pool.take(peer, !retry_after_send_allowed());
     // A connection made for another scheme or other proxy_ssl_* settings
     // (a group shared by several locations) is not this request's.
-    const bool fits = (taken.tls != nullptr) == cfg_.ssl &&
-                      (!taken.tls || taken.tls->context() == cfg_.tls->ctx.get());
-    if (taken.fd >= 0 && !fits) {
-      taken.tls.reset();
-      ::close(taken.fd);
-      taken.fd = -1;
-    }
-    if (taken.fd >= 0) {
-      fd_ = taken.fd;
-      tls_ = std::move(taken.tls);
-      conn_requests_ = taken.requests;
-      loop_.modify(fd_, handler_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+    const bool fits = (kept.tls != nullptr) == cfg_.ssl && (!kept.tls || kept.tls->context() == cfg_.tls->ctx.get());
+    if (kept.fd >= 0 && !fits) upstream::close_connection(loop_, kept);
+    if (kept.fd >= 0) {
+      fd_ = kept.fd;
+      tls_ = std::move(kept.tls);
+      conn_requests_ = kept.requests;
+      handler_ = std::move(kept.handler);
+      handler_->set_owner(this);  // registered already: no epoll_ctl
       on_connected();
       return;
     }
   }
   conn_requests_ = 0;
+  handler_ = std::make_shared<upstream::SocketHandler>(this);
   int fd = ::socket(server.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     int err = errno;
@@ -704,11 +709,14 @@ void ProxySession::send_failed(int err, const char* what) {
 
 void ProxySession::read_head() {
   while (phase_ == Phase::exchanging) {
-    size_t old = in_.size();
-    size_t room = std::max<size_t>(cfg_.buffer_size, 4096);
-    in_.resize(old + room);
-    ssize_t n = recv_upstream(in_.data() + old, room);
-    in_.resize(old + (n > 0 ? size_t(n) : 0));
+    // Read into scratch and keep what came: a head is usually a few hundred
+    // bytes, and growing in_ first would allocate and zero the whole room.
+    const size_t room = std::min(std::max<size_t>(cfg_.buffer_size, 4096), kReadChunk);
+    ssize_t n = recv_upstream(scratch(), room);
+    if (n > 0) {
+      in_.append(scratch(), size_t(n));
+      answered_ = true;
+    }
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;
@@ -798,6 +806,19 @@ void ProxySession::on_head(size_t head_len) {
       respond(status);
       return;
     }
+  }
+
+  if (const auto target = accel_redirect_target(cfg_, resp_); !target.empty()) {
+    accel_redirect(target);
+    return;
+  }
+
+  // X-Accel-Buffering switches proxy_buffering for this response, as
+  // nginx's proxy, FastCGI and uwsgi modules let it (gRPC never buffers):
+  // here, how much a slow client may leave queued.
+  if (!codec_->full_duplex()) {
+    if (const int buffering = accel_buffering(cfg_, resp_); buffering >= 0)
+      queue_limit_ = buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
   }
 
   // A HEAD the cache sent as GET gets the body, which only the cache keeps.
@@ -915,9 +936,8 @@ void ProxySession::finish_response(bool reusable) {
              conn_requests_ + 1 < group_->cfg->keepalive_requests;
   if (reusable && fd_ >= 0) {
     group_->state.release(peer_);
-    group_->pool.put(fd_, peer_, conn_requests_ + 1, std::move(tls_));
+    group_->pool.put({fd_, std::move(handler_), std::move(tls_), conn_requests_ + 1}, peer_);
     fd_ = -1;
-    upstream::SocketHandler::retire(loop_, handler_);
     peer_ = -1;
   } else {
     close_upstream();
@@ -989,6 +1009,11 @@ bool ProxySession::may_retry(uint32_t condition) const {
   return true;
 }
 
+bool ProxySession::retry_after_send_allowed() const {
+  return (cfg_.next_upstream & config::kNextError) && !ex_.head_sent() && body_replayable_ &&
+         (idempotent(ex_.req.method) || (cfg_.next_upstream & config::kNextNonIdempotent));
+}
+
 bool ProxySession::has_next() const {
   if (cfg_.next_upstream_tries && tries_ >= cfg_.next_upstream_tries) return false;
   if (cfg_.next_upstream_timeout.count() && loop_.now_ms() - first_try_ms_ >= cfg_.next_upstream_timeout.count())
@@ -1004,7 +1029,15 @@ void ProxySession::try_failed(Failure f, int err, const char* what, const char* 
   if (f == Failure::timeout) err = ETIMEDOUT;
   log_upstream(config::LogLevel::error, err, what, phase);
   record_try(status);
-  group_->state.failed(peer_, loop_.now_ms());
+  // A kept-alive connection that failed before any byte of an answer was
+  // closed by the server while idle (or as the request arrived): that says
+  // nothing about the server, and as nginx does with a cached connection,
+  // the request goes again without that try counting, and that server may
+  // be picked again, for another kept connection or a new one: each such
+  // retry uses up one idle connection, so this ends.
+  const bool stale = f == Failure::error && conn_requests_ > 0 && !answered_;
+  const int peer = peer_;
+  if (!stale) group_->state.failed(peer_, loop_.now_ms());
   close_upstream();
   last_status_ = status;
   uint32_t cond = f == Failure::error ? config::kNextError
@@ -1015,6 +1048,10 @@ void ProxySession::try_failed(Failure f, int err, const char* what, const char* 
                                         : config::kStaleInvalidHeader;
   if (may_retry(cond)) {
     any_sent_ = false;
+    if (stale && peer >= 0) {
+      --tries_;
+      tried_[size_t(peer)] = 0;
+    }
     next_try();
     return;
   }
@@ -1077,6 +1114,34 @@ void ProxySession::respond(int status) {
   loop_.defer([ex, alive, status] {
     if (alive.expired() || ex->finished() || ex->head_sent()) return;
     http::send_error(*ex, status);
+  });
+}
+
+// As nginx: the upstream's body is dropped with its connection, a few of
+// its fields and its X-Accel-Limit-Rate stay for the target's response,
+// which runs at the end of the loop turn (it may proxy again, replacing
+// this session).
+void ProxySession::accel_redirect(std::string_view target) {
+  record_try(resp_.status);
+  std::vector<std::pair<std::string, std::string>> fields;
+  accel_redirect_fields(ex_, cfg_, resp_, fields);
+  if (!(cfg_.ignore_headers & config::kIgnoreXAccelLimitRate)) {
+    for (const auto& h : resp_.headers) {
+      uint64_t rate = 0;
+      if (strcasecmp(std::string(h.name).c_str(), "x-accel-limit-rate") == 0 && config::parse_number(h.value, rate))
+        ex_.access.limit_rate = int64_t(rate);
+    }
+  }
+  std::string where(target);
+  loop_.cancel(timer_);
+  close_upstream();
+  phase_ = Phase::done;
+  std::weak_ptr<char> alive = alive_;
+  http::Exchange* ex = &ex_;
+  loop_.defer([ex, alive, where = std::move(where), fields = std::move(fields)]() mutable {
+    if (alive.expired() || ex->finished() || ex->head_sent()) return;
+    ex->redirect_headers = std::move(fields);
+    http::accel_redirect(*ex, where);
   });
 }
 

@@ -5,6 +5,8 @@
 #include "cache/fill.h"
 #include "config/directives.h"
 #include "config/upstream_config.h"
+#include "handlers/proxy_cookie.h"
+#include "handlers/proxy_rewrite_rule.h"
 #include "http/exchange.h"
 #include "http/header_token.h"
 #include "http/special_response.h"
@@ -151,9 +153,22 @@ RequestHeadInfo build_request_head(const http::Exchange& ex, const config::Proxy
                                    const cache::UpstreamRequestChanges* cache) {
   RequestHeadInfo info;
   const auto& req = ex.req;
-  if (cache && cache->get_for_head)
+  // One allocation for the usual head: the client's fields, the request
+  // line and room for the set fields.
+  size_t estimate = out.size() + uri.size() + 320;
+  for (const auto& h : req.headers) estimate += h.name.size() + h.value.size() + 4;
+  out.reserve(estimate);
+  // As nginx: a HEAD the cache turned into GET stays GET; else proxy_method
+  // (rendered per request), else the client's method.
+  const size_t line_start = out.size();
+  if (cache && cache->get_for_head) {
     out.append("GET");
-  else
+  } else if (!p.method.empty()) {
+    http::render(p.method, ex, out);
+    if (!safe_value(std::string_view(out).substr(line_start)) || out.find(' ', line_start) != std::string::npos)
+      out.resize(line_start);  // a value that would break the request line is not used
+  }
+  if (out.size() == line_start)
     out.append(req.method_name.empty() ? std::string_view(http::method_name(req.method)) : req.method_name);
   out.push_back(' ');
   out.append(uri);
@@ -197,7 +212,7 @@ RequestHeadInfo build_request_head(const http::Exchange& ex, const config::Proxy
   return info;
 }
 
-bool rewrite_redirect(const http::Exchange& ex, const config::ProxyConfig& p, std::string& value) {
+bool rewrite_redirect(http::Exchange& ex, const config::ProxyConfig& p, std::string& value) {
   using Mode = config::ProxyConfig::RedirectMode;
   if (p.redirect_mode == Mode::off) return false;
   auto try_rule = [&](std::string_view from, std::string_view to) {
@@ -212,13 +227,44 @@ bool rewrite_redirect(const http::Exchange& ex, const config::ProxyConfig& p, st
     if (p.has_uri) return try_rule(p.url, p.location_prefix);
     return try_rule(p.url + "/", "/");
   }
-  for (const auto& r : p.redirects) {
-    if (try_rule(http::render(r.from, ex), http::render(r.to, ex))) return true;
-  }
+  for (const auto& r : p.redirects)
+    if (apply_rewrite_rule(ex, r, RuleMatch::prefix, value)) return true;
   return false;
 }
 
-void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
+int accel_buffering(const config::ProxyConfig& p, const http1::ParsedResponse& r) {
+  if (p.ignore_headers & config::kIgnoreXAccelBuffering) return -1;
+  int verdict = -1;
+  for (const auto& h : r.headers) {
+    if (!iequals(h.name, "x-accel-buffering")) continue;
+    if (iequals(h.value, "yes")) verdict = 1;
+    else if (iequals(h.value, "no")) verdict = 0;
+  }
+  return verdict;
+}
+
+std::string_view accel_redirect_target(const config::ProxyConfig& p, const http1::ParsedResponse& r) {
+  if (p.ignore_headers & config::kIgnoreXAccelRedirect) return {};
+  for (const auto& h : r.headers)
+    if (iequals(h.name, "x-accel-redirect")) return h.value;
+  return {};
+}
+
+void accel_redirect_fields(http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
+                           std::vector<std::pair<std::string, std::string>>& out) {
+  static constexpr std::string_view kCarried[] = {"content-type", "set-cookie",   "content-disposition",
+                                                  "cache-control", "expires",     "accept-ranges"};
+  for (const auto& h : r.headers) {
+    for (auto name : kCarried) {
+      if (!iequals(h.name, name)) continue;
+      out.emplace_back(std::string(h.name), std::string(h.value));
+      if (name == "set-cookie") rewrite_set_cookie(ex, p, out.back().second);
+      break;
+    }
+  }
+}
+
+void build_response_head(http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
                          http1::BodyFraming framing, http::ResponseHead& out) {
   using T = http::HeaderToken;
   out.status = r.status;
@@ -240,6 +286,8 @@ void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p,
       uint64_t v = 0;
       if (config::parse_number(h.value, v)) out.accel_limit_rate = int64_t(v);
     }
+    if (iequals(h.name, "x-accel-charset") && !(p.ignore_headers & config::kIgnoreXAccelCharset))
+      out.accel_charset.assign(h.value);
     if (hidden_by_default(h.name)) {
       if (!listed(p.pass_headers, h.name)) continue;
       if (iequals(h.name, "server") || iequals(h.name, "date")) out.has_upstream_server_or_date = true;
@@ -251,6 +299,12 @@ void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p,
       // absolute on the client's scheme, host and port; one the upstream
       // sent relative, and Refresh, stay as they are.
       if (rewrite_redirect(ex, p, v) && iequals(h.name, "location")) v = http::absolute_location(ex, v);
+      out.add(std::string(h.name), std::move(v));
+      continue;
+    }
+    if (iequals(h.name, "set-cookie")) {
+      std::string v(h.value);
+      rewrite_set_cookie(ex, p, v);
       out.add(std::string(h.name), std::move(v));
       continue;
     }

@@ -7,6 +7,9 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "config/proxy_config.h"
 #include "http/response.h"
@@ -40,10 +43,25 @@ RequestHeadInfo build_request_head(const http::Exchange& ex, const config::Proxy
                                    const cache::UpstreamRequestChanges* cache = nullptr);
 
 // The client's response head from the upstream's.
-void build_response_head(const http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
+// (non-const: a regex rule's captures become the request's, as nginx's)
+void build_response_head(http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
                          http1::BodyFraming framing, http::ResponseHead& out);
 
+// The upstream's X-Accel-Redirect target, unless proxy_ignore_headers
+// names it; empty: none.
+std::string_view accel_redirect_target(const config::ProxyConfig& p, const http1::ParsedResponse& r);
+
+// The upstream's fields nginx keeps for the response of an X-Accel-Redirect
+// target: Content-Type, Set-Cookie, Content-Disposition, Cache-Control,
+// Expires, Accept-Ranges.
+void accel_redirect_fields(http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
+                           std::vector<std::pair<std::string, std::string>>& out);
+
+// The upstream's X-Accel-Buffering (unless ignored): 1 "yes", 0 "no"
+// (nginx's spelling, any case), -1 absent or anything else.
+int accel_buffering(const config::ProxyConfig& p, const http1::ParsedResponse& r);
+
 // proxy_redirect applied to one Location or Refresh value; false if no rule matched.
-bool rewrite_redirect(const http::Exchange& ex, const config::ProxyConfig& p, std::string& value);
+bool rewrite_redirect(http::Exchange& ex, const config::ProxyConfig& p, std::string& value);
 
 }  // namespace torii::handlers

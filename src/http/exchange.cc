@@ -11,6 +11,7 @@
 #include "modules/limit_rate/limit_rate.h"
 #include "modules/stub_status/counters.h"
 #include "http/variables.h"
+#include "http/log_context.h"
 #include "modules/charset/charset_filter.h"
 #include "log/error_log.h"
 
@@ -62,6 +63,16 @@ void Exchange::send_head(ResponseHead head) {
     return;
   }
 
+  // What an X-Accel-Redirect carried over: the upstream's Content-Type
+  // wins over the target's, as nginx sets a type only where none is.
+  for (auto& [name, value] : redirect_headers) {
+    if (strcasecmp(name.c_str(), "Content-Type") == 0)
+      head.set(std::move(name), std::move(value));
+    else
+      head.add(std::move(name), std::move(value));
+  }
+  redirect_headers.clear();
+
   const auto& s = settings();
   int64_t now_sec = start_unix_ms / 1000;
   if (now_sec == 0) now_sec = time(nullptr);
@@ -85,7 +96,13 @@ void Exchange::send_head(ResponseHead head) {
   // (RFC 7838 Alt-Svc), so browsers move over; `http3_alt_svc off` stops it.
   if (req.version != 30 && server && !server->alt_svc.empty() && !head.find("Alt-Svc"))
     head.add("Alt-Svc", server->alt_svc);
-  if (!s.charset.empty()) charset::apply(s.charset, s.charset_types ? *s.charset_types : charset::default_types(), head);
+  if (!head.accel_charset.empty()) {
+    static const std::vector<std::string> kNone;
+    if (!charset::apply_override(head.accel_charset, config ? config->charsets : kNone, status, head))
+      TORII_LOG(error, "unknown charset \"%s\" to override%s", head.accel_charset.c_str(), log_context(*this).c_str());
+  } else if (!s.charset.empty()) {
+    charset::apply(s.charset, s.charset_types ? *s.charset_types : charset::default_types(), head);
+  }
   // Compression last among the filters: it judges the head as the others left it.
   // The upstream's X-Accel-Limit-Rate sets $limit_rate, then the pace is
   // fixed for the response (not for a 101's tunnel).

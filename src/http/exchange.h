@@ -48,9 +48,10 @@ struct ConnectionInfo {
   uint64_t id = 0;  // $connection
   uint64_t requests = 0;  // requests so far on it, this one included
   sockaddr_storage peer{};
-  sockaddr_storage local{};
   std::string remote_addr;  // text form, no port
   uint16_t remote_port = 0;
+  // The local address as text and port only: an idle connection keeps no
+  // second sockaddr_storage (128 bytes) for them.
   std::string server_addr;
   uint16_t server_port = 0;
   bool tls = false;
@@ -191,6 +192,10 @@ class Exchange {
   int64_t header_bytes = 0;      // serialised head size, set by the codec
   int64_t request_length = 0;    // request line + headers + body, set by the codec
   ResponseHead response;         // the head as sent (after filters), for $sent_http_NAME
+  // Fields of an upstream answer that X-Accel-Redirect replaced, which
+  // nginx keeps for the target's response (Content-Type, Set-Cookie,
+  // Content-Disposition, Cache-Control, Expires, Accept-Ranges).
+  std::vector<std::pair<std::string, std::string>> redirect_headers;
   const ResponseHead* head_in_filters = nullptr;  // the head while send_head filters it
   int internal_redirects = 0;    // guards error_page/index/try_files loops
   std::string request_filename;  // the file the static handler mapped to

@@ -24,7 +24,8 @@ std::string log_context(const Exchange& ex, std::string_view upstream) {
   }
   if (!ex.req.method_name.empty()) {
     out.append(", request: \"").append(ex.req.method_name).append(" ").append(ex.req.target);
-    out.append(" ").append(protocol(ex.req.version)).append("\"");
+    if (ex.req.version != 9) out.append(" ").append(protocol(ex.req.version));  // HTTP/0.9 names none
+    out.append("\"");
   }
   if (!upstream.empty()) out.append(", upstream: \"").append(upstream).append("\"");
   if (const Header* h = ex.req.find(HeaderToken::host)) out.append(", host: \"").append(h->value).append("\"");

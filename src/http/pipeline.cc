@@ -54,6 +54,40 @@ void set_uri(Exchange& ex, std::string_view uri) {
   ex.response = ResponseHead();
 }
 
+// nginx's unsafe URI test (ngx_http_parse_unsafe_uri): a NUL, or ".." as
+// a whole segment.
+bool unsafe_path(std::string_view p) {
+  if (p.empty() || p.find('\0') != std::string_view::npos) return true;
+  if (p == ".." || p.starts_with("../")) return true;
+  for (size_t i = p.find("/.."); i != std::string_view::npos; i = p.find("/..", i + 1))
+    if (i + 3 == p.size() || p[i + 3] == '/') return true;
+  return false;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Percent-decoding as nginx's unescape: a '%' not followed by two hex digits stays.
+std::string percent_decoded(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    const int hi = in[i] == '%' && i + 2 < in.size() ? hex_value(in[i + 1]) : -1;
+    const int lo = hi >= 0 ? hex_value(in[i + 2]) : -1;
+    if (lo < 0) {
+      out.push_back(in[i]);
+      continue;
+    }
+    out.push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return out;
+}
+
 bool is_redirect(int code) { return code == 301 || code == 302 || code == 303 || code == 307 || code == 308; }
 
 }  // namespace
@@ -243,6 +277,50 @@ const config::ErrorPage* find_error_page(const config::LocationSettings& s, int 
 }
 
 }  // namespace
+
+void accel_redirect(Exchange& ex, std::string_view target) {
+  if (++ex.internal_redirects > kMaxInternalRedirects) {
+    TORII_LOG(error, "rewrite or internal redirection cycle while internally redirecting to \"%.*s\"%s",
+              int(target.size()), target.data(), log_context(ex).c_str());
+    send_error(ex, 500);
+    return;
+  }
+  if (!target.empty() && target[0] == '@') {
+    const config::Location* named = config::find_named_location(*ex.server, target);
+    if (!named) {
+      TORII_LOG(error, "could not find named location \"%.*s\"%s", int(target.size()), target.data(),
+                log_context(ex).c_str());
+      send_error(ex, 500);
+      return;
+    }
+    ex.is_internal = true;
+    ex.location = named;
+    ex.captures = {};
+    route(ex, Phase::start);
+    return;
+  }
+  const size_t q = target.find('?');
+  std::string path = percent_decoded(target.substr(0, q));
+  if (q == 0 || unsafe_path(target.substr(0, q)) || unsafe_path(path)) {
+    TORII_LOG(error, "unsafe URI \"%.*s\" was detected%s", int(target.size()), target.data(), log_context(ex).c_str());
+    send_error(ex, 404);
+    return;
+  }
+  if (ex.req.method != Method::head) {
+    ex.req.method = Method::get;
+    ex.req.method_name = "GET";
+  }
+  ex.req.path = std::move(path);
+  // The target's arguments replace the request's, even when it has none.
+  ex.redirect_args.assign(q == std::string_view::npos ? std::string_view() : target.substr(q + 1));
+  ex.req.query = ex.redirect_args;
+  ex.req.has_query = q != std::string_view::npos;
+  ex.is_internal = true;
+  ex.location = nullptr;
+  ex.captures = {};
+  ex.response = ResponseHead();
+  route(ex, Phase::start);
+}
 
 void run_request(Exchange& ex) {
   ex.count_request();

@@ -6,6 +6,8 @@
 // Explicit steps, one place each.
 #pragma once
 
+#include <string_view>
+
 namespace torii::config {
 struct Return;
 }
@@ -24,6 +26,11 @@ void run_request(Exchange& ex);
 // (content).
 enum class Phase : unsigned char { start, limit_conn, access, content };
 void resume_request(Exchange& ex, Phase at);
+
+// The upstream's X-Accel-Redirect: the request goes on at `target`, a URI
+// (method GET unless HEAD, args from the target only) or a named location,
+// as nginx's internal redirect. An unsafe URI (a ".." segment, NUL) is 404.
+void accel_redirect(Exchange& ex, std::string_view target);
 
 // Sends the response for an error or redirect status: error_page if one
 // applies, else the built-in page. Also used by codecs for bad requests.

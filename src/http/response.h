@@ -26,6 +26,9 @@ struct ResponseHead {
   // The upstream's X-Accel-Limit-Rate (bytes a second), set by the proxy;
   // -1: none. Exchange::send_head makes it the response's $limit_rate.
   int64_t accel_limit_rate = -1;
+  // The upstream's X-Accel-Charset, set by the proxy; empty: none.
+  // Exchange::send_head adds it to the Content-Type (charset module).
+  std::string accel_charset;
 
   void add(std::string name, std::string value) {
     headers.emplace_back(std::move(name), std::move(value));

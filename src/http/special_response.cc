@@ -1,5 +1,7 @@
 #include "http/special_response.h"
 
+#include <strings.h>
+
 #include "http/exchange.h"
 
 namespace torii::http {
@@ -8,6 +10,8 @@ void write_special_response(Exchange& ex, int status) {
   ResponseHead head = std::move(ex.response);
   head.status = status;
   bool has_page = status >= 300 && status != 304;
+  if (has_page)  // an error page is HTML whatever an X-Accel-Redirect carried (its other fields stay, as nginx's)
+    std::erase_if(ex.redirect_headers, [](const auto& h) { return strcasecmp(h.first.c_str(), "Content-Type") == 0; });
   if (!has_page) {
     head.content_length = status == 204 || status == 304 ? -1 : 0;
     ex.send_head(std::move(head));

@@ -210,6 +210,7 @@ bool append_remote_user(const RequestHead& req, std::string& out) {
 
 void append_protocol(int version, std::string& out) {
   switch (version) {
+    case 9: break;  // HTTP/0.9 (hq-interop) names no protocol: "" as nginx's $server_protocol
     case 10: out.append("HTTP/1.0"); break;
     case 20: out.append("HTTP/2.0"); break;
     case 30: out.append("HTTP/3.0"); break;
@@ -537,7 +538,7 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       out.append(request_method(req));
       out.push_back(' ');
       out.append(req.target);
-      out.push_back(' ');
+      if (req.version != 9) out.push_back(' ');  // nginx's $request is the line as sent
       append_protocol(req.version, out);
       return true;
     case VarId::request_method:
@@ -564,6 +565,7 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return true;
     case VarId::http3:
       if (req.version == 30) out.append("h3");
+      if (req.version == 9) out.append("hq");  // HTTP/0.9 comes only over hq-interop
       return true;
     case VarId::ssl_protocol:
       if (!ex.conn().tls) return false;  // not found: "-" in logs, as nginx

@@ -18,6 +18,7 @@
 #include "http/pipeline.h"
 #include "http1/serializer.h"
 #include "log/access_log.h"
+#include "modules/metrics/worker_metrics.h"
 #include "log/error_log.h"
 #include "net/address.h"
 
@@ -53,14 +54,13 @@ Connection::Connection(core::Worker& worker, std::unique_ptr<net::Transport> tra
   info_.remote_port = net::address_port(peer);
   info_.proxy_protocol = std::move(proxy_protocol);
   const auto& listen = binding_->group->listen;
+  sockaddr_storage local = listen.addr;
   if (is_wildcard(listen.addr)) {
-    socklen_t len = sizeof info_.local;
-    getsockname(fd, reinterpret_cast<sockaddr*>(&info_.local), &len);
-  } else {
-    info_.local = listen.addr;
+    socklen_t len = sizeof local;
+    getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len);
   }
-  info_.server_addr = net::address_text(info_.local);
-  info_.server_port = net::address_port(info_.local);
+  info_.server_addr = net::address_text(local);
+  info_.server_port = net::address_port(local);
   info_.tls = transport_->is_tls();
   // h2c (prior knowledge) on a plain address with `http2 on` or `listen ... http2`.
   h2c_ = !info_.tls && (listen.http2 || binding_->group->default_server->http2);
@@ -445,6 +445,7 @@ void Connection::on_head(size_t head_len) {
   reading_.clear();
   head_len_ = head_len;
   ++info_.requests;
+  if (info_.requests == 1) metrics::record_connection(metrics::conn_h1);
   log_pending_ = true;
   sent_mark_ = out_.bytes_written() + out_.memory_bytes();
   http::Exchange& ex = request_->exchange;
@@ -620,6 +621,7 @@ void Connection::send_head(const http::ResponseHead& head) {
     setsockopt(transport_->fd(), IPPROTO_TCP, TCP_CORK, &one, sizeof one);
     corked_ = true;
   }
+  trailers_.clear();
   bool bodyless = head.status == 204 || head.status == 304 || (head.status >= 100 && head.status < 200);
   chunked_response_ = head.content_length < 0 && !bodyless && !ex.header_only;
   if (chunked_response_ && ex.req.version < 11) {
@@ -675,9 +677,21 @@ void Connection::send_file(std::shared_ptr<const http::OpenFile> file, int64_t o
   }
 }
 
+void Connection::set_trailers(std::vector<std::pair<std::string, std::string>> trailers) {
+  // As nginx's chunked filter: whatever the request's TE says (a client
+  // that did not ask may drop them, RFC 9112 7.1.2).
+  if (state_ == State::closed || !chunked_response_) return;
+  trailers_ = std::move(trailers);
+}
+
 void Connection::finish() {
   if (state_ == State::closed) return;
-  if (chunked_response_) out_.append(kLastChunk);
+  if (chunked_response_ && !trailers_.empty()) {
+    out_.append_with([&](std::string& out) { append_last_chunk(trailers_, out); });
+    trailers_.clear();
+  } else if (chunked_response_) {
+    out_.append(kLastChunk);
+  }
   if (!keep_alive_ && body_pending_) {
     // Answered (413, an error, an upstream that did not wait) and closing:
     // the rest of the body is nobody's; the lingering close drains it.

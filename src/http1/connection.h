@@ -49,6 +49,8 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   void send_body(std::string_view data) override;
   void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override;
   void finish() override;
+  // Kept for the last chunk when the client said `TE: trailers`.
+  void set_trailers(std::vector<std::pair<std::string, std::string>> trailers) override;
   void abort() override;
   void read_body(http::BodyReader* reader) override;
   void resume_body() override;
@@ -113,6 +115,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   bool draining_ = false;
   bool keep_alive_ = true;
   bool chunked_response_ = false;
+  std::vector<std::pair<std::string, std::string>> trailers_;  // for the response's last chunk
   bool use_sendfile_ = false;
   bool nodelay_set_ = false;
   bool corked_ = false;       // TCP_CORK set for a last response (tcp_nopush)

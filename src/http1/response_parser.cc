@@ -6,13 +6,23 @@ namespace torii::http1 {
 
 namespace {
 
-inline bool is_tchar(unsigned char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return c != 0 && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
-}
+// Character classes as tables: every byte of a head goes through one, and
+// a load beats a chain of comparisons.
+struct CharClasses {
+  bool tchar[256] = {};
+  bool field[256] = {};  // field-vchar, obs-text, SP and HTAB
+  constexpr CharClasses() {
+    for (int c = 0; c < 256; ++c) {
+      tchar[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+      field[c] = c == '\t' || (c >= 0x20 && c != 0x7f);
+    }
+    for (const char* p = "!#$%&'*+-.^_`|~"; *p; ++p) tchar[static_cast<unsigned char>(*p)] = true;
+  }
+};
+constexpr CharClasses kClasses;
 
-// field-vchar, obs-text, SP and HTAB.
-inline bool is_field_char(unsigned char c) { return c == '\t' || (c >= 0x20 && c != 0x7f); }
+inline bool is_tchar(unsigned char c) { return kClasses.tchar[c]; }
+inline bool is_field_char(unsigned char c) { return kClasses.field[c]; }
 
 inline char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c | 0x20) : c; }
 
@@ -56,7 +66,12 @@ ParseStatus ResponseParser::parse(std::string_view data, ParsedResponse& out, si
   size_t i = scanned_ > 0 ? scanned_ - 1 : 0;
   size_t end = std::string_view::npos;
   for (; i < data.size(); ++i) {
-    if (data[i] != '\n') continue;
+    const void* lf = std::memchr(data.data() + i, '\n', data.size() - i);
+    if (!lf) {
+      i = data.size();
+      break;
+    }
+    i = size_t(static_cast<const char*>(lf) - data.data());
     if (i + 1 < data.size() && data[i + 1] == '\n') {
       end = i + 2;
       break;
@@ -73,7 +88,13 @@ ParseStatus ResponseParser::parse(std::string_view data, ParsedResponse& out, si
     return ParseStatus::need_more;
   }
   if (end > max_head_) return fail("upstream sent too big header");
+  // A fresh result that keeps the field list's room (an interim
+  // response's, else room for the usual head's fields in one allocation).
+  auto headers = std::move(out.headers);
+  headers.clear();
   out = ParsedResponse();
+  out.headers = std::move(headers);
+  out.headers.reserve(16);
   auto st = parse_head(data.substr(0, end), out);
   if (st != ParseStatus::done) return st;
   consumed = end;

@@ -135,4 +135,49 @@ void append_chunk_header(size_t size, std::string& out) {
   out.append(p, static_cast<size_t>(end - p));
 }
 
+namespace {
+
+bool equals_lower(std::string_view text, std::string_view lower) {
+  if (text.size() != lower.size()) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+    if (c != lower[i]) return false;
+  }
+  return true;
+}
+
+bool token_char(char c) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+bool trailer_allowed(std::string_view name, std::string_view value) {
+  if (name.empty()) return false;
+  for (char c : name)
+    if (!token_char(c)) return false;
+  for (char c : value)
+    if (c == '\r' || c == '\n' || c == '\0') return false;
+  static constexpr std::string_view kNever[] = {"content-length", "transfer-encoding", "connection", "keep-alive",
+                                                "te", "trailer", "upgrade", "host", "content-encoding",
+                                                "content-type", "content-range", "set-cookie"};
+  for (auto n : kNever)
+    if (equals_lower(name, n)) return false;
+  return true;
+}
+
+}  // namespace
+
+void append_last_chunk(const std::vector<std::pair<std::string, std::string>>& fields, std::string& out) {
+  out += "0\r\n";
+  for (const auto& [name, value] : fields) {
+    if (!trailer_allowed(name, value)) continue;
+    out += name;
+    out += ": ";
+    out += value;
+    out += "\r\n";
+  }
+  out += "\r\n";
+}
+
 }  // namespace torii::http1

@@ -2,6 +2,9 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "http/response.h"
 
@@ -23,5 +26,10 @@ void serialize_response_head(const http::ResponseHead& head, const SerializeOpti
 void append_chunk_header(size_t size, std::string& out);  // "1f4\r\n"
 inline constexpr std::string_view kChunkEnd = "\r\n";
 inline constexpr std::string_view kLastChunk = "0\r\n\r\n";
+
+// The last chunk with `fields` as its trailer section. Fields that may not
+// be trailers (framing, routing, connection fields) and any name or value
+// that could break the framing are left out.
+void append_last_chunk(const std::vector<std::pair<std::string, std::string>>& fields, std::string& out);
 
 }  // namespace torii::http1

@@ -7,6 +7,7 @@
 #include "http/pipeline.h"
 #include "http3/endpoint.h"
 #include "log/access_log.h"
+#include "modules/metrics/worker_metrics.h"
 #include "log/error_log.h"
 
 namespace torii::http3 {
@@ -280,7 +281,10 @@ void Connection::cid_added(const ngtcp2_cid& cid) {
   endpoint_.add_cid(cid, this);
 }
 
-void Connection::handshake_completed() { endpoint_.handshake_finished(this); }
+void Connection::handshake_completed() {
+  endpoint_.handshake_finished(this, true);
+  metrics::record_connection(session_.speaks_hq() ? metrics::conn_hq : metrics::conn_h3);
+}
 
 void Connection::cid_removed(const ngtcp2_cid& cid) {
   endpoint_.remove_cid(cid);

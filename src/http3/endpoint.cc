@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "core/worker.h"
 #include "http3/connection.h"
+#include "http3/quic_counters.h"
 #include "log/error_log.h"
 #include "net/address.h"
 
@@ -279,6 +280,7 @@ void Endpoint::handle_datagram(uint8_t* data, size_t len, const sockaddr_storage
       d->local = local;
       d->local_len = local_len;
       owner->hand_quic_datagram(key_, std::move(d));
+      count(QuicEvent::datagram_handed);
       return;
     }
     send_stateless_reset(vc.dcid, vc.dcidlen, path, len);
@@ -333,11 +335,12 @@ void Endpoint::new_connection(const ngtcp2_pkt_hd& hd, uint8_t* data, size_t len
   http::ConnectionInfo info;
   info.id = core::next_connection_id();
   info.peer = peer;
-  std::memcpy(&info.local, path.local.addr, path.local.addrlen);
+  sockaddr_storage local{};
+  std::memcpy(&local, path.local.addr, path.local.addrlen);
   info.remote_addr = net::address_text(info.peer);
   info.remote_port = net::address_port(info.peer);
-  info.server_addr = net::address_text(info.local);
-  info.server_port = net::address_port(info.local);
+  info.server_addr = net::address_text(local);
+  info.server_port = net::address_port(local);
   info.tls = true;
 
   auto conn = std::make_unique<Connection>(*this, worker_, info, binding_);
@@ -361,16 +364,17 @@ void Endpoint::add_cid(const ngtcp2_cid& cid, Connection* c) { by_cid_[CidKey(ci
 
 void Endpoint::remove_cid(const ngtcp2_cid& cid) { by_cid_.erase(CidKey(cid)); }
 
-void Endpoint::handshake_finished(Connection* c) {
+void Endpoint::handshake_finished(Connection* c, bool completed) {
   if (!c->in_handshake) return;
   c->in_handshake = false;
   --handshakes_;
+  count(completed ? QuicEvent::handshake_completed : QuicEvent::handshake_failed);
 }
 
 void Endpoint::release(Connection* c) {
   auto it = connections_.find(c);
   if (it == connections_.end()) return;
-  handshake_finished(c);
+  handshake_finished(c, false);  // a no-op once it completed
   // Only this connection's own IDs: a scan of every route would make
   // closing n connections cost n squared.
   for (const ngtcp2_cid& cid : c->cids()) remove_cid(cid);

@@ -78,6 +78,7 @@ class Endpoint final : public core::IoHandler {
   // The worker's name for this socket's address: the same in every worker.
   static std::string key_for(const config::Listen& listen);
   const std::string& address_key() const { return key_; }
+  int fd() const { return fd_; }
   // A datagram handed over by another worker: delivered if one of this
   // socket's connections has its ID (true), else left alone (false).
   bool take_handed(HandedDatagram& d);
@@ -104,7 +105,7 @@ class Endpoint final : public core::IoHandler {
   void remove_cid(const ngtcp2_cid& cid);
   void release(Connection* c);
   // The connection's handshake completed, or it ended before that.
-  void handshake_finished(Connection* c);
+  void handshake_finished(Connection* c, bool completed);
 
  private:
   void read_batch();

@@ -8,6 +8,7 @@
 
 #include "config/ssl_config.h"
 #include "core/worker.h"
+#include "http3/hq_session.h"
 #include "http3/stream.h"
 #include "log/error_log.h"
 #include "net/quic_tls.h"
@@ -67,6 +68,17 @@ class Session::Callbacks {
   static int recv_stream_data(ngtcp2_conn* conn, uint32_t flags, int64_t stream_id, uint64_t, const uint8_t* data,
                               size_t len, void* user, void*) {
     Session& s = *of(user);
+    if (s.hq_) {
+      if (!ngtcp2_is_bidi_stream(stream_id)) {
+        // hq-interop has no unidirectional streams: a connection error, as in nginx's hq mode.
+        ngtcp2_connection_close_error_set_application_error(&s.last_error_, NGHTTP3_H3_STREAM_CREATION_ERROR,
+                                                            nullptr, 0);
+        return NGTCP2_ERR_CALLBACK_FAILURE;
+      }
+      s.hq_->on_stream_data(stream_id, data, len, (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0,
+                            (flags & NGTCP2_STREAM_DATA_FLAG_EARLY) != 0);
+      return 0;
+    }
     if (!s.h3_) return 0;
     s.reading_early_ = (flags & NGTCP2_STREAM_DATA_FLAG_EARLY) != 0;
     const nghttp3_ssize n =
@@ -88,6 +100,7 @@ class Session::Callbacks {
 
   static int acked_stream_data_offset(ngtcp2_conn*, int64_t stream_id, uint64_t, uint64_t len, void* user, void*) {
     Session& s = *of(user);
+    if (s.hq_) s.hq_->on_acked(stream_id, len);
     if (s.h3_ && nghttp3_conn_add_ack_offset(s.h3_, stream_id, len) != 0) return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
   }
@@ -96,6 +109,13 @@ class Session::Callbacks {
                           void*) {
     Session& s = *of(user);
     if (!(flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET)) app_error = kH3NoError;
+    if (s.hq_) {
+      s.hq_->on_stream_close(stream_id);
+      // A request stream ended: the client may open another.
+      if (ngtcp2_is_bidi_stream(stream_id) && !ngtcp2_conn_is_local_stream(conn, stream_id))
+        ngtcp2_conn_extend_max_streams_bidi(conn, 1);
+      return 0;
+    }
     if (!s.h3_) return 0;
     const int rv = nghttp3_conn_close_stream(s.h3_, stream_id, app_error);
     if (rv == NGHTTP3_ERR_STREAM_NOT_FOUND) {
@@ -114,11 +134,13 @@ class Session::Callbacks {
   // The client abandoned its request (RESET_STREAM or STOP_SENDING).
   static int stream_reset(ngtcp2_conn*, int64_t stream_id, uint64_t, uint64_t, void* user, void*) {
     Session& s = *of(user);
+    if (s.hq_) s.hq_->on_stream_reset(stream_id);
     if (s.h3_ && nghttp3_conn_shutdown_stream_read(s.h3_, stream_id) != 0) return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
   }
   static int stream_stop_sending(ngtcp2_conn*, int64_t stream_id, uint64_t, void* user, void*) {
     Session& s = *of(user);
+    if (s.hq_) s.hq_->on_stream_reset(stream_id);
     if (s.h3_ && nghttp3_conn_shutdown_stream_read(s.h3_, stream_id) != 0) return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
   }
@@ -153,13 +175,14 @@ class Session::Callbacks {
 
   static int extend_max_stream_data(ngtcp2_conn*, int64_t stream_id, uint64_t, void* user, void*) {
     Session& s = *of(user);
+    if (s.hq_) s.hq_->unblock(stream_id);
     if (s.h3_ && nghttp3_conn_unblock_stream(s.h3_, stream_id) != 0) return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
   }
 
   static int recv_tx_key(ngtcp2_conn*, ngtcp2_crypto_level level, void* user) {
     if (level != NGTCP2_CRYPTO_LEVEL_APPLICATION) return 0;
-    return of(user)->setup_http3() ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    return of(user)->setup_application() ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
   }
 
   // ---- nghttp3 -----------------------------------------------------------------
@@ -276,6 +299,7 @@ Session::Session(SessionHost& host, const http::ConnectionInfo& info, std::share
 }
 
 Session::~Session() {
+  hq_.reset();
   streams_.clear();
   graveyard_.clear();
   if (h3_) nghttp3_conn_del(h3_);
@@ -387,13 +411,30 @@ bool Session::start(const SessionStart& st, int64_t now_ns) {
     // flow control, not TLS, bounds the early bytes.
     gnutls_record_set_max_early_data_size(tls_, 0xffffffffu);
   }
-  // RFC 9114 3.1: "h3" or no connection (GNUTLS_ALPN_MANDATORY).
-  gnutls_datum_t alpn{reinterpret_cast<unsigned char*>(const_cast<char*>(net::kAlpnH3.data())),
-                      unsigned(net::kAlpnH3.size())};
-  gnutls_alpn_set_protocols(tls_, &alpn, 1, GNUTLS_ALPN_MANDATORY | GNUTLS_ALPN_SERVER_PRECEDENCE);
+  // RFC 9114 3.1: "h3" or no connection (GNUTLS_ALPN_MANDATORY); with
+  // http3_hq on, "hq-interop" too (alone if `http3 off`, as nginx offers it).
+  auto datum = [](std::string_view p) {
+    return gnutls_datum_t{reinterpret_cast<unsigned char*>(const_cast<char*>(p.data())), unsigned(p.size())};
+  };
+  gnutls_datum_t alpn[2];
+  unsigned protocols = 0;
+  if (srv.http3_settings.enabled || !srv.http3_settings.hq) alpn[protocols++] = datum(net::kAlpnH3);
+  if (srv.http3_settings.hq) alpn[protocols++] = datum(net::kAlpnHq);
+  gnutls_alpn_set_protocols(tls_, alpn, protocols, GNUTLS_ALPN_MANDATORY | GNUTLS_ALPN_SERVER_PRECEDENCE);
   ngtcp2_conn_set_tls_native_handle(conn_, tls_);
   ngtcp2_connection_close_error_default(&last_error_);
   return true;
+}
+
+bool Session::setup_application() {
+  if (h3_ || hq_) return true;
+  gnutls_datum_t chosen{};
+  if (gnutls_alpn_get_selected_protocol(tls_, &chosen) == 0 &&
+      std::string_view(reinterpret_cast<const char*>(chosen.data), chosen.size) == net::kAlpnHq) {
+    hq_ = std::make_unique<HqSession>(*this);
+    return true;
+  }
+  return setup_http3();
 }
 
 bool Session::setup_http3() {
@@ -511,14 +552,11 @@ size_t Session::produce(uint8_t* buf, size_t cap, size_t max_packets, ngtcp2_pat
     int64_t stream_id = -1;
     int fin = 0;
     nghttp3_vec vec[16];
-    nghttp3_ssize count = 0;
-    if (h3_ && ngtcp2_conn_get_max_data_left(conn_)) {
-      count = nghttp3_conn_writev_stream(h3_, &stream_id, &fin, vec, 16);
-      if (count < 0) {
-        status = fail_app(nghttp3_err_infer_quic_app_error_code(int(count)));
-        build_close_packet(now_ns);
-        return written;
-      }
+    const ssize_t count = next_stream_data(stream_id, fin, vec, 16);
+    if (count < 0) {
+      status = fail_app(nghttp3_err_infer_quic_app_error_code(int(count)));
+      build_close_packet(now_ns);
+      return written;
     }
     uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
     if (fin) flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
@@ -529,15 +567,15 @@ size_t Session::produce(uint8_t* buf, size_t cap, size_t max_packets, ngtcp2_pat
                                   reinterpret_cast<const ngtcp2_vec*>(vec), size_t(count), ts);
     if (n < 0) {
       if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
-        nghttp3_conn_block_stream(h3_, stream_id);
+        stream_blocked(stream_id);
         continue;
       }
       if (n == NGTCP2_ERR_STREAM_SHUT_WR) {
-        nghttp3_conn_shutdown_stream_write(h3_, stream_id);
+        stream_shut(stream_id);
         continue;
       }
       if (n == NGTCP2_ERR_WRITE_MORE) {
-        if (nghttp3_conn_add_write_offset(h3_, stream_id, size_t(accepted)) != 0) {
+        if (!stream_written(stream_id, size_t(accepted), fin != 0)) {
           status = fail_app(NGHTTP3_H3_INTERNAL_ERROR);
           build_close_packet(now_ns);
           return written;
@@ -548,7 +586,7 @@ size_t Session::produce(uint8_t* buf, size_t cap, size_t max_packets, ngtcp2_pat
       build_close_packet(now_ns);
       return written;
     }
-    if (accepted >= 0 && nghttp3_conn_add_write_offset(h3_, stream_id, size_t(accepted)) != 0) {
+    if (accepted >= 0 && !stream_written(stream_id, size_t(accepted), fin != 0)) {
       status = fail_app(NGHTTP3_H3_INTERNAL_ERROR);
       build_close_packet(now_ns);
       return written;
@@ -576,6 +614,43 @@ size_t Session::produce(uint8_t* buf, size_t cap, size_t max_packets, ngtcp2_pat
   return written;
 }
 
+ssize_t Session::next_stream_data(int64_t& id, int& fin, nghttp3_vec* vec, size_t veccnt) {
+  if (!ngtcp2_conn_get_max_data_left(conn_)) return 0;
+  if (hq_) {
+    bool f = false;
+    // nghttp3_vec and ngtcp2_vec are the same {base, len} pair.
+    const size_t n = hq_->next(id, f, reinterpret_cast<ngtcp2_vec*>(vec), veccnt);
+    fin = f ? 1 : 0;
+    return ssize_t(n);
+  }
+  if (!h3_) return 0;
+  return nghttp3_conn_writev_stream(h3_, &id, &fin, vec, veccnt);
+}
+
+bool Session::stream_written(int64_t id, size_t n, bool fin) {
+  if (hq_) {
+    hq_->written(id, n, fin);
+    return true;
+  }
+  return nghttp3_conn_add_write_offset(h3_, id, n) == 0;
+}
+
+void Session::stream_blocked(int64_t id) {
+  if (hq_) {
+    hq_->blocked(id);
+  } else {
+    nghttp3_conn_block_stream(h3_, id);
+  }
+}
+
+void Session::stream_shut(int64_t id) {
+  if (hq_) {
+    hq_->shut(id);
+  } else {
+    nghttp3_conn_shutdown_stream_write(h3_, id);
+  }
+}
+
 bool Session::take_carry(size_t& offset, size_t& len, ngtcp2_path_storage& path) {
   if (carry_len_ == 0) return false;
   offset = carry_offset_;
@@ -585,7 +660,17 @@ bool Session::take_carry(size_t& offset, size_t& len, ngtcp2_path_storage& path)
   return true;
 }
 
+void Session::count_request() {
+  ++requests_;
+  info_.requests = requests_;
+  // keepalive_requests: this connection takes no new requests.
+  if (requests_ >= max_requests_) shutdown();
+}
+
+size_t Session::open_streams() const { return streams_.size() + (hq_ ? hq_->open_streams() : 0); }
+
 void Session::run_ready() {
+  if (hq_) hq_->run_ready();
   if (ready_.empty()) return;
   batch_.clear();
   batch_.swap(ready_);
@@ -602,7 +687,7 @@ void Session::run_ready() {
 }
 
 bool Session::service() {
-  bool ran = false;
+  bool ran = hq_ && hq_->service();
   while (!deliver_.empty() || !drained_.empty()) {
     batch_.clear();
     batch_.swap(deliver_);
@@ -639,6 +724,13 @@ void Session::submit_pending() {
 }
 
 void Session::shutdown() {
+  if (hq_) {
+    // hq-interop has no GOAWAY: new streams are refused, those open finish.
+    going_away_ = true;
+    hq_->shutdown();
+    host_.wake();
+    return;
+  }
   if (going_away_ || !h3_) {
     going_away_ = true;
     return;
@@ -716,10 +808,14 @@ void Session::on_stream_closed(int64_t id) {
 }
 
 void Session::abort_streams() {
+  if (hq_) hq_->abort_streams();
   for (auto& [id, s] : streams_)
     if (!s->closed()) s->on_close();
 }
 
-void Session::collect_closed() { graveyard_.clear(); }
+void Session::collect_closed() {
+  graveyard_.clear();
+  if (hq_) hq_->collect_closed();
+}
 
 }  // namespace torii::http3

@@ -29,6 +29,7 @@ struct ListenBinding;
 namespace torii::http3 {
 
 class Stream;
+class HqSession;
 
 // Our connection IDs: the first byte names the worker that owns the
 // connection (so a datagram that reached another worker can be told apart
@@ -118,8 +119,9 @@ class Session {
   // H3_NO_ERROR (close_packet()).
   void close_gracefully(int64_t now_ns);
   bool going_away() const { return going_away_; }
-  size_t open_streams() const { return streams_.size(); }
+  size_t open_streams() const;
   bool handshake_done() const { return handshake_done_; }
+  bool speaks_hq() const { return hq_ != nullptr; }  // the client chose hq-interop
   void abort_streams();
   void collect_closed();
   int64_t idle_timeout_ms() const { return idle_ms_; }
@@ -131,6 +133,10 @@ class Session {
   http::ConnectionInfo& info() { return info_; }
   const std::shared_ptr<core::ListenBinding>& binding() const { return binding_; }
   size_t stream_buffer_size() const { return stream_buffer_; }
+  // The longest request line an hq-interop stream may send (large_client_header_buffers).
+  size_t request_line_limit() const { return field_limit_; }
+  // A request starts: keepalive_requests counts it.
+  void count_request();
   void stream_output_changed(Stream& s);
   void stream_wants_delivery(Stream& s);
   void stream_drain_due(Stream& s);
@@ -148,6 +154,13 @@ class Session {
 
   Stream* find(int64_t id);
   bool setup_http3();
+  // With the hq-interop ALPN the application is HTTP/0.9 (hq_), else HTTP/3 (h3_).
+  bool setup_application();
+  // produce()'s stream data source and its bookkeeping, h3_ or hq_.
+  ssize_t next_stream_data(int64_t& id, int& fin, nghttp3_vec* vec, size_t veccnt);
+  bool stream_written(int64_t id, size_t n, bool fin);
+  void stream_blocked(int64_t id);
+  void stream_shut(int64_t id);
   Status fail(int liberr);
   Status fail_app(uint64_t app_error);
   void build_close_packet(int64_t now_ns);
@@ -162,6 +175,7 @@ class Session {
 
   ngtcp2_conn* conn_ = nullptr;
   nghttp3_conn* h3_ = nullptr;
+  std::unique_ptr<HqSession> hq_;  // instead of h3_ when the client chose hq-interop
   gnutls_session_t tls_ = nullptr;
   ngtcp2_crypto_conn_ref conn_ref_{};
   ngtcp2_connection_close_error last_error_{};

@@ -377,6 +377,25 @@ std::string Stream::take_buffer() {
   return b;
 }
 
+// Only lower-case field names are well-formed in HTTP/3 (RFC 9114 4.2);
+// a value may not break out of its field.
+void Stream::submit_trailers(uint32_t* flags) {
+  if (trailers_.empty()) return;
+  std::vector<nghttp3_nv> nva;
+  nva.reserve(trailers_.size());
+  for (const auto& [name, value] : trailers_) {
+    const bool name_ok = !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+      return c > ' ' && c < 0x7f && c != ':' && !(c >= 'A' && c <= 'Z');
+    });
+    const bool value_ok = std::none_of(value.begin(), value.end(), [](char c) { return c == '\r' || c == '\n' || c == '\0'; });
+    if (name_ok && value_ok) nva.push_back(make_nv(name, value));
+  }
+  // nghttp3 copies the fields; the stream ends with them.
+  if (!nva.empty() && nghttp3_conn_submit_trailers(session_.h3(), id_, nva.data(), nva.size()) == 0)
+    *flags |= NGHTTP3_DATA_FLAG_NO_END_STREAM;
+  trailers_.clear();
+}
+
 nghttp3_ssize Stream::read_data(nghttp3_vec* vec, size_t veccnt, uint32_t* flags) {
   size_t n = 0;
   // At most http3_stream_buffer_size unacknowledged per stream: the rest
@@ -430,6 +449,7 @@ nghttp3_ssize Stream::read_data(nghttp3_vec* vec, size_t veccnt, uint32_t* flags
   if (queued_total_ == 0 && finished_) {
     *flags |= NGHTTP3_DATA_FLAG_EOF;
     eof_sent_ = true;
+    submit_trailers(flags);
     return nghttp3_ssize(n);
   }
   if (n == 0) {

@@ -76,6 +76,10 @@ class Stream final : public http::ResponseSink {
   void send_head(const http::ResponseHead& head) override;
   void send_body(std::string_view data) override;
   void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override;
+  // Sent as a HEADERS frame after the last DATA (gRPC's grpc-status).
+  void set_trailers(std::vector<std::pair<std::string, std::string>> trailers) override {
+    trailers_ = std::move(trailers);
+  }
   void finish() override;
   void abort() override;
   void read_body(http::BodyReader* reader) override;
@@ -143,6 +147,9 @@ class Stream final : public http::ResponseSink {
   bool submitted_ = false;
   bool deferred_ = false;  // the reader said "would block": resume on more output
   bool eof_sent_ = false;
+  std::vector<std::pair<std::string, std::string>> trailers_;
+  // At the end of the body: the trailers, if any, end the stream instead.
+  void submit_trailers(uint32_t* flags);
   bool closed_ = false;
   std::function<void()> drain_cb_;
 };

@@ -40,5 +40,7 @@ constexpr const char* kQuicPriority =
 
 // "h3" in the form GnuTLS's ALPN takes.
 constexpr std::string_view kAlpnH3 = "h3";
+// HTTP/0.9 over QUIC, the interoperability tests' protocol (`http3_hq on`).
+constexpr std::string_view kAlpnHq = "hq-interop";
 
 }  // namespace torii::net

@@ -11,39 +11,29 @@
 
 namespace torii::upstream {
 
-class KeepalivePool::Idle final : public core::IoHandler {
+class KeepalivePool::Idle final : public SocketOwner {
  public:
-  Idle(KeepalivePool* pool, int fd, int peer, uint64_t requests, std::unique_ptr<net::TlsClient> tls)
-      : pool_(pool), fd_(fd), peer_(peer), requests_(requests), tls_(std::move(tls)), timer_(&Idle::on_timer, this) {}
-  ~Idle() override { close_fd(); }
+  explicit Idle(KeepalivePool* pool) : pool_(pool), timer_(&Idle::on_timer, this) {}
 
-  // Any event on an idle connection means it is finished: the server
-  // closed it, reset it, or sent bytes nobody asked for.
-  void on_io(uint32_t) override {
-    if (pool_) pool_->evict(this);
+  // The server closed or reset the connection, or sent bytes nobody asked
+  // for: it is finished. An edge with nothing to read (reported for the
+  // response's last bytes, which were read before the connection came
+  // back) changes nothing.
+  void on_socket_io(uint32_t events) override {
+    if (!(events & (EPOLLERR | EPOLLHUP | EPOLLRDHUP)) && (!(events & EPOLLIN) || connection_alive(conn_.fd)))
+      return;
+    pool_->evict(this);
   }
   static void on_timer(void* self) {
     auto* i = static_cast<Idle*>(self);
-    if (i->pool_) i->pool_->evict(i);
-  }
-  void close_fd() {
-    if (tls_) tls_->close_notify();
-    tls_.reset();
-    if (fd_ >= 0) ::close(fd_);  // closing also leaves the epoll set
-    fd_ = -1;
-  }
-  int release_fd() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
+    i->pool_->evict(i);
   }
 
   KeepalivePool* pool_;
-  int fd_;
-  int peer_;
-  uint64_t requests_;
-  std::unique_ptr<net::TlsClient> tls_;
+  KeptConnection conn_;
+  int peer_ = -1;
   core::Timer timer_;
+  std::list<Idle>::iterator self_;  // its place in the pool's list
 };
 
 bool connection_alive(int fd) {
@@ -52,15 +42,21 @@ bool connection_alive(int fd) {
   return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
+void close_connection(core::EventLoop& loop, KeptConnection& conn) {
+  if (conn.tls) conn.tls->close_notify();
+  conn.tls.reset();
+  if (conn.fd >= 0) ::close(conn.fd);  // closing also leaves the epoll set
+  conn.fd = -1;
+  SocketHandler::retire(loop, conn.handler);
+}
+
 KeepalivePool::KeepalivePool(core::EventLoop& loop, const config::UpstreamGroupConfig& cfg)
     : loop_(loop), cfg_(cfg) {}
 
 KeepalivePool::~KeepalivePool() {
   for (auto& i : idle_) {
-    loop_.cancel(i->timer_);
-    i->pool_ = nullptr;
-    i->close_fd();
-    loop_.defer([keep = i] {});
+    loop_.cancel(i.timer_);
+    close_connection(loop_, i.conn_);
   }
   idle_.clear();
   account();
@@ -71,50 +67,49 @@ void KeepalivePool::account() {
   counted_ = idle_.size();
 }
 
-KeepalivePool::Taken KeepalivePool::take(int peer) {
+KeptConnection KeepalivePool::take(int peer, bool peek) {
   for (auto it = idle_.begin(); it != idle_.end();) {
-    auto entry = *it;
-    if (entry->peer_ != peer) {
+    if (it->peer_ != peer) {
       ++it;
       continue;
     }
-    it = idle_.erase(it);
-    loop_.cancel(entry->timer_);
-    entry->pool_ = nullptr;
-    Taken t;
-    t.requests = entry->requests_;
-    t.tls = std::move(entry->tls_);
-    int fd = entry->release_fd();
-    loop_.defer([keep = entry] {});  // an event already reported for it is ignored
-    if (connection_alive(fd)) {
-      t.fd = fd;
+    loop_.cancel(it->timer_);
+    KeptConnection conn = std::move(it->conn_);
+    auto next = std::next(it);
+    recycle(it);
+    it = next;
+    conn.handler->set_owner(nullptr);  // the caller's from now on
+    if (!peek || connection_alive(conn.fd)) {
       account();
-      return t;
+      return conn;
     }
-    t.tls.reset();
-    ::close(fd);  // stale: try the next one
+    close_connection(loop_, conn);  // stale: try the next one
   }
   account();
   return {};
 }
 
-void KeepalivePool::put(int fd, int peer, uint64_t requests, std::unique_ptr<net::TlsClient> tls) {
+void KeepalivePool::put(KeptConnection conn, int peer) {
   if (retired_) {
-    if (!forward_ || !forward_(fd, peer, requests, tls)) {
-      if (tls) tls->close_notify();
-      tls.reset();
-      ::close(fd);  // closing also leaves the epoll set
-    }
+    if (!forward_ || !forward_(conn, peer)) close_connection(loop_, conn);
     return;
   }
-  if (idle_.size() >= cfg_.keepalive && !idle_.empty()) evict(idle_.back().get());
-  auto entry = std::make_shared<Idle>(this, fd, peer, requests, std::move(tls));
-  if (!loop_.modify(fd, entry.get(), EPOLLIN | EPOLLRDHUP)) {
-    entry->pool_ = nullptr;
-    return;  // the destructor closes it
+  if (!conn.handler) {  // never registered: nothing could tell it closed
+    close_connection(loop_, conn);
+    return;
   }
-  loop_.arm(entry->timer_, std::max<int64_t>(cfg_.keepalive_timeout.count(), 1));
-  idle_.push_front(std::move(entry));
+  if (idle_.size() >= cfg_.keepalive && !idle_.empty()) evict(&idle_.back());
+  if (spare_.empty()) {
+    idle_.emplace_front(this);
+  } else {
+    idle_.splice(idle_.begin(), spare_, spare_.begin());
+  }
+  auto& entry = idle_.front();
+  entry.conn_ = std::move(conn);
+  entry.peer_ = peer;
+  entry.self_ = idle_.begin();
+  entry.conn_.handler->set_owner(&entry);
+  loop_.arm(entry.timer_, std::max<int64_t>(cfg_.keepalive_timeout.count(), 1));
   account();
 }
 
@@ -125,35 +120,30 @@ void KeepalivePool::retire(Forward forward) {
   // Oldest first, so the most recently used arrive last and stay in front
   // of the next pool.
   while (!idle_.empty()) {
-    auto entry = idle_.back();
-    idle_.pop_back();
-    loop_.cancel(entry->timer_);
-    entry->pool_ = nullptr;
-    const int peer = entry->peer_;
-    const uint64_t requests = entry->requests_;
-    auto tls = std::move(entry->tls_);
-    const int fd = entry->release_fd();
-    loop_.defer([keep = entry] {});  // an event already reported for it is ignored
-    if (connection_alive(fd)) {
-      put(fd, peer, requests, std::move(tls));
+    auto& entry = idle_.back();
+    loop_.cancel(entry.timer_);
+    const int peer = entry.peer_;
+    KeptConnection conn = std::move(entry.conn_);
+    recycle(entry.self_);
+    conn.handler->set_owner(nullptr);
+    if (connection_alive(conn.fd)) {
+      put(std::move(conn), peer);
     } else {
-      tls.reset();
-      ::close(fd);
+      close_connection(loop_, conn);
     }
   }
   account();
 }
 
 void KeepalivePool::evict(Idle* entry) {
-  auto it = std::find_if(idle_.begin(), idle_.end(), [&](const auto& p) { return p.get() == entry; });
-  if (it == idle_.end()) return;
-  auto keep = *it;
-  idle_.erase(it);
-  loop_.cancel(keep->timer_);
-  keep->pool_ = nullptr;
-  keep->close_fd();
-  loop_.defer([keep] {});
+  loop_.cancel(entry->timer_);
+  close_connection(loop_, entry->conn_);
+  recycle(entry->self_);
   account();
+}
+
+void KeepalivePool::recycle(std::list<Idle>::iterator it) {
+  spare_.splice(spare_.begin(), idle_, it);
 }
 
 }  // namespace torii::upstream

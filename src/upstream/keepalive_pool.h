@@ -1,8 +1,16 @@
 // Idle upstream connections of one group, per worker (nginx's "keepalive
 // N"): at most N, the oldest closed first, each closed after
 // keepalive_timeout or as soon as the server closes it or sends anything
-// unasked. Before reuse a connection is checked once more (a peek), so a
-// request is not written into a connection the server has already closed.
+// unasked.
+//
+// A connection stays registered with the event loop for its whole life,
+// with one SocketHandler that dispatches to whoever owns the connection:
+// the pool while it is idle, the request while one uses it. Handing it
+// over is a pointer change, not an epoll_ctl. While idle, any event that
+// says the server closed it, failed it or wrote to it removes it, so a
+// request only gets a connection the server closed if the close arrived in
+// the same loop turn; the proxy then sends the request again on another
+// connection (handlers/proxy.cc, try_failed).
 #pragma once
 
 #include <cstdint>
@@ -14,8 +22,17 @@
 #include "core/event_loop.h"
 #include "core/timer_wheel.h"
 #include "net/tls_client.h"
+#include "upstream/socket_handler.h"
 
 namespace torii::upstream {
+
+// An upstream connection as it passes between requests and the pool.
+struct KeptConnection {
+  int fd = -1;
+  std::shared_ptr<SocketHandler> handler;  // registered with the loop for fd
+  std::unique_ptr<net::TlsClient> tls;     // null: plain TCP
+  uint64_t requests = 0;                   // served on it so far
+};
 
 class KeepalivePool {
  public:
@@ -24,22 +41,19 @@ class KeepalivePool {
   KeepalivePool(const KeepalivePool&) = delete;
   KeepalivePool& operator=(const KeepalivePool&) = delete;
 
-  struct Taken {
-    int fd = -1;
-    uint64_t requests = 0;  // served on it so far
-    std::unique_ptr<net::TlsClient> tls;  // null: plain TCP
-  };
-  // An idle, live connection to `peer`, now owned by the caller (still
-  // registered with the loop: the caller re-registers it with modify()).
-  Taken take(int peer);
+  // An idle connection to `peer`, now owned by the caller, who makes itself
+  // the handler's owner; fd -1 if none. `peek`: first check that nothing
+  // came on it since the last loop turn (for a request that could not be
+  // sent again should the connection turn out closed).
+  KeptConnection take(int peer, bool peek = false);
   // Keeps a connection whose last response was read to its end (once
-  // retired: hands it on, or closes it).
-  // A TLS connection keeps its TlsClient with it.
-  void put(int fd, int peer, uint64_t requests, std::unique_ptr<net::TlsClient> tls = nullptr);
+  // retired: hands it on, or closes it). A TLS connection keeps its
+  // TlsClient with it.
+  void put(KeptConnection conn, int peer);
 
   // Where a retired pool's connections go: true if `forward` kept the
   // connection (now its owner), false to have it closed.
-  using Forward = std::function<bool(int fd, int peer, uint64_t requests, std::unique_ptr<net::TlsClient>& tls)>;
+  using Forward = std::function<bool(KeptConnection& conn, int peer)>;
   // A reload replaced this pool's group: its idle connections leave now,
   // to `forward` (the same upstream in the new config) or closed, and so
   // does every connection put back later by a request still running on the
@@ -52,13 +66,16 @@ class KeepalivePool {
 
  private:
   class Idle;
-  void evict(Idle* entry);  // closes it; destroyed at the end of the turn
+  void evict(Idle* entry);  // closes it
+  // Moves an emptied entry from idle_ to spare_.
+  void recycle(std::list<Idle>::iterator it);
   // Brings the process's descriptor budget up to date with idle_.size().
   void account();
 
   core::EventLoop& loop_;
   const config::UpstreamGroupConfig& cfg_;
-  std::list<std::shared_ptr<Idle>> idle_;  // most recently used first
+  std::list<Idle> idle_;  // most recently used first
+  std::list<Idle> spare_;  // emptied entries, reused by put (no allocation per request)
   bool retired_ = false;
   Forward forward_;
   size_t counted_ = 0;  // idle connections the descriptor budget knows of
@@ -66,5 +83,8 @@ class KeepalivePool {
 
 // True if an idle connection is still open with nothing unread on it.
 bool connection_alive(int fd);
+// Closes a connection: TLS's close_notify, the descriptor (which also
+// leaves the epoll set), its handler retired at the end of the turn.
+void close_connection(core::EventLoop& loop, KeptConnection& conn);
 
 }  // namespace torii::upstream

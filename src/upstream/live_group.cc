@@ -1,6 +1,7 @@
 #include "upstream/live_group.h"
 
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "config/directives.h"
 #include "log/error_log.h"
+#include "net/address.h"
 #include "upstream/peer_stats.h"
 
 namespace torii::upstream {
@@ -22,6 +24,7 @@ EditError error(int status, std::string code, std::string text) { return EditErr
 std::optional<EditError> write_state(const config::UpstreamGroupConfig& g) {
   std::string text;
   for (const auto& s : g.servers) {
+    if (s.resolve_index >= 0) continue;  // never in a state file's group; its name's, not a server of its own
     text += "server";
     for (const auto& a : server_line(s)) text += " " + a;
     text += ";\n";
@@ -44,6 +47,30 @@ std::optional<EditError> write_state(const config::UpstreamGroupConfig& g) {
   TORII_LOG(error, "writing the state file \"%s\" of upstream \"%s\" failed: %s", g.state_file.c_str(),
             g.name.c_str(), why.c_str());
   return error(500, "StateFileError", "the state file could not be written: " + why);
+}
+
+EditError resolved_error(const config::UpstreamServer& s) {
+  return error(400, "UpstreamServerImmutable",
+               "the server is an address of \"" + s.host + "\", resolved at run time; it changes with its name");
+}
+
+bool same_address(const sockaddr_storage& a, socklen_t a_len, const sockaddr_storage& b, socklen_t b_len) {
+  return a_len == b_len && std::memcmp(&a, &b, a_len) == 0;
+}
+
+// The server template `index` makes for `addr` (the template's port).
+config::UpstreamServer resolved_server(const config::UpstreamGroupConfig& g, size_t index,
+                                       const sockaddr_storage& addr, socklen_t len) {
+  const config::ResolveTemplate& t = g.resolves[index];
+  config::UpstreamServer s = t.proto;
+  s.addr = addr;
+  s.addr_len = len;
+  if (addr.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&s.addr)->sin_port = htons(t.port);
+  if (addr.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&s.addr)->sin6_port = htons(t.port);
+  s.name = net::address_with_port(s.addr);
+  s.host = t.written;
+  s.resolve_index = int(index);
+  return s;
 }
 
 bool tier_allows_backup(const config::UpstreamGroupConfig& g) {
@@ -155,6 +182,7 @@ LiveGroup::Outcome LiveGroup::patch(unsigned id, const ServerChange& change) {
   auto next = std::make_shared<config::UpstreamGroupConfig>(*current_);
   auto it = std::find_if(next->servers.begin(), next->servers.end(), [&](const auto& s) { return s.id == id; });
   if (it == next->servers.end()) return {error(404, "UpstreamServerNotFound", "server not found"), {}};
+  if (it->resolve_index >= 0) return {resolved_error(*it), {}};
   auto out = build(&*it, change, *current_);
   if (out.error) return out;
   *it = out.server;
@@ -167,10 +195,74 @@ LiveGroup::Outcome LiveGroup::remove(unsigned id) {
   auto next = std::make_shared<config::UpstreamGroupConfig>(*current_);
   auto it = std::find_if(next->servers.begin(), next->servers.end(), [&](const auto& s) { return s.id == id; });
   if (it == next->servers.end()) return {error(404, "UpstreamServerNotFound", "server not found"), {}};
+  if (it->resolve_index >= 0) return {resolved_error(*it), {}};
   Outcome out{std::nullopt, *it};
   next->servers.erase(it);
   if (auto e = publish(std::move(next))) return {e, {}};
   return out;
+}
+
+bool LiveGroup::set_resolved(size_t index, const std::vector<dns::Address>& addrs) {
+  std::lock_guard lock(mu_);
+  if (index >= current_->resolves.size()) return false;
+  // The addresses this template has now, and which of them stay.
+  std::vector<config::UpstreamServer> added;
+  std::vector<bool> kept(addrs.size(), false);
+  bool removed = false;
+  for (const auto& s : current_->servers) {
+    if (s.resolve_index != int(index)) continue;
+    bool stays = false;
+    for (size_t i = 0; i < addrs.size() && !stays; ++i) {
+      config::UpstreamServer want = resolved_server(*current_, index, addrs[i].addr, addrs[i].len);
+      if (!kept[i] && same_address(s.addr, s.addr_len, want.addr, want.addr_len)) stays = kept[i] = true;
+    }
+    removed = removed || !stays;
+  }
+  for (size_t i = 0; i < addrs.size(); ++i) {
+    if (kept[i]) continue;
+    config::UpstreamServer s = resolved_server(*current_, index, addrs[i].addr, addrs[i].len);
+    // The same address twice in one answer makes one server.
+    bool dup = std::any_of(added.begin(), added.end(),
+                           [&](const auto& a) { return same_address(a.addr, a.addr_len, s.addr, s.addr_len); });
+    if (!dup) added.push_back(std::move(s));
+  }
+  if (!removed && added.empty()) return false;
+  auto next = std::make_shared<config::UpstreamGroupConfig>(*current_);
+  std::erase_if(next->servers, [&](const config::UpstreamServer& s) {
+    if (s.resolve_index != int(index)) return false;
+    return std::none_of(addrs.begin(), addrs.end(), [&](const dns::Address& a) {
+      config::UpstreamServer want = resolved_server(*current_, index, a.addr, a.len);
+      return same_address(s.addr, s.addr_len, want.addr, want.addr_len);
+    });
+  });
+  for (auto& s : added) {
+    s.id = next_id_++;
+    next->servers.push_back(std::move(s));
+  }
+  return !publish(std::move(next)).has_value();
+}
+
+bool LiveGroup::adopt(const config::UpstreamGroupConfig& old) {
+  std::lock_guard lock(mu_);
+  auto next = std::make_shared<config::UpstreamGroupConfig>(*current_);
+  bool any = false;
+  for (size_t i = 0; i < next->resolves.size(); ++i) {
+    // The first of the old group's names that is this one (nginx's order);
+    // the port and the settings are the new line's.
+    for (size_t j = 0; j < old.resolves.size(); ++j) {
+      if (old.resolves[j].name != next->resolves[i].name) continue;
+      for (const auto& s : old.servers) {
+        if (s.resolve_index != int(j)) continue;
+        config::UpstreamServer c = resolved_server(*next, i, s.addr, s.addr_len);
+        c.id = next_id_++;
+        next->servers.push_back(std::move(c));
+        any = true;
+      }
+      break;
+    }
+  }
+  if (!any) return false;
+  return !publish(std::move(next)).has_value();
 }
 
 }  // namespace torii::upstream

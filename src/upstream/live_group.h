@@ -17,6 +17,7 @@
 
 #include "config/upstream_config.h"
 #include "core/result.h"
+#include "dns/resolver.h"
 
 namespace torii::upstream {
 
@@ -55,8 +56,21 @@ class LiveGroup {
     config::UpstreamServer server;
   };
   Outcome add(const ServerChange& change);
+  // A server made by resolving a name is refused (it follows its name).
   Outcome patch(unsigned id, const ServerChange& change);
   Outcome remove(unsigned id);
+
+  // `server NAME resolve`: template `index` of the group now resolves to
+  // `addrs` (none: the name does not exist). A server whose address stays
+  // keeps its id, so its counters and its idle connections stay too; the
+  // others go (requests in flight on them finish) and new addresses come
+  // in as new servers. False when nothing changed: no new version.
+  bool set_resolved(size_t index, const std::vector<dns::Address>& addrs);
+  // After a reload, before any worker sees this group: each name starts
+  // with the addresses it had in `old` (the previous config's group of the
+  // same name, as the API or resolution left it), so nothing waits for a
+  // new answer. False when `old` had none to give.
+  bool adopt(const config::UpstreamGroupConfig& old);
 
  private:
   // Builds a server from its current values and `change`, validated as a

@@ -1,7 +1,10 @@
-// The epoll handler of one upstream socket. It lives apart from its owner
-// so that the owner can go away at any time: the owner detaches it, and it
-// is destroyed at the end of the loop turn, after any event for it that
-// epoll already reported in this turn has been dispatched (and ignored).
+// The epoll handler of one upstream socket, registered once for the
+// socket's life. It lives apart from its owner so that the owner can change
+// (a request, the keep-alive pool while the connection is idle) without an
+// epoll_ctl, and so that the owner can go away at any time: the socket's
+// last owner retires it, and it is destroyed at the end of the loop turn,
+// after any event for it that epoll already reported in this turn has been
+// dispatched (to the owner of the moment, or ignored).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +26,7 @@ class SocketHandler final : public core::IoHandler {
   void on_io(uint32_t events) override {
     if (owner_) owner_->on_socket_io(events);
   }
+  void set_owner(SocketOwner* owner) { owner_ = owner; }
   // Stops callbacks and frees this handler at the end of the turn.
   static void retire(core::EventLoop& loop, std::shared_ptr<SocketHandler>& h) {
     if (!h) return;

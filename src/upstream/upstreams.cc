@@ -55,11 +55,10 @@ void Upstreams::retire_into(Group& old, const std::shared_ptr<Group>& next) {
   KeepalivePool::Forward forward;
   if (next && next->cfg->keepalive > 0) {
     std::weak_ptr<Group> successor = next;
-    forward = [successor, peers = map_peers(*old.cfg, *next->cfg)](int fd, int peer, uint64_t requests,
-                                                                  std::unique_ptr<net::TlsClient>& tls) {
+    forward = [successor, peers = map_peers(*old.cfg, *next->cfg)](KeptConnection& conn, int peer) {
       auto s = successor.lock();
       if (!s || peer < 0 || size_t(peer) >= peers.size() || peers[size_t(peer)] < 0) return false;
-      s->pool.put(fd, peers[size_t(peer)], requests, std::move(tls));  // retired too by now: it hands them on again
+      s->pool.put(std::move(conn), peers[size_t(peer)]);  // retired too by now: it hands them on again
       return true;
     };
   }

@@ -1,16 +1,20 @@
 """An HTTP/1.1 upstream for the compression tests, in a thread of the test
 process. The response is described by the request's query string:
 
-  h=Name:Value    a response header (repeatable)
+  h=Name:Value    a response header (repeatable; replaces one of the same name)
+  a=Name:Value    a response header added beside any of the same name (Set-Cookie)
+  status=CODE     the response's status (default 200)
   n=BYTES         the body: BYTES of compressible HTML-ish text (default 2000)
   chunked=1       Transfer-Encoding: chunked, in 16 KB chunks (else Content-Length)
-  pause=1         chunked: send the first chunk, then wait until release()
-                  is called before sending the rest (an SSE-like stream)
+  pause=1         send the first 16 KB (chunked: the first chunk), then wait
+                  until release() is called before sending the rest (an
+                  SSE-like stream)
   gz=1            the body is gzip-compressed and sent with Content-Encoding: gzip
   random=MB       chunked, MB megabytes made of one random 64 KB block repeated:
                   as good as incompressible for deflate (its window is 32 KB)
 
-Each connection serves one request and closes.
+Each connection serves one request and closes. `requests` lists each
+request's line and head as (method, target, headers dict, lower-case names).
 """
 
 import gzip
@@ -40,6 +44,7 @@ class ScriptedUpstream:
         self.released = threading.Event()
         self.random_sent = 0  # bytes of random= bodies sent so far
         self.stopped = False
+        self.requests = []
         threading.Thread(target=self._accept, daemon=True).start()
 
     def release(self):
@@ -71,6 +76,11 @@ class ScriptedUpstream:
                 buf += chunk
             line = buf.split(b"\r\n", 1)[0].decode("latin-1")
             method, target, _ = line.split(" ", 2)
+            fields = {}
+            for raw in buf.split(b"\r\n\r\n", 1)[0].split(b"\r\n")[1:]:
+                name, _, value = raw.decode("latin-1").partition(":")
+                fields[name.strip().lower()] = value.strip()
+            self.requests.append((method, target, fields))
             query = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)
             body = text_body(int(query.get("n", ["2000"])[0]))
             headers = [("Content-Type", "text/html")]
@@ -78,6 +88,10 @@ class ScriptedUpstream:
                 name, _, value = h.partition(":")
                 headers = [(k, v) for k, v in headers if k.lower() != name.lower()]
                 headers.append((name, value))
+            for h in query.get("a", []):
+                name, _, value = h.partition(":")
+                headers.append((name, value))
+            status = int(query.get("status", ["200"])[0])
             if query.get("gz") == ["1"]:
                 body = gzip.compress(body)
                 headers.append(("Content-Encoding", "gzip"))
@@ -85,13 +99,17 @@ class ScriptedUpstream:
                 self._send_random(conn, int(query["random"][0]))
                 return
             chunked = query.get("chunked") == ["1"]
-            head = "HTTP/1.1 200 OK\r\nConnection: close\r\n"
+            head = f"HTTP/1.1 {status} Scripted\r\nConnection: close\r\n"
             head += "".join(f"{k}: {v}\r\n" for k, v in headers)
             head += "Transfer-Encoding: chunked\r\n" if chunked else f"Content-Length: {len(body)}\r\n"
             conn.sendall(head.encode("latin-1") + b"\r\n")
             if method == "HEAD":
                 return
             if not chunked:
+                if query.get("pause") == ["1"]:
+                    conn.sendall(body[:16384])
+                    self.released.wait(30)
+                    body = body[16384:]
                 conn.sendall(body)
                 return
             pieces = [body[i:i + 16384] for i in range(0, len(body), 16384)]

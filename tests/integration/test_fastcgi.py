@@ -20,6 +20,12 @@ import harness
 from gateway_apps import PhpFpm, copy_debian_params, established_to, server_peak_rss_kb, server_rss_kb
 
 PHP_FILES = {
+    "protected.php": r"""<?php
+header("Content-Type: application/pdf");
+header('Content-Disposition: attachment; filename="report.pdf"');
+header("X-Accel-Redirect: /protected/report.pdf");
+echo "the application's own body, never sent";
+""",
     "info.php": r"""<?php
 error_log("hello from php " . ($_GET["tag"] ?? ""));
 header("Content-Type: application/json");
@@ -469,3 +475,19 @@ def test_fastcgi_cache_shares_the_proxy_cache(make_server, tmp_path, php):
     assert (second.status, second.header("X-Cache")) == (200, "HIT")
     assert second.body == first.body  # the application ran once
     assert other.header("X-Cache") == "MISS" and other.body != first.body
+
+
+def test_accel_redirect_from_php_serves_a_protected_file(make_server, tmp_path, php):
+    """The protected download of PHP apps: the script checks access and
+    names an internal location; the file goes out with the script's fields."""
+    fpm = php()
+    (php.www / "protected").mkdir()
+    (php.www / "protected" / "report.pdf").write_bytes(b"%PDF-1.4 protected\n")
+    srv = site(make_server, tmp_path, php_location(fpm, php.www).rstrip().rstrip("}") +
+               "    location /protected/ { internal; }\n    }")
+    assert harness.http(srv.port, "/protected/report.pdf").status == 404
+    r = harness.http(srv.port, "/protected.php")
+    assert r.status == 200 and r.body == b"%PDF-1.4 protected\n"
+    assert r.header("Content-Type") == "application/pdf"
+    assert r.header("Content-Disposition") == 'attachment; filename="report.pdf"'
+    assert r.header("X-Accel-Redirect") is None

@@ -7,6 +7,7 @@ come back as trailers; a dead upstream is a 502 (UNAVAILABLE to the
 client), as nginx answers. The same file passes with
 TORII_BIN=/usr/sbin/nginx."""
 
+import shutil
 import subprocess
 import threading
 import time
@@ -16,7 +17,7 @@ import pytest
 
 grpc = pytest.importorskip("grpc")
 
-from harness import base_conf, PortLease, wait_until  # noqa: E402
+from harness import IS_NGINX, base_conf, PortLease, wait_until  # noqa: E402
 
 SERVICE = "test.Echo"
 CHUNK = b"x" * 4096
@@ -121,6 +122,13 @@ CONF = r"""
             grpc_ssl_trusted_certificate @PKI@/ca.crt;
         }
     }
+    server {
+        listen 127.0.0.1:@PORT1@;
+        location / {
+            grpc_pass grpc://127.0.0.1:@BACKEND@;
+            grpc_set_header X-Test "from-proxy";
+        }
+    }
 """
 
 
@@ -131,7 +139,7 @@ def front(make_server, backend):
         port, tls_port, pki = backend
         conf = base_conf(CONF.replace("@BACKEND@", str(port)).replace("@DEAD@", str(dead.port))
                          .replace("@TLS@", str(tls_port)).replace("@PKI@", str(pki)))
-        yield make_server(conf, name="front")
+        yield make_server(conf, name="front", nports=2)
     finally:
         dead.release()
 
@@ -220,3 +228,78 @@ def test_grpcs_wrong_name_is_unavailable(channel, front):
     assert e.value.code() == grpc.StatusCode.UNAVAILABLE
     wait_until(lambda: "upstream SSL certificate does not match" in front.error_log_text(), 10,
                what="the name mismatch in the log")
+
+
+def grpc_frame(message):
+    return b"\x00" + len(message).to_bytes(4, "big") + message
+
+
+def read_chunked(sock_file):
+    """The chunks' bytes and the trailer section's lines of a chunked body."""
+    body = b""
+    while True:
+        size = int(sock_file.readline().split(b";")[0], 16)
+        if size == 0:
+            break
+        body += sock_file.read(size)
+        assert sock_file.readline() == b"\r\n"
+    trailers = []
+    while True:
+        line = sock_file.readline()
+        if line in (b"\r\n", b""):
+            return body, trailers
+        trailers.append(line.rstrip(b"\r\n").decode())
+
+
+def test_trailers_reach_an_http1_client_in_the_last_chunk(front):
+    """An HTTP/1.1 client gets the upstream's trailers (grpc-status) in the
+    chunked body's trailer section, as nginx's chunked filter sends them."""
+    import socket
+    message = grpc_frame(b"plain")
+    with socket.create_connection(("127.0.0.1", front.ports[1]), timeout=10) as s:
+        s.sendall((f"POST /{SERVICE}/Unary HTTP/1.1\r\nHost: localhost\r\nTE: trailers\r\n"
+                   f"Content-Type: application/grpc\r\nContent-Length: {len(message)}\r\n"
+                   "Connection: close\r\n\r\n").encode() + message)
+        f = s.makefile("rb")
+        status = f.readline()
+        assert status.startswith(b"HTTP/1.1 200"), status
+        head = []
+        while (line := f.readline()) not in (b"\r\n", b""):
+            head.append(line.decode().strip().lower())
+        assert "transfer-encoding: chunked" in head, head
+        body, trailers = read_chunked(f)
+    assert body == grpc_frame(b"echo:plain:from-proxy")
+    assert "grpc-status: 0" in [t.lower() for t in trailers], trailers
+
+
+@pytest.mark.skipif(IS_NGINX, reason="Debian's nginx has no HTTP/3")
+@pytest.mark.skipif(shutil.which("gtlsclient") is None, reason="needs gtlsclient (ngtcp2-client)")
+def test_trailers_reach_an_http3_client(make_server, backend, tmp_path):
+    """Over HTTP/3 the trailers follow the last DATA as a HEADERS frame
+    (RFC 9114 4.1), read by an independent client (gtlsclient)."""
+    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "a.test.key",
+                        "-out", "a.test.pem", "-days", "2", "-subj", "/CN=a.test",
+                        "-addext", "subjectAltName=DNS:a.test"], cwd=tmp_path, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    srv = make_server(base_conf(f"""
+    server {{
+        listen 127.0.0.1:@PORT@ ssl;
+        http3 on;
+        server_name a.test;
+        ssl_certificate {tmp_path}/a.test.pem;
+        ssl_certificate_key {tmp_path}/a.test.key;
+        location / {{
+            grpc_pass grpc://127.0.0.1:{backend[0]};
+            grpc_set_header Content-Type application/grpc;
+            grpc_set_header X-Test "over-h3";
+        }}
+    }}"""))
+    body = tmp_path / "call.bin"
+    body.write_bytes(grpc_frame(b"quic"))
+    port = srv.port
+    r = subprocess.run(["gtlsclient", "--no-quic-dump", "--no-http-dump", "--exit-on-all-streams-close",
+                        "--timeout=10s", "-m", "POST", "-d", str(body), "127.0.0.1", str(port),
+                        f"https://a.test:{port}/{SERVICE}/Unary"], capture_output=True, timeout=30)
+    out = r.stdout.decode("latin-1") + r.stderr.decode("latin-1")
+    assert "[:status: 200]" in out, out
+    assert "[grpc-status: 0]" in out, out

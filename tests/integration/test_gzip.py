@@ -399,12 +399,14 @@ def test_proxied_chunked_upstream(gz):
     assert_gzipped(resp, body)
 
 
-def test_streaming_upstream_is_flushed_when_it_pauses(gz, upstream):
+@pytest.mark.parametrize("framing", ["chunked=1&", ""], ids=["chunked", "content-length"])
+def test_streaming_upstream_is_flushed_when_it_pauses(gz, upstream, framing):
     """The upstream sends its first 16 KB and waits: the client must be able
-    to decode those bytes before the upstream goes on."""
+    to decode those bytes before the upstream goes on. With a Content-Length
+    the body is not held back waiting for the rest of it either."""
     body = text_body(100_000)
     with harness.Conn(gz.port, timeout=10) as c:
-        c.send(harness.build_request("GET", "/up/x?chunked=1&pause=1&n=100000",
+        c.send(harness.build_request("GET", f"/up/x?{framing}pause=1&n=100000",
                                      [("Accept-Encoding", "gzip"), ("Connection", "close")]))
         head = c._read_until(b"\r\n\r\n")
         assert b"Content-Encoding: gzip" in head

@@ -170,7 +170,6 @@ def test_quic_listen_form_answers_on_udp_only(make_server, cert):
 
 
 @pytest.mark.parametrize("directive, message", [
-    ("http3_hq on;", '"http3_hq on" is not yet supported'),
     ("http3_stream_buffer_size 0;", 'invalid value "0" in "http3_stream_buffer_size"'),
     ("quic_active_connection_id_limit 1;", 'invalid value "1"'),
 ])

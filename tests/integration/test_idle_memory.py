@@ -1,6 +1,6 @@
 """What an idle keep-alive connection costs the server: 1,000 clients each
 make one request and stay connected; the server's resident memory (its
-whole process tree) may grow by at most 2 KiB per connection. The request
+whole process tree) may grow by at most 1 KiB per connection. The request
 state and the read and write buffers of a connection are given back
 between requests, as nginx gives back its request pool."""
 
@@ -17,7 +17,7 @@ import harness
 from harness import base_conf
 
 CONNECTIONS = 1000
-MAX_KIB_PER_CONNECTION = 2.0
+MAX_KIB_PER_CONNECTION = 1.0
 
 
 def sanitized(binary):

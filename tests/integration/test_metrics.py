@@ -75,6 +75,11 @@ def test_metrics_text_passes_promtool_and_counts_what_was_sent(make_server, tmp_
         value(text, "torii_http_request_duration_seconds_count")
     assert value(text, "torii_http_sent_bytes_total") > 0 and value(text, "torii_http_received_bytes_total") > 0
     assert value(text, "torii_config_generation") == 1
+    # Connections by protocol: the one h2c connection, and at least the 12
+    # HTTP/1.1 client connections, the 2 the proxy opened and a scrape.
+    assert value(text, "torii_connections_by_protocol_total", protocol="HTTP/2") == 1
+    assert value(text, "torii_connections_by_protocol_total", protocol="HTTP/1") >= 15
+    assert value(text, "torii_connections_by_protocol_total", protocol="HTTP/3") == 0
 
     server.reload()
     harness.wait_until(lambda: "reconfiguration done" in server.error_log_text(), 10, what="reload")

@@ -632,8 +632,6 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http { server {\nlisten 443 quic proxy_protocol; } }",
        "string:2: \"proxy_protocol\" parameter is incompatible with \"quic\""},
       {"http { server {\nhttp2_recv_buffer_size 64k; } }", "string:2: \"http2_recv_buffer_size\" directive is not allowed here"},
-      {"http { server {\nhttp3_hq on; } }", "string:2: \"http3_hq on\" is not yet supported"},
-      {"quic_bpf on; http { }", "string:1: \"quic_bpf on\" is not yet supported"},
       {"http { server {\nssl_ocsp on; } }", "string:2: \"ssl_ocsp on\" is not yet supported (ngx_http_ssl_module)"},
       {"http { server { location / {\nproxy_store on; } } }", "string:2: \"proxy_store on\" is not yet supported (ngx_http_proxy_module)"},
       {"http { server { location / {\nproxy_cache one; } } }", "string:2: \"proxy_cache\" zone \"one\" is unknown"},

@@ -182,5 +182,20 @@ TEST(Http1Serializer, OpenFileClosesItsDescriptor) {
   http::OpenFile unopened;  // fd -1: nothing to close
 }
 
+TEST(Http1Serializer, LastChunkCarriesOnlySafeTrailers) {
+  std::string out;
+  append_last_chunk({{"grpc-status", "0"},
+                     {"grpc-message", "fine"},
+                     {"content-length", "5"},       // framing: never a trailer
+                     {"Transfer-Encoding", "gzip"},  // framing, any case
+                     {"x-bad", "a\r\nInjected: yes"},  // would break the framing
+                     {"bad name", "x"}},
+                    out);
+  EXPECT_EQ(out, "0\r\ngrpc-status: 0\r\ngrpc-message: fine\r\n\r\n");
+  out.clear();
+  append_last_chunk({}, out);
+  EXPECT_EQ(out, kLastChunk);
+}
+
 }  // namespace
 }  // namespace torii::http1

@@ -21,6 +21,8 @@
 namespace torii::load {
 namespace {
 
+const std::string kNoSave;  // no --save
+
 struct RecordingSink final : RequestSink {
   std::vector<int> statuses;
   std::vector<ErrorKind> failures;
@@ -62,7 +64,7 @@ class H3SessionTest : public ::testing::Test {
 };
 
 TEST_F(H3SessionTest, FirstFlightIsAPaddedInitialAndNothingIsTakenBeforeTheHandshake) {
-  H3Session s(*templates_, 8, false, sink_);
+  H3Session s(*templates_, 8, false, false, kNoSave, sink_);
   const int64_t now = now_ns();
   ASSERT_TRUE(start(s, now)) << s.error();
   EXPECT_FALSE(s.ready());
@@ -82,7 +84,7 @@ TEST_F(H3SessionTest, NoPacingBeforeTheHandshakeHasMeasuredTheRoundTrip) {
   // Paced from ngtcp2's initial RTT guess (333 ms), the 1200-byte Initial
   // would hold the client's next flight (its Finished and first request)
   // back by ~26 ms: every new connection's first request paid for it.
-  H3Session s(*templates_, 1, false, sink_);
+  H3Session s(*templates_, 1, false, false, kNoSave, sink_);
   const int64_t now = now_ns();
   ASSERT_TRUE(start(s, now));
   uint8_t pkt[1500];
@@ -92,7 +94,7 @@ TEST_F(H3SessionTest, NoPacingBeforeTheHandshakeHasMeasuredTheRoundTrip) {
 }
 
 TEST_F(H3SessionTest, GarbageIsDroppedAndTheConnectionLivesOn) {
-  H3Session s(*templates_, 1, false, sink_);
+  H3Session s(*templates_, 1, false, false, kNoSave, sink_);
   const int64_t now = now_ns();
   ASSERT_TRUE(start(s, now));
   uint8_t pkt[1500];
@@ -103,7 +105,7 @@ TEST_F(H3SessionTest, GarbageIsDroppedAndTheConnectionLivesOn) {
 }
 
 TEST_F(H3SessionTest, ASilentServerIsAHandshakeTimeout) {
-  H3Session s(*templates_, 1, false, sink_);
+  H3Session s(*templates_, 1, false, false, kNoSave, sink_);
   int64_t now = now_ns();
   ASSERT_TRUE(start(s, now));
   uint8_t pkt[1500];
@@ -124,7 +126,7 @@ TEST_F(H3SessionTest, ASilentServerIsAHandshakeTimeout) {
 }
 
 TEST_F(H3SessionTest, ClosedReportsNothingWhenNothingWasInFlight) {
-  H3Session s(*templates_, 4, false, sink_);
+  H3Session s(*templates_, 4, false, false, kNoSave, sink_);
   ASSERT_TRUE(start(s, now_ns()));
   s.closed(ErrorKind::reset, "gone");
   EXPECT_TRUE(sink_.failures.empty());

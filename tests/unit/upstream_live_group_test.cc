@@ -1,6 +1,8 @@
 #include "upstream/live_group.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -116,6 +118,83 @@ TEST(LiveGroup, WritesTheStateFileBeforeAChangeApplies) {
   ASSERT_TRUE(failed.error);
   EXPECT_EQ(failed.error->status, 500);
   EXPECT_EQ(g->live->version(), v);
+}
+
+// A group with one `server app.internal:8080 resolve` line and no server yet.
+std::shared_ptr<config::UpstreamGroupConfig> resolving_group(std::string name = "app.internal", uint16_t port = 8080,
+                                                             unsigned weight = 3) {
+  auto g = std::make_shared<config::UpstreamGroupConfig>();
+  g->name = "app";
+  config::ResolveTemplate t;
+  t.name = name;
+  t.written = name + ":" + std::to_string(port);
+  t.port = port;
+  t.proto.weight = weight;
+  g->resolves.push_back(t);
+  attach_live_group(*g);
+  return g;
+}
+
+dns::Address ipv4(const char* text) {
+  dns::Address a;
+  auto* sin = reinterpret_cast<sockaddr_in*>(&a.addr);
+  sin->sin_family = AF_INET;
+  inet_pton(AF_INET, text, &sin->sin_addr);
+  a.len = sizeof(sockaddr_in);
+  return a;
+}
+
+std::vector<std::string> names(const config::UpstreamGroupConfig& g) {
+  std::vector<std::string> out;
+  for (const auto& s : g.servers) out.push_back(s.name + "#" + std::to_string(s.id));
+  return out;
+}
+
+TEST(LiveGroup, ResolvedAddressesKeepTheirIdsAndOnlyChangesMakeVersions) {
+  auto g = resolving_group();
+  LiveGroup& live = *g->live;
+  EXPECT_TRUE(g->servers.empty());
+  ASSERT_TRUE(live.set_resolved(0, {ipv4("10.0.0.1"), ipv4("10.0.0.2")}));
+  auto first = live.snapshot();
+  EXPECT_EQ(names(*first), (std::vector<std::string>{"10.0.0.1:8080#0", "10.0.0.2:8080#1"}));
+  EXPECT_EQ(first->servers[0].host, "app.internal:8080");
+  EXPECT_EQ(first->servers[0].weight, 3u);  // the line's settings
+  EXPECT_EQ(first->servers[0].resolve_index, 0);
+  const uint64_t v = live.version();
+
+  // The same addresses in another order: nothing to do.
+  EXPECT_FALSE(live.set_resolved(0, {ipv4("10.0.0.2"), ipv4("10.0.0.1")}));
+  EXPECT_EQ(live.version(), v);
+
+  // One stays (same id), one goes, one comes (a new id); a duplicate in the
+  // answer makes one server.
+  ASSERT_TRUE(live.set_resolved(0, {ipv4("10.0.0.2"), ipv4("10.0.0.3"), ipv4("10.0.0.3")}));
+  EXPECT_EQ(names(*live.snapshot()), (std::vector<std::string>{"10.0.0.2:8080#1", "10.0.0.3:8080#2"}));
+  EXPECT_EQ(first->servers.size(), 2u);  // requests in flight keep their list
+
+  // A resolved server is not the API's to change.
+  EXPECT_EQ(live.remove(1).error->code, "UpstreamServerImmutable");
+  ServerChange down;
+  down.down = true;
+  EXPECT_EQ(live.patch(2, down).error->code, "UpstreamServerImmutable");
+
+  // The name is gone: so are its servers.
+  ASSERT_TRUE(live.set_resolved(0, {}));
+  EXPECT_TRUE(live.snapshot()->servers.empty());
+}
+
+TEST(LiveGroup, AReloadedGroupAdoptsTheAddressesOfTheSameName) {
+  auto old = resolving_group();
+  ASSERT_TRUE(old->live->set_resolved(0, {ipv4("10.0.0.1"), ipv4("10.0.0.2")}));
+  auto next = resolving_group("app.internal", 9090, 1);  // the new line's port and settings apply
+  ASSERT_TRUE(next->live->adopt(*old->live->snapshot()));
+  auto snap = next->live->snapshot();
+  EXPECT_EQ(names(*snap), (std::vector<std::string>{"10.0.0.1:9090#0", "10.0.0.2:9090#1"}));
+  EXPECT_EQ(snap->servers[1].weight, 1u);
+  EXPECT_EQ(snap->servers[1].host, "app.internal:9090");
+  // A name the old group did not have starts empty.
+  auto other = resolving_group("other.internal");
+  EXPECT_FALSE(other->live->adopt(*old->live->snapshot()));
 }
 
 }  // namespace

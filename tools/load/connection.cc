@@ -139,7 +139,8 @@ void Connection::opened() {
       }
       break;
     case Protocol::automatic: h2 = run_.tls && transport_.alpn() == "h2"; break;
-    case Protocol::h3: break;  // QuicConnection's, never here
+    case Protocol::h3:
+    case Protocol::hq: break;  // QuicConnection's, never here
   }
   const Options& o = run_.options;
   RequestSink& sink = *this;

@@ -4,6 +4,7 @@
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -66,13 +67,27 @@ class H3Session::Callbacks {
 
   static int recv_rx_key(ngtcp2_conn*, ngtcp2_crypto_level level, void* user) {
     if (level != NGTCP2_CRYPTO_LEVEL_APPLICATION) return 0;
-    return of(user)->setup_http3() ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
+    H3Session& s = *of(user);
+    if (s.hq_) {
+      s.hq_ready_ = true;  // hq-interop: no control or QPACK streams to open
+      return 0;
+    }
+    return s.setup_http3() ? 0 : NGTCP2_ERR_CALLBACK_FAILURE;
   }
 
   static int recv_stream_data(ngtcp2_conn* conn, uint32_t flags, int64_t stream_id, uint64_t, const uint8_t* data,
-                              size_t len, void* user, void*) {
+                              size_t len, void* user, void* stream_user) {
     H3Session& s = *of(user);
     s.bytes_received_ += len;
+    if (s.hq_) {
+      // hq-interop: the stream's bytes are the response body, its FIN the end.
+      s.consume(stream_id, len);
+      auto* slot = static_cast<Slot*>(stream_user);
+      if (!slot) return 0;
+      if (!s.save_dir_.empty()) slot->body.append(reinterpret_cast<const char*>(data), len);
+      if (flags & NGTCP2_STREAM_DATA_FLAG_FIN) s.stream_done(stream_id, *slot);
+      return 0;
+    }
     if (!s.h3_) return 0;
     const nghttp3_ssize n =
         nghttp3_conn_read_stream(s.h3_, stream_id, data, len, (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0);
@@ -92,9 +107,15 @@ class H3Session::Callbacks {
     return 0;
   }
 
-  static int stream_close(ngtcp2_conn*, uint32_t flags, int64_t stream_id, uint64_t app_error, void* user, void*) {
+  static int stream_close(ngtcp2_conn*, uint32_t flags, int64_t stream_id, uint64_t app_error, void* user,
+                          void* stream_user) {
     H3Session& s = *of(user);
     if (!(flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET)) app_error = NGHTTP3_H3_NO_ERROR;
+    if (s.hq_) {
+      // Closed before the response's FIN (a reset): the request failed.
+      if (auto* slot = static_cast<Slot*>(stream_user)) s.stream_closed(stream_id, app_error, *slot);
+      return 0;
+    }
     if (!s.h3_) return 0;
     const int rv = nghttp3_conn_close_stream(s.h3_, stream_id, app_error);
     if (rv != 0 && rv != NGHTTP3_ERR_STREAM_NOT_FOUND) return NGTCP2_ERR_CALLBACK_FAILURE;
@@ -115,6 +136,10 @@ class H3Session::Callbacks {
 
   static int extend_max_stream_data(ngtcp2_conn*, int64_t stream_id, uint64_t, void* user, void*) {
     H3Session& s = *of(user);
+    if (s.hq_) {
+      if (Slot* slot = s.slot_of(stream_id)) slot->blocked = false;
+      return 0;
+    }
     if (s.h3_ && nghttp3_conn_unblock_stream(s.h3_, stream_id) != 0) return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
   }
@@ -147,8 +172,12 @@ class H3Session::Callbacks {
     return 0;
   }
 
-  static int h3_recv_data(nghttp3_conn*, int64_t stream_id, const uint8_t*, size_t len, void* user, void*) {
-    of(user)->consume(stream_id, len);  // counted in recv_stream_data, dropped here
+  static int h3_recv_data(nghttp3_conn*, int64_t stream_id, const uint8_t* data, size_t len, void* user,
+                          void* stream_user) {
+    H3Session& s = *of(user);
+    if (!s.save_dir_.empty())
+      if (auto* slot = static_cast<Slot*>(stream_user)) slot->body.append(reinterpret_cast<const char*>(data), len);
+    s.consume(stream_id, len);  // counted in recv_stream_data, dropped here
     return 0;
   }
 
@@ -199,8 +228,14 @@ class H3Session::Callbacks {
   }
 };
 
-H3Session::H3Session(const RequestTemplates& templates, unsigned streams, bool one_request, RequestSink& sink)
-    : templates_(templates), sink_(sink), streams_(streams ? streams : 1), one_request_(one_request),
+H3Session::H3Session(const RequestTemplates& templates, unsigned streams, bool one_request, bool hq,
+                     const std::string& save_dir, RequestSink& sink)
+    : templates_(templates),
+      sink_(sink),
+      streams_(streams ? streams : 1),
+      one_request_(one_request),
+      hq_(hq),
+      save_dir_(save_dir),
       slots_(streams_) {
   free_.reserve(streams_);
 }
@@ -237,7 +272,7 @@ bool H3Session::start(const sockaddr* local, socklen_t local_len, const sockaddr
   }
   active_ = 0;
   answered_ = bytes_received_ = bytes_sent_ = 0;
-  submitted_ = handshake_done_ = draining_ = failed_ = clean_ = false;
+  submitted_ = handshake_done_ = draining_ = failed_ = clean_ = hq_ready_ = false;
   goaway_id_ = INT64_MAX;
   error_[0] = '\0';
 
@@ -305,9 +340,11 @@ bool H3Session::start(const sockaddr* local, socklen_t local_len, const sockaddr
   conn_ref_.get_conn = &get_conn;
   conn_ref_.user_data = conn_;
   gnutls_session_set_ptr(tls_, &conn_ref_);
-  // RFC 9114 3.1: "h3", or no connection.
+  // RFC 9114 3.1: "h3", or no connection ("hq-interop" with --hq).
   static const char kH3[] = "h3";
-  gnutls_datum_t alpn{reinterpret_cast<unsigned char*>(const_cast<char*>(kH3)), 2};
+  static const char kHq[] = "hq-interop";
+  gnutls_datum_t alpn = hq_ ? gnutls_datum_t{reinterpret_cast<unsigned char*>(const_cast<char*>(kHq)), 10}
+                            : gnutls_datum_t{reinterpret_cast<unsigned char*>(const_cast<char*>(kH3)), 2};
   gnutls_alpn_set_protocols(tls_, &alpn, 1, GNUTLS_ALPN_MANDATORY);
   if (server_name && *server_name)
     gnutls_server_name_set(tls_, GNUTLS_NAME_DNS, server_name, std::strlen(server_name));
@@ -353,17 +390,26 @@ void H3Session::submit(int64_t from_ns, int64_t sent_ns) {
   uint32_t index = free_.back();
   free_.pop_back();
   Slot& slot = slots_[index];
-  slot = Slot{from_ns, sent_ns, -1, 0, true};
+  slot = Slot{};
+  slot.from_ns = from_ns;
+  slot.sent_ns = sent_ns;
+  slot.used = true;
   ++active_;
   submitted_ = true;
   int64_t id = -1;
-  int rv = ngtcp2_conn_open_bidi_stream(conn_, &id, nullptr);
+  // hq: QUIC's stream data callbacks find the slot (there is no nghttp3).
+  int rv = ngtcp2_conn_open_bidi_stream(conn_, &id, hq_ ? &slot : nullptr);
   if (rv != 0) {
     release(slot);
     sink_.failed(from_ns, ErrorKind::protocol, ngtcp2_strerror(rv));
     return;
   }
   slot.stream_id = id;
+  if (hq_) {
+    slot.url = next_url_;  // its request line goes out with the next packets
+    next_url_ = uint32_t((next_url_ + 1) % templates_.hq.size());
+    return;
+  }
   const auto& nv = templates_.h3[next_url_];
   next_url_ = uint32_t((next_url_ + 1) % templates_.h3.size());
   nghttp3_data_reader body{&Callbacks::read_body};
@@ -389,10 +435,21 @@ void H3Session::consume(int64_t stream_id, size_t n) {
 // The response's last byte arrived: done, whatever QUIC still has to
 // settle on the stream (acknowledgements), so the slot is free again.
 void H3Session::stream_done(int64_t stream_id, Slot& slot) {
-  nghttp3_conn_set_stream_user_data(h3_, stream_id, nullptr);
+  if (hq_) {
+    ngtcp2_conn_set_stream_user_data(conn_, stream_id, nullptr);
+    slot.status = kNoStatus;
+  } else {
+    nghttp3_conn_set_stream_user_data(h3_, stream_id, nullptr);
+  }
   const int64_t from = slot.from_ns;
   const int status = slot.status;
+  if (!save_dir_.empty()) save_body(slot);
   release(slot);
+  if (hq_) {
+    ++answered_;
+    sink_.completed(from, status);
+    return;
+  }
   if (status >= 200) {
     ++answered_;
     sink_.completed(from, status);
@@ -405,6 +462,10 @@ void H3Session::stream_done(int64_t stream_id, Slot& slot) {
 void H3Session::stream_closed(int64_t, uint64_t app_error, Slot& slot) {
   const int64_t from = slot.from_ns;
   release(slot);
+  // hq-interop has no GOAWAY: a rejected stream is how the server says it
+  // takes no more requests here, so this connection gets none (as after a
+  // GOAWAY) and closes once the rest are answered.
+  if (hq_ && app_error == NGHTTP3_H3_REQUEST_REJECTED) draining_ = true;
   if (app_error == NGHTTP3_H3_REQUEST_REJECTED && answered_ > 0) {
     // Not processed (RFC 9114 4.1.1): safe to send again. Only on a
     // connection that has answered before, so a server rejecting
@@ -459,7 +520,9 @@ ssize_t H3Session::produce(uint8_t* buf, size_t cap, int64_t now_ns) {
     int fin = 0;
     nghttp3_vec vec[16];
     nghttp3_ssize count = 0;
-    if (h3_ && ngtcp2_conn_get_max_data_left(conn_)) {
+    if (hq_) {
+      count = nghttp3_ssize(hq_pending(stream_id, fin, reinterpret_cast<ngtcp2_vec*>(vec)));
+    } else if (h3_ && ngtcp2_conn_get_max_data_left(conn_)) {
       count = nghttp3_conn_writev_stream(h3_, &stream_id, &fin, vec, 16);
       if (count < 0) {
         fail(ErrorKind::protocol, "HTTP/3: %s", nghttp3_strerror(int(count)));
@@ -475,14 +538,24 @@ ssize_t H3Session::produce(uint8_t* buf, size_t cap, int64_t now_ns) {
     if (n < 0) {
       switch (n) {
         case NGTCP2_ERR_STREAM_DATA_BLOCKED:
-          nghttp3_conn_block_stream(h3_, stream_id);
+          if (hq_) {
+            hq_blocked(stream_id);
+          } else {
+            nghttp3_conn_block_stream(h3_, stream_id);
+          }
           continue;
         case NGTCP2_ERR_STREAM_SHUT_WR:
-          nghttp3_conn_shutdown_stream_write(h3_, stream_id);
+          if (hq_) {
+            hq_blocked(stream_id);  // reset by the server: nothing more to send on it
+          } else {
+            nghttp3_conn_shutdown_stream_write(h3_, stream_id);
+          }
           continue;
         case NGTCP2_ERR_WRITE_MORE:
           bytes_sent_ += uint64_t(accepted);
-          if (nghttp3_conn_add_write_offset(h3_, stream_id, size_t(accepted)) != 0) {
+          if (hq_) {
+            hq_written(stream_id, size_t(accepted));
+          } else if (nghttp3_conn_add_write_offset(h3_, stream_id, size_t(accepted)) != 0) {
             fail(ErrorKind::protocol, "HTTP/3: cannot account written data");
             return -1;
           }
@@ -498,13 +571,55 @@ ssize_t H3Session::produce(uint8_t* buf, size_t cap, int64_t now_ns) {
     }
     if (accepted >= 0) {
       bytes_sent_ += uint64_t(accepted);
-      if (nghttp3_conn_add_write_offset(h3_, stream_id, size_t(accepted)) != 0) {
+      if (hq_) {
+        hq_written(stream_id, size_t(accepted));
+      } else if (nghttp3_conn_add_write_offset(h3_, stream_id, size_t(accepted)) != 0) {
         fail(ErrorKind::protocol, "HTTP/3: cannot account written data");
         return -1;
       }
     }
     return n;
   }
+}
+
+H3Session::Slot* H3Session::slot_of(int64_t stream_id) {
+  for (Slot& slot : slots_)
+    if (slot.used && slot.stream_id == stream_id) return &slot;
+  return nullptr;
+}
+
+size_t H3Session::hq_pending(int64_t& stream_id, int& fin, ngtcp2_vec* vec) {
+  for (Slot& slot : slots_) {
+    if (!slot.used || slot.stream_id < 0 || slot.blocked) continue;
+    const std::string& line = templates_.hq[slot.url];
+    if (slot.sent >= line.size()) continue;
+    stream_id = slot.stream_id;
+    fin = 1;  // the request is the line alone
+    vec[0].base = reinterpret_cast<uint8_t*>(const_cast<char*>(line.data() + slot.sent));
+    vec[0].len = line.size() - slot.sent;
+    return 1;
+  }
+  return 0;
+}
+
+// QUIC took `n` bytes of the request line (and the FIN, once all of it went).
+void H3Session::hq_written(int64_t stream_id, size_t n) {
+  if (Slot* slot = slot_of(stream_id)) slot->sent += n;
+}
+
+void H3Session::hq_blocked(int64_t stream_id) {
+  if (Slot* slot = slot_of(stream_id)) slot->blocked = true;
+}
+
+void H3Session::save_body(Slot& slot) {
+  // Numbered across the run's threads, in the order responses complete.
+  static std::atomic<uint64_t> saved{0};
+  const std::string path = save_dir_ + "/" + std::to_string(saved.fetch_add(1) + 1);
+  if (FILE* f = std::fopen(path.c_str(), "wb")) {
+    std::fwrite(slot.body.data(), 1, slot.body.size(), f);
+    std::fclose(f);
+  }
+  std::string().swap(slot.body);
 }
 
 void H3Session::burst_sent(int64_t now_ns) {
@@ -546,7 +661,9 @@ void H3Session::fail_all(ErrorKind kind, const char* why) {
   for (Slot& slot : slots_) {
     if (!slot.used) continue;
     const int64_t from = slot.from_ns;
-    const bool unprocessed = slot.stream_id >= goaway_id_;
+    // hq-interop: a server that closes cleanly has answered every stream it
+    // took, so what is left was not processed either.
+    const bool unprocessed = slot.stream_id >= goaway_id_ || (hq_ && clean_);
     release(slot);
     if (unprocessed && answered_ > 0) {
       // At or above the GOAWAY's id: the server says it did not process

@@ -6,8 +6,13 @@
 // QPACK. Up to `streams` requests are in flight, each in a preallocated
 // slot, fewer while the server's stream credit is lower; a response is
 // complete (and its latency taken) when the last byte of its body arrives,
-// not when QUIC retires the stream. Bodies are counted and dropped, their
-// flow-control credit given back at once. Outcomes go to a RequestSink.
+// not when QUIC retires the stream. Bodies are counted and dropped (or
+// kept for --save), their flow-control credit given back at once. Outcomes
+// go to a RequestSink.
+//
+// With `hq` (--hq) the same connection speaks hq-interop instead: no
+// nghttp3, each request stream carries "GET /path\r\n" and its FIN, and
+// the response is the stream's bytes up to the server's FIN (no status).
 #pragma once
 
 #include <gnutls/gnutls.h>
@@ -31,7 +36,9 @@ class H3Session {
 
   // `one_request`: the connection ends after its first response
   // (--connect-per-request).
-  H3Session(const RequestTemplates& templates, unsigned streams, bool one_request, RequestSink& sink);
+  // `save_dir`: where --save writes response bodies, or empty.
+  H3Session(const RequestTemplates& templates, unsigned streams, bool one_request, bool hq,
+            const std::string& save_dir, RequestSink& sink);
   ~H3Session();
   H3Session(const H3Session&) = delete;
   H3Session& operator=(const H3Session&) = delete;
@@ -41,7 +48,7 @@ class H3Session {
   bool start(const sockaddr* local, socklen_t local_len, const sockaddr* remote, socklen_t remote_len,
              const char* server_name, gnutls_certificate_credentials_t credentials, int64_t now_ns);
   // The QUIC handshake is done and HTTP/3 is ready for requests.
-  bool ready() const { return handshake_done_ && h3_ != nullptr; }
+  bool ready() const { return handshake_done_ && (h3_ != nullptr || (hq_ && hq_ready_)); }
   unsigned capacity() const;
   void submit(int64_t from_ns, int64_t sent_ns);
 
@@ -90,11 +97,22 @@ class H3Session {
     int64_t stream_id = -1;
     int status = 0;
     bool used = false;
+    // hq: the request line's bytes QUIC took, and whether flow control holds the rest.
+    uint32_t url = 0;
+    size_t sent = 0;
+    bool blocked = false;
+    std::string body;  // --save
   };
   class Callbacks;
   friend class Callbacks;
 
   bool setup_http3();
+  // hq: the next request line bytes to send (a slot's stream id, or -1).
+  size_t hq_pending(int64_t& stream_id, int& fin, ngtcp2_vec* vec);
+  void hq_written(int64_t stream_id, size_t n);
+  void hq_blocked(int64_t stream_id);
+  Slot* slot_of(int64_t stream_id);
+  void save_body(Slot& slot);
   void end();
   void release(Slot& slot);
   void fail_all(ErrorKind kind, const char* why);
@@ -108,6 +126,9 @@ class H3Session {
   RequestSink& sink_;
   unsigned streams_;
   bool one_request_;
+  bool hq_;
+  bool hq_ready_ = false;  // hq: the 1-RTT keys are in, requests may go
+  const std::string& save_dir_;
   ngtcp2_conn* conn_ = nullptr;
   nghttp3_conn* h3_ = nullptr;
   gnutls_session_t tls_ = nullptr;

@@ -69,7 +69,9 @@ std::string describe(const Options& o) {
   std::string what = o.requests ? std::to_string(o.requests) + " requests" : format_duration(uint64_t(o.duration_ns));
   std::string mode = o.rate > 0 ? "open loop at " + std::to_string(int64_t(o.rate)) + " req/s" : "closed loop";
   std::snprintf(buf, sizeof buf, "torii-load: %s, %u connection%s x %u stream%s, %u thread%s, %s, %s%s\n",
-                o.protocol == Protocol::h3 ? "HTTP/3 over QUIC" : o.urls[0].tls ? "https" : "http", o.connections, o.connections == 1 ? "" : "s", o.streams,
+                o.protocol == Protocol::h3   ? "HTTP/3 over QUIC"
+                : o.protocol == Protocol::hq ? "HTTP/0.9 over QUIC (hq-interop)"
+                : o.urls[0].tls ? "https" : "http", o.connections, o.connections == 1 ? "" : "s", o.streams,
                 o.streams == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s", mode.c_str(), what.c_str(),
                 o.connect_per_request ? ", a connection per request" : "");
   std::string text = buf;
@@ -116,7 +118,7 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<TlsClient> tls;
   std::unique_ptr<QuicTls> quic;
-  if (options.protocol == Protocol::h3) {
+  if (over_quic(options.protocol)) {
     auto created = QuicTls::create();
     if (!created) {
       std::fprintf(stderr, "torii-load: %s\n", created.error().c_str());

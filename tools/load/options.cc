@@ -22,6 +22,9 @@ const char* const kUsage =
     "                          --h2 on http:// is h2c with prior knowledge; --h3 is\n"
     "                          HTTP/3 over QUIC, one UDP socket per connection,\n"
     "                          https:// only)\n"
+    "      --hq                HTTP/0.9 over QUIC (ALPN hq-interop): each stream sends\n"
+    "                          \"GET /path\\r\\n\" and reads the body to its FIN; no\n"
+    "                          headers, and a response has no status (counted as 0)\n"
     "  -H, --header 'N: V'     add a request header (repeatable)\n"
     "      --method M          request method (default GET)\n"
     "      --body FILE         request body, sent with every request\n"
@@ -30,6 +33,8 @@ const char* const kUsage =
     "                          handshakes are always full)\n"
     "      --timeout T         a request without its response after T fails (default 10s)\n"
     "      --json FILE         write the summary as JSON to FILE\n"
+    "      --save DIR          write each response's body to DIR/1, DIR/2... (QUIC only),\n"
+    "                          numbered in the order the responses complete\n"
     "  -h, --help              this text\n"
     "Several URLs share one host and port; requests cycle through them.\n"
     "Server certificates are not verified (TLS and QUIC alike): a load tool measures,\n"
@@ -178,10 +183,13 @@ Result<Options> parse_options(int argc, char** argv) {
       if (ec != std::errc() || end != v.data() + v.size() || !(r > 0) || !std::isfinite(r) || r > 1e9)
         return make_error("--rate: expected requests per second above 0, got '" + v + "'");
       o.rate = r;
-    } else if (arg == "--h1" || arg == "--h2" || arg == "--h3") {
+    } else if (arg == "--h1" || arg == "--h2" || arg == "--h3" || arg == "--hq") {
       FLAG();
-      Protocol p = arg == "--h1" ? Protocol::h1 : arg == "--h2" ? Protocol::h2 : Protocol::h3;
-      if (have_protocol && o.protocol != p) return make_error("--h1, --h2 and --h3 exclude each other");
+      Protocol p = arg == "--h1"   ? Protocol::h1
+                   : arg == "--h2" ? Protocol::h2
+                   : arg == "--h3" ? Protocol::h3
+                                   : Protocol::hq;
+      if (have_protocol && o.protocol != p) return make_error("--h1, --h2, --h3 and --hq exclude each other");
       o.protocol = p;
       have_protocol = true;
     } else if (arg == "-H" || arg == "--header") {
@@ -208,6 +216,10 @@ Result<Options> parse_options(int argc, char** argv) {
       auto d = parse_duration(v);
       if (!d) return make_error("--timeout: " + d.error());
       o.timeout_ns = *d;
+    } else if (arg == "--save") {
+      TAKE(v);
+      if (v.empty()) return make_error("--save: needs a directory");
+      o.save_dir = v;
     } else if (arg == "--json") {
       TAKE(v);
       if (v.empty()) return make_error("--json: needs a file name");
@@ -235,10 +247,16 @@ Result<Options> parse_options(int argc, char** argv) {
   }
   if (o.threads > o.connections) return make_error("-t: more threads than connections (-c)");
   if (o.protocol == Protocol::h3 && !o.urls[0].tls) return make_error("--h3: HTTP/3 needs an https:// URL");
+  if (o.protocol == Protocol::hq) {
+    if (!o.urls[0].tls) return make_error("--hq: hq-interop needs an https:// URL");
+    if (o.method != "GET" || !o.body_file.empty() || !o.headers.empty())
+      return make_error("--hq: HTTP/0.9 sends GET alone (no --method, --body or -H)");
+  }
+  if (!o.save_dir.empty() && !over_quic(o.protocol)) return make_error("--save: only with --h3 or --hq");
 
   if (o.connect_per_request && o.streams > 1)
     return make_error("--connect-per-request sends one request per connection; -m must be 1");
-  bool h2_possible = o.protocol == Protocol::h2 || o.protocol == Protocol::h3 ||
+  bool h2_possible = o.protocol == Protocol::h2 || over_quic(o.protocol) ||
                      (o.protocol == Protocol::automatic && o.urls[0].tls);
   for (const auto& [name, value] : o.headers) {
     std::string lname = lower(name);

@@ -16,7 +16,10 @@ enum class Protocol : uint8_t {
   h1,
   h2,  // h2c with prior knowledge over http://, ALPN "h2" over https://
   h3,  // HTTP/3 over QUIC (https:// only)
+  hq,  // HTTP/0.9 over QUIC, the hq-interop ALPN (https:// only; GET, no headers, no status)
 };
+// Both run over QUIC (QuicConnection, H3Session).
+inline bool over_quic(Protocol p) { return p == Protocol::h3 || p == Protocol::hq; }
 
 struct Options {
   unsigned connections = 10;
@@ -33,6 +36,7 @@ struct Options {
   bool tls_resume = true;
   int64_t timeout_ns = 10'000'000'000;
   std::string json_file;
+  std::string save_dir;  // --save: each response body to DIR/N
   std::vector<Url> urls;
   bool help = false;
 };

@@ -13,7 +13,8 @@
 namespace torii::load {
 
 QuicConnection::QuicConnection(ConnectionHost& host, const RunContext& run)
-    : host_(host), run_(run), session_(run.templates, run.options.streams, run.options.connect_per_request, *this) {}
+    : host_(host), run_(run), session_(run.templates, run.options.streams, run.options.connect_per_request,
+               run.options.protocol == Protocol::hq, run.options.save_dir, *this) {}
 
 QuicConnection::~QuicConnection() { abandon(); }
 

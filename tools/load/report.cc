@@ -29,6 +29,7 @@ std::string printf_string(const char* fmt, auto... args) {
 const char* protocol_label(const RunResult& r) {
   const Stats& s = r.stats;
   if (r.options.protocol == Protocol::h3) return "HTTP/3";
+  if (r.options.protocol == Protocol::hq) return "hq-interop";
   if (s.connects > 0) {
     if (s.connects_h2 == s.connects) return "HTTP/2";
     if (s.connects_h2 == 0) return "HTTP/1.1";
@@ -38,6 +39,7 @@ const char* protocol_label(const RunResult& r) {
     case Protocol::h2: return "HTTP/2";
     case Protocol::h1: return "HTTP/1.1";
     case Protocol::h3: return "HTTP/3";
+    case Protocol::hq: return "hq-interop";
     case Protocol::automatic: return r.options.urls[0].tls ? "by ALPN" : "HTTP/1.1";
   }
   return "";

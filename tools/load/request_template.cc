@@ -40,6 +40,7 @@ RequestTemplates build_templates(const Options& o, std::string body) {
     r += "\r\n";
     r += t.body;
     t.h1.push_back(std::move(r));
+    t.hq.push_back("GET " + url.path + "\r\n");
 
     auto& nv = t.h2.emplace_back();
     auto& nv3 = t.h3.emplace_back();

@@ -23,6 +23,7 @@ struct RequestTemplates {
   std::vector<std::string> h1;                // one request per URL
   std::vector<std::vector<nghttp2_nv>> h2;    // one header list per URL
   std::vector<std::vector<nghttp3_nv>> h3;    // the same lists for nghttp3
+  std::vector<std::string> hq;                // HTTP/0.9 request lines (--hq)
   std::string body;
   bool head_request = false;                  // HEAD: responses have no body
 

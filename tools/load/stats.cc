@@ -19,6 +19,10 @@ void Stats::record_response(int status_code, uint64_t latency_ns) {
   ++requests;
   ++responses;
   latency.record(latency_ns);
+  if (status_code == kNoStatus) {
+    ++status[0];  // HTTP/0.9 (--hq): a whole body, and no status to judge
+    return;
+  }
   if (status_code >= 100 && status_code < 600) {
     ++status[size_t(status_code)];
   } else {

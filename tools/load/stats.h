@@ -21,6 +21,9 @@ enum class ErrorKind : uint8_t {
 constexpr size_t kErrorKinds = 5;
 const char* error_kind_name(ErrorKind kind);
 
+// The status of an HTTP/0.9 response (--hq), which has none: counted under 0, not failed.
+constexpr int kNoStatus = 0;
+
 struct Stats {
   Histogram latency;          // responses of any status
   uint64_t requests = 0;      // completed: a response, or failed with an error

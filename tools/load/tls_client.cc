@@ -45,7 +45,8 @@ Result<std::unique_ptr<TlsClient>> TlsClient::create(Protocol protocol) {
     case Protocol::h1: rv = SSL_CTX_set_alpn_protos(ctx, h1, sizeof h1 - 1); break;
     case Protocol::h2: rv = SSL_CTX_set_alpn_protos(ctx, h2, sizeof h2 - 1); break;
     case Protocol::automatic: rv = SSL_CTX_set_alpn_protos(ctx, both, sizeof both - 1); break;
-    case Protocol::h3: break;  // QUIC's TLS is GnuTLS (QuicTls); this context is not used
+    case Protocol::h3:
+    case Protocol::hq: break;  // QUIC's TLS is GnuTLS (QuicTls); this context is not used
   }
   if (rv != 0) {
     SSL_CTX_free(ctx);

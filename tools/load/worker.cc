@@ -54,7 +54,7 @@ bool Worker::setup() {
     setup_error_ = std::string("epoll_create1: ") + std::strerror(errno);
     return false;
   }
-  const bool quic = o.protocol == Protocol::h3;
+  const bool quic = over_quic(o.protocol);
   // Open-loop send times and QUIC's timers need sub-millisecond wake-ups
   // (epoll's own timeout counts in milliseconds).
   if (source_.open_loop() || quic) {

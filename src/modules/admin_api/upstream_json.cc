@@ -34,7 +34,7 @@ void append_peer(std::string& out, const config::UpstreamGroupConfig& g, size_t 
   append_json_string(out, s.name);
   out += ',';
   key(out, "name");
-  append_json_string(out, s.name);
+  append_json_string(out, s.host.empty() ? s.name : s.host);  // a resolved address: its name, as NGINX Plus
   out += ',';
   key(out, "backup");
   out += s.backup ? "true," : "false,";
@@ -140,6 +140,14 @@ void append_server(std::string& out, const config::UpstreamServer& s) {
   out += s.down ? "true," : "false,";
   key(out, "drain");
   out += s.drain ? "true" : "false";
+  if (s.resolve_index >= 0) {
+    // An address of a `server NAME resolve` line: it follows its name.
+    out += ',';
+    key(out, "resolve");
+    out += "true,";
+    key(out, "name");
+    append_json_string(out, s.host);
+  }
   out += '}';
 }
 

@@ -48,4 +48,20 @@ void apply(const std::string& charset, const std::vector<std::string>& types, ht
   }
 }
 
+bool apply_override(std::string_view charset, const std::vector<std::string>& known, int status,
+                    http::ResponseHead& head) {
+  for (auto& [name, value] : head.headers) {
+    if (strcasecmp(name.c_str(), "Content-Type") != 0) continue;
+    bool is_known = false;
+    for (const auto& k : known)
+      is_known = is_known || (k.size() == charset.size() && strncasecmp(k.data(), charset.data(), k.size()) == 0);
+    if (!is_known) return false;
+    if (has_charset(value) || status == 301 || status == 302) return true;
+    value += "; charset=";
+    value += charset;
+    return true;
+  }
+  return true;  // no Content-Type: nothing to say a charset of
+}
+
 }  // namespace torii::charset

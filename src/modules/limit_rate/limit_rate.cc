@@ -54,6 +54,10 @@ class RateSink : public http::ResponseSink, public std::enable_shared_from_this<
     ex_.services().loop->cancel(timer_);
   }
 
+  // Trailers wait in the codec's sink for its last frame or chunk.
+  void set_trailers(std::vector<std::pair<std::string, std::string>> trailers) override {
+    next_.set_trailers(std::move(trailers));
+  }
   void read_body(http::BodyReader* reader) override { next_.read_body(reader); }
   void resume_body() override { next_.resume_body(); }
 

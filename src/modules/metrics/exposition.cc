@@ -1,5 +1,6 @@
 #include "modules/metrics/exposition.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iterator>
 #include <map>
@@ -11,6 +12,7 @@
 #include "config/upstream_config.h"
 #include "modules/metrics/text_format.h"
 #include "modules/metrics/worker_metrics.h"
+#include "http3/quic_counters.h"
 #include "modules/stub_status/counters.h"
 #include "net/tls_counters.h"
 #include "upstream/live_group.h"
@@ -77,7 +79,9 @@ std::string render_prometheus(const config::Config& cfg) {
   std::map<std::string, std::array<std::array<uint64_t, kStatusClasses>, kProtocols>> requests;
   Summed duration, upstream;
   uint64_t bytes_in = 0, bytes_out = 0;
+  std::array<uint64_t, kConnectionProtocols> connections{};
   for (WorkerMetrics* w : workers) {
+    for (size_t p = 0; p < connections.size(); ++p) connections[p] += w->connections[p].get();
     {
       std::lock_guard lock(w->mu);
       for (const auto& [name, c] : w->servers) {
@@ -203,6 +207,21 @@ std::string render_prometheus(const config::Config& cfg) {
       out += '\n';
     }
   }
+  head(out, "torii_upstream_resolved_addresses", "gauge",
+       "Addresses a `server NAME resolve` line has now (the servers labelled with them above).");
+  for (const auto& g : groups) {
+    for (size_t t = 0; t < g->resolves.size(); ++t) {
+      const auto n = std::count_if(g->servers.begin(), g->servers.end(),
+                                   [&](const config::UpstreamServer& s) { return s.resolve_index == int(t); });
+      out += "torii_upstream_resolved_addresses{upstream=\"";
+      label_value(out, g->name);
+      out += "\",name=\"";
+      label_value(out, g->resolves[t].written);
+      out += "\"} ";
+      number(out, uint64_t(n));
+      out += '\n';
+    }
+  }
   // Per-server counters exist where the admin API keeps them (the config
   // has an `api` location or admin_listen).
   struct PeerCounter {
@@ -266,6 +285,30 @@ std::string render_prometheus(const config::Config& cfg) {
     number(out, tls[i]);
     out += '\n';
   }
+  head(out, "torii_connections_by_protocol_total", "counter",
+       "Client connections by protocol: HTTP/1 at its first request, HTTP/2 when it starts, HTTP/3 and "
+       "hq-interop when the QUIC handshake completes.");
+  constexpr const char* kConnectionProtocolNames[kConnectionProtocols] = {"HTTP/1", "HTTP/2", "HTTP/3", "hq-interop"};
+  for (size_t p = 0; p < connections.size(); ++p) {
+    out += "torii_connections_by_protocol_total{protocol=\"";
+    out += kConnectionProtocolNames[p];
+    out += "\"} ";
+    number(out, connections[p]);
+    out += '\n';
+  }
+  head(out, "torii_quic_handshakes_total", "counter",
+       "QUIC handshakes by outcome: completed, or failed (the connection ended first).");
+  out += "torii_quic_handshakes_total{outcome=\"completed\"} ";
+  number(out, http3::total(http3::QuicEvent::handshake_completed));
+  out += "\ntorii_quic_handshakes_total{outcome=\"failed\"} ";
+  number(out, http3::total(http3::QuicEvent::handshake_failed));
+  out += '\n';
+  head(out, "torii_quic_datagrams_handed_total", "counter",
+       "QUIC datagrams one worker read for a connection another owns and handed to it (a client that moved; "
+       "none with quic_bpf on, where the kernel steers them).");
+  out += "torii_quic_datagrams_handed_total ";
+  number(out, http3::total(http3::QuicEvent::datagram_handed));
+  out += '\n';
   head(out, "torii_connections_accepted_total", "counter", "Client connections accepted.");
   out += "torii_connections_accepted_total ";
   out += std::to_string(conns.accepted);

@@ -60,6 +60,10 @@ void bind_worker(int index) {
   t_current = g_workers[size_t(index)].get();
 }
 
+void record_connection(ConnectionProtocol p) {
+  if (WorkerMetrics* m = t_current) m->connections[p].add(1);
+}
+
 void record_request(const http::Exchange& ex) {
   WorkerMetrics* m = t_current;
   if (!m || !ex.config || !ex.config->metrics_enabled || !ex.server) return;

@@ -32,6 +32,8 @@ class Counter {
 };
 
 enum Protocol : uint8_t { http10, http11, http2, http3, kProtocols };
+// What a client connection spoke: HTTP/1.x, HTTP/2, HTTP/3 or hq-interop (HTTP/0.9 over QUIC).
+enum ConnectionProtocol : uint8_t { conn_h1, conn_h2, conn_h3, conn_hq, kConnectionProtocols };
 constexpr int kStatusClasses = 5;  // 1xx..5xx
 
 // Upper bounds in seconds (Prometheus's "le"), then +Inf.
@@ -58,6 +60,7 @@ struct alignas(64) WorkerMetrics {
   // $limit_conn_status order), for locations with those limits.
   Counter limit_req[5];   // passed, delayed, rejected, delayed_dry_run, rejected_dry_run
   Counter limit_conn[3];  // passed, rejected, rejected_dry_run
+  Counter connections[kConnectionProtocols];
   // By server name. The worker inserts under `mu` (once per name); the
   // scrape reads under it. Lookups by the worker itself take no lock.
   std::mutex mu;
@@ -68,6 +71,10 @@ struct alignas(64) WorkerMetrics {
 void bind_worker(int index);
 // Counts one finished request on the calling worker (no-op off a worker).
 void record_request(const http::Exchange& ex);
+// Counts a client connection by protocol: an HTTP/1 one at its first
+// request (one that turns to HTTP/2 counts there), an HTTP/2 one when it
+// starts, a QUIC one when its handshake completes.
+void record_connection(ConnectionProtocol p);
 
 // Process-wide.
 void note_reload(bool loaded);

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Two torii binaries side by side on seed 003's proxy shape (wrk through the
+# proxy to four nginx backends, keepalive pool, one worker each, pinned to
+# SERVER_CPU; backends and wrk on CLIENT_CPU), rounds alternating which goes
+# first: is a change a gain? CPU per request is the figure to compare.
+# Usage: OLD_BIN=/path/torii.old [NEW_BIN=build/torii] bench/proxy_ab.sh
+#        (env: DURATION, ROUNDS, CONNS (a list, default "100 1000"), PATH_URL)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${OLD_BIN:?set OLD_BIN to the torii binary to compare against}"
+NEW_BIN=${NEW_BIN:-$here/../build/torii}
+TORII_BIN=$NEW_BIN
+source "$here/lib.sh"
+CONNS=${CONNS:-100 1000}
+work=$(mktemp -d)
+backend_pids=()
+cleanup() {
+  stop_servers
+  for pid in "${backend_pids[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+RESULTS=$work/results
+mkdir -p "$work/logs"
+
+backends=()
+for i in 1 2 3 4; do
+  port=$(free_port)
+  backends+=("$port")
+  mkdir -p "$work/b$i/logs"
+  cat > "$work/b$i/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/b$i/logs/nginx.pid;
+error_log $work/b$i/logs/error.log crit;
+events { worker_connections 8192; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$port;
+        location / { default_type application/json; return 200 '{"hostname":"whoami-$i","ip":"127.0.0.1"}\n'; }
+    }
+}
+CONF
+  taskset -c "$CLIENT_CPU" "$NGINX_BIN" -p "$work/b$i" -c "$work/b$i/nginx.conf" -g 'daemon off; master_process off;' &
+  backend_pids+=($!)
+  wait_port "$port"
+done
+
+write_conf() {  # write_conf NAME PORT
+cat > "$work/$1.conf" <<CONF
+worker_processes 1;
+worker_rlimit_nofile 65536;
+pid $work/logs/$1.pid;
+error_log $work/logs/$1-error.log crit;
+events { worker_connections 16384; }
+http {
+    keepalive_requests 1000000;
+    upstream whoami { least_conn; server 127.0.0.1:${backends[0]}; server 127.0.0.1:${backends[1]}; server 127.0.0.1:${backends[2]}; server 127.0.0.1:${backends[3]}; keepalive 300; }
+    server { listen 127.0.0.1:$2; access_log off; location / { proxy_pass http://whoami; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for; proxy_set_header X-Real-IP \$remote_addr; } }
+}
+CONF
+}
+
+ulimit -n 65536 2>/dev/null || true
+declare -A BIN=([old]=$OLD_BIN [new]=$NEW_BIN)
+for name in old new; do
+  PORTS[$name]=$(free_port)
+  write_conf "$name" "${PORTS[$name]}"
+  mkdir -p "$work/logs"
+  taskset -c "$SERVER_CPU" "${BIN[$name]}" -p "$work" -c "$work/$name.conf" &
+  PIDS[$name]=$!
+  wait_port "${PORTS[$name]}"
+done
+echo "old: $OLD_BIN"
+echo "new: $NEW_BIN"
+echo "wrk through the proxy to 4 backends; 1 worker each, ${DURATION}s per run, $ROUNDS rounds alternating"
+for round in $(seq 1 "$ROUNDS"); do
+  order=(old new)
+  [ $((round % 2)) -eq 0 ] && order=(new old)
+  for c in $CONNS; do
+    for name in "${order[@]}"; do
+      run_wrk "proxy-$c-conns" "$name" "http://127.0.0.1:${PORTS[$name]}${PATH_URL:-/bench}" "$c"
+    done
+  done
+done
+echo
+for c in $CONNS; do
+  label="proxy-$c-conns"
+  awk -v l="$label" -v o="$(median 3 "$label" old)" -v n="$(median 3 "$label" new)" \
+      -v oc="$(median 4 "$label" old)" -v nc="$(median 4 "$label" new)" 'BEGIN {
+    printf "%-18s median req/s old %s new %s (x%.3f); CPU/req old %s us new %s us (x%.3f)\n",
+      l, o, n, n / o, oc, nc, nc / oc }'
+done
