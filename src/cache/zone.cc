@@ -2,8 +2,10 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -92,6 +94,7 @@ void Zone::update(const ZoneParams& p) {
   std::lock_guard lock(mu_);
   params_.keys_size = p.keys_size;
   params_.max_size = p.max_size;
+  params_.min_free = p.min_free;
   params_.inactive_ms = p.inactive_ms;
 }
 
@@ -437,10 +440,20 @@ void Zone::manage_once() {
     if (now_ms - it->second.last_use_ms < params_.inactive_ms || it->second.lock_until_ms > now_ms) break;
     drop_locked(it, true);
   }
-  if (params_.max_size <= 0) return;
-  // Over max_size: the least recently used go first.
+  // What must go for max_size, and for min_free: the file system's free
+  // space (as an unprivileged writer sees it) below it is made up from the
+  // cache, as nginx's manager does.
+  int64_t excess = params_.max_size > 0 ? disk_bytes_.load(std::memory_order_relaxed) - params_.max_size : 0;
+  if (params_.min_free > 0) {
+    struct statvfs fs{};
+    if (::statvfs(params_.path.c_str(), &fs) == 0)
+      excess = std::max(excess, params_.min_free - int64_t(fs.f_bavail) * int64_t(fs.f_frsize));
+  }
+  if (excess <= 0) return;
+  // The least recently used go first.
+  const int64_t goal = disk_bytes_.load(std::memory_order_relaxed) - excess;
   auto pos = lru_.end();
-  while (disk_bytes_.load(std::memory_order_relaxed) > params_.max_size && pos != lru_.begin()) {
+  while (disk_bytes_.load(std::memory_order_relaxed) > goal && pos != lru_.begin()) {
     --pos;
     auto it = index_.find(*pos);
     if (!it->second.exists || it->second.lock_until_ms > now_ms) continue;

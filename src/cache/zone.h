@@ -39,6 +39,7 @@ struct ZoneParams {
   std::vector<int> levels;  // proxy_cache_path levels=1:2 -> {1, 2}
   size_t keys_size = 0;  // keys_zone=name:SIZE: bounds the index (nginx: ~8000 keys a megabyte)
   int64_t max_size = 0;  // 0: no limit
+  int64_t min_free = 0;  // free space the file system must keep; 0: no limit
   int64_t inactive_ms = 600'000;
 };
 
@@ -147,7 +148,7 @@ class Zone {
   void run();          // the zone's thread: load, then manage
   void load();         // walk the directory into the index
   void load_dir(const std::string& dir, int depth);
-  void manage_once();  // evict by inactive and max_size
+  void manage_once();  // evict by inactive, max_size and min_free
   void start();
 
   ZoneParams params_;

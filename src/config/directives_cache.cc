@@ -128,6 +128,7 @@ Status set_cache_path(Compiler& c, Scope&, const Node& n) {
       // rename into place), what nginx does with use_temp_path=off.
     } else if (key == "min_free") {
       if (!parse_size(v, num)) return node_error(n, "invalid min_free value " + q(a));
+      p.min_free = num;
     } else if (key == "manager_files" || key == "loader_files" || key == "manager_sleep" ||
                key == "manager_threshold" || key == "loader_sleep" || key == "loader_threshold") {
       // The loader and manager pace themselves; these only need a valid value.

@@ -168,6 +168,28 @@ def test_max_size_is_respected(make_server, up):
     assert status_of(srv, "/m29")[0] == "HIT"
 
 
+@pytest.mark.parametrize("beyond_free_space", [False, True], ids=["room", "no-room"])
+def test_min_free_makes_room_on_the_file_system(make_server, up, tmp_path, beyond_free_space):
+    """min_free: while the cache's file system has less free space than
+    that, the manager removes entries, least recently used first. Asking for
+    more than the disk has empties the cache; asking for little keeps it."""
+    for i in range(5):
+        up.route(f"/f{i}", body=b"F" * 20000)
+    fs = os.statvfs(tmp_path)
+    free_kb = fs.f_bavail * fs.f_frsize // 1024
+    min_free = f"{free_kb + 1024 * 1024}k" if beyond_free_space else "1k"
+    srv = make_server(cache_conf(up.port, "proxy_cache_valid 200 10m;", path_extra=f"min_free={min_free}"))
+    for i in range(5):
+        assert status_of(srv, f"/f{i}")[0] == "MISS"
+    if beyond_free_space:
+        harness.wait_until(lambda: not cache_files(srv), 20, what="the manager to empty the cache for min_free")
+        assert status_of(srv, "/f0")[0] == "MISS"
+    else:
+        harness.wait_until(lambda: len(cache_files(srv)) == 5, 10, what="the entries on disk")
+        for i in range(5):
+            assert status_of(srv, f"/f{i}")[0] == "HIT"
+
+
 @torii_only
 def test_purge_by_key_and_by_prefix(make_server, up):
     for path in ("/a/1", "/a/2", "/b/1"):
