@@ -316,6 +316,9 @@ struct Config {
   std::string admin_token;       // admin_token_file's bearer token; empty: none asked
   int worker_processes = 1;  // "auto" resolved to the core count
   unsigned worker_connections = 512;
+  // worker_shutdown_timeout: how long a graceful stop waits for open
+  // connections before closing them; 0: as long as they last.
+  int64_t worker_shutdown_timeout_ms = 0;
   uint64_t worker_rlimit_nofile = 0;  // 0: leave as is
   bool multi_accept = false;
   bool quic_bpf = false;  // a reuseport eBPF program steers QUIC datagrams to their worker

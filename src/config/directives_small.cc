@@ -63,6 +63,16 @@ Status accept_time(Compiler&, Scope&, const Node& n) {
   return Ok{};
 }
 
+// The bound on a graceful stop (QUIT, or `-s quit`). A reload keeps every
+// connection in the same workers, each on the config it started with, so
+// unlike nginx's old workers nothing there needs ending.
+Status set_worker_shutdown_timeout(Compiler& c, Scope&, const Node& n) {
+  int64_t ms = 0;
+  if (!parse_time_ms(n.args[0], ms)) return invalid_value(n, n.args[0]);
+  c.cfg().worker_shutdown_timeout_ms = ms;
+  return Ok{};
+}
+
 Status accept_size_or_off(Compiler&, Scope&, const Node& n) {
   int64_t v = 0;
   if (n.args[0] != "off" && !parse_size(n.args[0], v)) return invalid_value(n, n.args[0]);
@@ -154,7 +164,7 @@ constexpr DirectiveSpec kSmallDirectives[] = {
     {"msie_refresh", kHSL, kFlag, true, false, kMain, &accept_notice_on},
     {"recursive_error_pages", kHSL, kFlag, true, false, kMain, &accept_notice_on},
     {"log_subrequest", kHSL, kFlag, true, false, kMain, &accept_notice_on},
-    {"worker_shutdown_timeout", kMain, kArgs1, true, false, kMain, &accept_time},
+    {"worker_shutdown_timeout", kMain, kArgs1, true, false, kMain, &set_worker_shutdown_timeout},
     {"map_hash_max_size", kHttp, kArgs1, true, false, kMain, &accept_size},
     {"map_hash_bucket_size", kHttp, kArgs1, true, false, kMain, &accept_size},
     {"proxy_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},

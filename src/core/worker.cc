@@ -148,7 +148,8 @@ Worker::Worker(int index, std::shared_ptr<const config::Config> config)
       config_(std::move(config)),
       open_files_(std::make_unique<handlers::OpenFileCache>()),
       access_log_(std::make_unique<log::AccessLogWriter>()),
-      housekeeping_([](void* self) { static_cast<Worker*>(self)->on_housekeeping(); }, this) {
+      housekeeping_([](void* self) { static_cast<Worker*>(self)->on_housekeeping(); }, this),
+      shutdown_deadline_([](void* self) { static_cast<Worker*>(self)->on_shutdown_timeout(); }, this) {
   services_.open_files = open_files_.get();
   upstreams_ = std::make_unique<upstream::Upstreams>(loop_);
   upstreams_->use_config(*config_);
@@ -465,7 +466,16 @@ void Worker::begin_drain() {
     retired_endpoints_[name] = std::move(e);
   }
   quic_endpoints_.clear();
+  if (config_->worker_shutdown_timeout_ms > 0) loop_.arm(shutdown_deadline_, config_->worker_shutdown_timeout_ms);
   check_drained();
+}
+
+// worker_shutdown_timeout ran out with connections still open: they are
+// closed as a fast stop closes them.
+void Worker::on_shutdown_timeout() {
+  TORII_LOG(notice, "worker_shutdown_timeout: closing %zu connections still open",
+            connections_.size() + h2_connections_.size());
+  loop_.stop();
 }
 
 void Worker::retire_acceptors(AcceptorMap doomed) {

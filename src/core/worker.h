@@ -105,6 +105,7 @@ class Worker {
   void count_connection(int delta) { live_connections_ = size_t(int64_t(live_connections_) + delta); }
   // A connection ended: during a graceful stop, the last one stops the loop.
   void check_drained();
+  void on_shutdown_timeout();
 
  private:
   class Acceptor;
@@ -146,6 +147,7 @@ class Worker {
   bool draining_ = false;
   int64_t last_reclaim_ms_ = -1'000'000;  // reclaim_idle_connections()' last pass
   Timer housekeeping_;
+  Timer shutdown_deadline_;  // worker_shutdown_timeout, armed by a graceful stop
 };
 
 // The process's workers by index, set by main before they start and fixed

@@ -30,9 +30,8 @@ def conf(body="v1", main=""):
 """, main=main)
 
 
-@pytest.fixture
-def big_server(make_server):
-    server = make_server(conf(), start=False)
+def start_big_server(make_server, main=""):
+    server = make_server(conf(main=main), start=False)
     www = server.prefix / "www"
     www.mkdir()
     # Not compressible into kernel buffers: a reader with a small receive
@@ -42,6 +41,11 @@ def big_server(make_server):
     (www / "big.bin").write_bytes(data)
     server.big_sha = hashlib.sha256(data).hexdigest()
     return server.start()
+
+
+@pytest.fixture
+def big_server(make_server):
+    return start_big_server(make_server)
 
 
 class SlowDownload(threading.Thread):
@@ -133,6 +137,23 @@ def test_fast_stop(big_server):
     dl.hurry = True
     dl.join(10)
     # The slow download was cut, not waited for.
+    assert dl.received < BIG_SIZE
+
+
+def test_worker_shutdown_timeout_ends_a_graceful_stop(make_server):
+    """worker_shutdown_timeout bounds a graceful stop: a download that would
+    take many seconds more is cut after it, and the server exits."""
+    server = start_big_server(make_server, main="worker_shutdown_timeout 1s;")
+    dl = SlowDownload(server.port, rate=1024 * 1024)
+    dl.start()
+    assert dl.started_body.wait(10), "download did not start"
+    start = time.monotonic()
+    server.signal(signal.SIGQUIT)
+    code = server.wait_exit(8)
+    assert code == 0, "the graceful stop was not ended by worker_shutdown_timeout"
+    assert time.monotonic() - start >= 0.9, "closed before worker_shutdown_timeout ran out"
+    dl.hurry = True
+    dl.join(10)
     assert dl.received < BIG_SIZE
 
 
