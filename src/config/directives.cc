@@ -506,7 +506,8 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
     } else if (a == "proxy_protocol") {
       l.proxy_protocol = true;
     } else if (a == "bind") {
-      return node_error(n, q(a) + " is not yet supported in \"listen\" directive");
+      // Every address gets its own listening socket in torii, wildcard or
+      // not: what nginx does only for the addresses marked `bind`.
     } else {
       return node_error(n, "invalid parameter " + q(a) + " in \"listen\" directive");
     }

@@ -76,3 +76,31 @@ def test_so_keepalive_sets_timers_on_accepted_connections(make_server):
                 # TCP_KEEPIDLE 30 min: the first probe is about that far away.
                 m = re.search(r"timer:\(keepalive,(\d+)min", out)
                 assert m and 28 <= int(m.group(1)) <= 30, out
+
+
+def test_bind_gives_an_address_its_own_socket_beside_a_wildcard(make_server):
+    """`listen ADDR:PORT bind` beside `listen PORT` on the same port: the
+    address has its own listening socket, and each server answers on its
+    own addresses. (`reuseport` on both: without it Linux refuses nginx's
+    wildcard bind once the address listens.)"""
+    conf = r"""
+    server {
+        listen @PORT0@ reuseport;
+        return 200 "wildcard\n";
+    }
+    server {
+        listen 127.0.0.1:@PORT0@ bind reuseport;
+        return 200 "loopback\n";
+    }
+"""
+    s = make_server(harness.base_conf(conf, main="worker_processes 1;"))
+    out = subprocess.run(["ss", "-ltn", f"sport = :{s.port}"], capture_output=True, text=True, check=True).stdout
+    assert f"127.0.0.1:{s.port} " in out, out
+    assert f"0.0.0.0:{s.port} " in out or f"*:{s.port} " in out, out
+    assert harness.http(s.port, "/").body == b"loopback\n"
+    with socket.create_connection(("127.0.0.2", s.port), timeout=5) as c:
+        c.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        reply = b""
+        while chunk := c.recv(4096):
+            reply += chunk
+    assert reply.endswith(b"wildcard\n"), reply

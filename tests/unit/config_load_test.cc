@@ -625,8 +625,6 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http { server {\nlisten 443 quic reuseport; } }",
        "string:1: no \"ssl_certificate\" is defined for the \"listen ... quic\" directive"},
       {"http { server {\nlisten 443 quic ssl; } }", "string:2: \"ssl\" parameter is incompatible with \"quic\""},
-      {"http { server {\nlisten 80 bind; } }",
-       "string:2: \"bind\" is not yet supported in \"listen\" directive"},
       {"http { server {\nlisten 80 rcvbuf=lots; } }",
        "string:2: invalid value \"rcvbuf=lots\" in \"listen\" directive"},
       {"http { server {\nlisten 443 quic proxy_protocol; } }",
