@@ -76,12 +76,14 @@ def test_bcrypt_check_does_not_stall_the_worker(srv):
         t.join()
     assert len(slow_times) == 3
     assert len(static) >= 3, static
-    # The first static request may go out before the slow ones arrive;
-    # every later one overlaps them.
-    worst = max(static)
+    # A loop that ran the checks itself would hold every static request
+    # behind one (a handful in all, each ~`alone`). The median, not the
+    # worst: on a loaded 2-core machine the three checks' threads can
+    # delay any one request by a scheduling slice.
+    typical = sorted(static)[len(static) // 2]
     print(f"bcrypt check alone {alone * 1000:.0f} ms; slow requests {[round(x * 1000) for x in slow_times]} ms; "
-          f"{len(static)} static requests meanwhile, worst {worst * 1000:.1f} ms")
-    assert worst < alone / 2, (worst, alone, static)
+          f"{len(static)} static requests meanwhile, median {typical * 1000:.1f} ms, worst {max(static) * 1000:.1f} ms")
+    assert typical < alone / 4, (typical, alone, static)
 
 
 def test_right_password_after_the_pool(srv):
