@@ -5,6 +5,7 @@
 #include "core/event_loop.h"
 #include "http/exchange.h"
 #include "http/pipeline.h"
+#include "http/sub_exchange.h"
 
 namespace torii::cache {
 
@@ -65,18 +66,10 @@ void BackgroundUpdates::start(http::Exchange& client) {
   Update& u = *update;
   updates_.emplace(&u, std::move(update));
   http::Exchange& ex = u.ex;
-  ex.config = client.config;  // keeps the server and location below alive
-  ex.server = client.server;
-  ex.location = client.location;
-  ex.captures = client.captures;
-  ex.variables = client.variables;
-  ex.is_internal = client.is_internal;
-  ex.location_uri_rewritten = client.location_uri_rewritten;
-  ex.start_unix_ms = client.start_unix_ms;
+  http::take_route_of(ex, client);
   ex.background = true;
-  ex.header_only = true;           // as nginx's: no body to encode or pace for nobody
+  ex.header_only = true;  // as nginx's: no body to encode or pace for nobody
   ex.ignore_client_abort = true;
-  ex.access.subrequest = true;     // the client's request passed the access phases
   http::resume_request(ex, http::Phase::content);
   // Answered at once with nothing to send (no session started): done.
   if (!ex.handler_state) u.finish();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/event_loop.h"
+#include "http/sub_exchange.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "http/pipeline.h"
@@ -150,17 +151,9 @@ class Slicer final : public http::Exchange::HandlerState {
 
 Part::Part(Slicer& s, http::Exchange& m, int64_t at) : slicer(s), main(m), start(at), ex(*this, m.conn(), m.services()) {
   ex.req = m.req;  // views into the client's buffer: the client's exchange outlives its parts
-  ex.config = m.config;
-  ex.server = m.server;
-  ex.location = m.location;
-  ex.captures = m.captures;
-  ex.variables = m.variables;
-  ex.is_internal = m.is_internal;
-  ex.location_uri_rewritten = m.location_uri_rewritten;
+  http::take_route_of(ex, m);
   ex.start = m.start;
-  ex.start_unix_ms = m.start_unix_ms;
   ex.header_only = m.header_only;
-  ex.access.subrequest = true;  // the client's request passed the access phases
   ex.slice_part = true;
   ex.slice_range = range_value(at, m.settings().slice_size);
 }
