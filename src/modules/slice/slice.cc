@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "core/event_loop.h"
-#include "http/sub_exchange.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "http/pipeline.h"
+#include "http/sub_exchange.h"
 #include "http/range.h"
 #include "http/range_response.h"
 #include "log/error_log.h"
