@@ -126,10 +126,13 @@ def write(out_dir, stem, meta, rows, results, skipped, idle, plots=True):
         md += [f"### {row.key}: {row.title}", "", f"`{tool}` on `{row.path}`", "", row_table(row, res), ""]
     if idle:
         md += ["## Memory per idle keep-alive connection", "",
-               "RSS growth of the server's processes with N connections open after one request each, over N.", "",
-               "| server | plain HTTP/1.1 | TLS 1.3 |", "|---|---|---|"]
+               "RSS growth of the server's processes with N connections open after one request each, over N; "
+               "then all of them closed: the RSS left over the start (polled up to 10 s, stops once within 10%).",
+               "", "| server | plain HTTP/1.1 | TLS 1.3 HTTP/1.1 | TLS 1.3 HTTP/2 | RSS after close |",
+               "|---|---|---|---|---|"]
         for name, v in idle.items():
-            md.append(f"| {name} | {_fmt(v.get('plain'), '{:.1f} KiB')} | {_fmt(v.get('tls'), '{:.1f} KiB')} |")
+            md.append(f"| {name} | {_fmt(v.get('plain'), '{:.1f} KiB')} | {_fmt(v.get('tls'), '{:.1f} KiB')} | "
+                      f"{_fmt(v.get('tls_h2'), '{:.1f} KiB')} | {_fmt(v.get('after_close_pct'), '{:+.0f}%')} |")
         md.append("")
     if skipped:
         md += ["## Not run", ""] + [f"- {row} / {peer}: {why}" for row, peer, why in skipped] + [""]

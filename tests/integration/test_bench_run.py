@@ -54,8 +54,12 @@ def test_one_row_against_nginx_writes_the_report(tmp_path):
         assert abs(fixed[0]["rps"] - fixed[0]["rate"]) <= 0.05 * fixed[0]["rate"] + 5, fixed[0]
     slower = min(x["rps"] for x in runs if x["rate"] is None)
     assert fixed[0]["rate"] == max(1, round(slower / 2))
-    # Idle connection memory was measured for both.
+    # Idle connection memory was measured for both: plain, TLS HTTP/1.1,
+    # TLS HTTP/2, and the RSS left after they closed.
     assert set(raw["idle_kib"]) == {"torii", "nginx"}
+    for server in ("torii", "nginx"):
+        assert {"plain", "tls", "tls_h2", "after_close_pct"} <= set(raw["idle_kib"][server]), raw["idle_kib"]
+    assert "| TLS 1.3 HTTP/2 | RSS after close |" in text
 
 
 def test_unknown_peer_is_refused(tmp_path):
