@@ -1,0 +1,217 @@
+"""grpc_pass to an upstream block with `keepalive`: calls reuse the HTTP/2
+connection (the next call opens the next stream on it), counted on the
+upstream side by the peer address (ip:port) the gRPC server (python3-grpcio)
+sees for each call. keepalive_requests bounds the calls per connection; a
+restarted server, a server that sends GOAWAY (max_connection_age), a status
+error and a deadline exceeded leave every call answered. The same file
+passes with TORII_BIN=/usr/sbin/nginx."""
+
+import threading
+import time
+from concurrent import futures
+
+import pytest
+
+grpc = pytest.importorskip("grpc")
+
+from harness import base_conf, PortLease  # noqa: E402
+
+SERVICE = "test.Echo"
+CHUNK = b"y" * 1000
+
+
+class Backend:
+    """A gRPC server that notes, per call, the connection it came on."""
+
+    def __init__(self, port=0, options=()):
+        self.peers = []
+        self._lock = threading.Lock()
+        handler = grpc.method_handlers_generic_handler(SERVICE, {
+            "Unary": grpc.unary_unary_rpc_method_handler(self.unary),
+            "ServerStream": grpc.unary_stream_rpc_method_handler(self.server_stream),
+            "Slow": grpc.unary_unary_rpc_method_handler(self.slow),
+            "Fail": grpc.unary_unary_rpc_method_handler(self.fail),
+        })
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=list(options))
+        self.server.add_generic_rpc_handlers((handler,))
+        self.port = self.server.add_insecure_port(f"127.0.0.1:{port}")
+        assert self.port, "the gRPC server could not bind"
+        self.server.start()
+
+    def note(self, context):
+        with self._lock:
+            self.peers.append(context.peer())
+
+    def connections(self):
+        with self._lock:
+            return len(set(self.peers))
+
+    def unary(self, request, context):
+        self.note(context)
+        return b"echo:" + request
+
+    def server_stream(self, request, context):
+        self.note(context)
+        for i in range(int(request)):
+            yield b"%d:" % i + CHUNK
+
+    def slow(self, request, context):
+        self.note(context)
+        deadline = time.monotonic() + 5
+        while context.is_active() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return request
+
+    def fail(self, request, context):
+        self.note(context)
+        context.abort(grpc.StatusCode.NOT_FOUND, "no such thing")
+
+    def stop(self):
+        self.server.stop(None).wait(10)
+
+
+@pytest.fixture
+def backends():
+    made = []
+
+    def make(**kwargs):
+        b = Backend(**kwargs)
+        made.append(b)
+        return b
+
+    yield make
+    for b in made:
+        b.stop()
+
+
+def front(make_server, backend_port, upstream_extra=""):
+    """torii (or nginx) with two locations: / to an upstream block with
+    keepalive 4 (plus `upstream_extra`), /plain/ to one without."""
+    return make_server(base_conf(f"""
+    upstream kept {{
+        server 127.0.0.1:{backend_port};
+        keepalive 4;
+        {upstream_extra}
+    }}
+    upstream plain {{
+        server 127.0.0.1:{backend_port};
+    }}
+    server {{
+        listen 127.0.0.1:@PORT@ http2;
+        location / {{
+            grpc_pass grpc://kept;
+            grpc_read_timeout 10s;
+        }}
+        location /plain/ {{
+            rewrite ^/plain(/.*)$ $1 break;
+            grpc_pass grpc://plain;
+        }}
+    }}"""), name="front")
+
+
+@pytest.fixture
+def channel_to():
+    made = []
+
+    def make(srv):
+        ch = grpc.insecure_channel(f"127.0.0.1:{srv.port}")
+        made.append(ch)
+        return ch
+
+    yield make
+    for ch in made:
+        ch.close()
+
+
+def call(ch, name, payload=b"x", timeout=10, prefix=""):
+    return ch.unary_unary(f"{prefix}/{SERVICE}/{name}")(payload, timeout=timeout)
+
+
+def test_sequential_calls_share_one_connection(make_server, backends, channel_to):
+    b = backends()
+    ch = channel_to(front(make_server, b.port))
+    for i in range(20):
+        assert call(ch, "Unary", b"%d" % i) == b"echo:%d" % i
+    assert b.connections() == 1, [p[-5:] for p in b.peers]
+    # Without keepalive every call has a connection of its own.
+    b.peers.clear()
+    for i in range(20):
+        assert call(ch, "Unary", b"%d" % i, prefix="/plain") == b"echo:%d" % i
+    assert b.connections() == 20, b.peers
+
+
+def test_streaming_then_unary_on_the_same_connection(make_server, backends, channel_to):
+    b = backends()
+    ch = channel_to(front(make_server, b.port))
+    # 200 KB of response: the connection's receive window is spent and
+    # renewed during the call, and the next calls go on with that state.
+    replies = list(ch.unary_stream(f"/{SERVICE}/ServerStream")(b"200", timeout=20))
+    assert replies == [b"%d:" % i + CHUNK for i in range(200)]
+    for i in range(5):
+        assert call(ch, "Unary", b"after%d" % i) == b"echo:after%d" % i
+    replies = list(ch.unary_stream(f"/{SERVICE}/ServerStream")(b"3", timeout=20))
+    assert replies == [b"%d:" % i + CHUNK for i in range(3)]
+    assert b.connections() == 1, [p[-5:] for p in b.peers]
+
+
+def test_keepalive_requests_bounds_calls_per_connection(make_server, backends, channel_to):
+    b = backends()
+    ch = channel_to(front(make_server, b.port, "keepalive_requests 5;"))
+    for i in range(20):
+        assert call(ch, "Unary", b"%d" % i) == b"echo:%d" % i
+    assert b.connections() == 4, b.peers
+    counts = {}
+    for p in b.peers:
+        counts[p] = counts.get(p, 0) + 1
+    assert sorted(counts.values()) == [5, 5, 5, 5], counts
+
+
+def test_restarted_server_next_call_succeeds(make_server, backends, channel_to):
+    lease = PortLease()
+    try:
+        first = backends(port=lease.port)
+        ch = channel_to(front(make_server, lease.port))
+        for i in range(3):
+            assert call(ch, "Unary", b"%d" % i) == b"echo:%d" % i
+        assert first.connections() == 1
+        first.stop()  # the kept connection dies with it
+        second = backends(port=lease.port)
+        for i in range(5):
+            assert call(ch, "Unary", b"again%d" % i) == b"echo:again%d" % i
+        assert second.connections() == 1, second.peers
+    finally:
+        lease.release()
+
+
+def test_server_that_sends_goaway_loses_no_call(make_server, backends, channel_to):
+    # max_connection_age: the server sends GOAWAY on its connections every
+    # ~100 ms (with a grace for calls in flight), while calls keep coming.
+    b = backends(options=[("grpc.max_connection_age_ms", 100), ("grpc.max_connection_age_grace_ms", 2000)])
+    ch = channel_to(front(make_server, b.port))
+    for i in range(50):
+        assert call(ch, "Unary", b"%d" % i) == b"echo:%d" % i
+        time.sleep(0.01)  # calls spread over several connection ages (pacing, not a wait for readiness)
+    assert len(b.peers) == 50
+    assert 1 < b.connections() < 50, b.connections()
+
+
+def test_errors_do_not_poison_the_kept_connection(make_server, backends, channel_to):
+    b = backends()
+    ch = channel_to(front(make_server, b.port))
+    assert call(ch, "Unary", b"1") == b"echo:1"
+    with pytest.raises(grpc.RpcError) as e:
+        call(ch, "Fail")
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND
+    assert e.value.details() == "no such thing"
+    assert call(ch, "Unary", b"2") == b"echo:2"
+    # A status error is a complete response: the connection stays.
+    assert b.connections() == 1, [p[-5:] for p in b.peers]
+    with pytest.raises(grpc.RpcError) as e:
+        call(ch, "Slow", timeout=0.5)
+    assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    # The abandoned call's connection is closed; the next calls are fine
+    # and share one connection again.
+    b.peers.clear()
+    for i in range(5):
+        assert call(ch, "Unary", b"after%d" % i) == b"echo:after%d" % i
+    assert b.connections() == 1, [p[-5:] for p in b.peers]
