@@ -4,7 +4,10 @@ upstream side by the peer address (ip:port) the gRPC server (python3-grpcio)
 sees for each call. keepalive_requests bounds the calls per connection; a
 restarted server, a server that sends GOAWAY (max_connection_age), a status
 error and a deadline exceeded leave every call answered. The same file
-passes with TORII_BIN=/usr/sbin/nginx."""
+passes with TORII_BIN=/usr/sbin/nginx, but for the tests against a scripted
+HTTP/2 upstream (h2_grpc_upstream.py) marked as torii's own: nginx closes
+an idle upstream connection on any byte, PING included, and answers a
+refused stream 502.""" 
 
 import threading
 import time
@@ -14,7 +17,8 @@ import pytest
 
 grpc = pytest.importorskip("grpc")
 
-from harness import base_conf, PortLease  # noqa: E402
+from harness import IS_NGINX, base_conf, PortLease, wait_until  # noqa: E402
+from h2_grpc_upstream import H2GrpcUpstream  # noqa: E402
 
 SERVICE = "test.Echo"
 CHUNK = b"y" * 1000
@@ -215,3 +219,48 @@ def test_errors_do_not_poison_the_kept_connection(make_server, backends, channel
     for i in range(5):
         assert call(ch, "Unary", b"after%d" % i) == b"echo:after%d" % i
     assert b.connections() == 1, [p[-5:] for p in b.peers]
+
+
+@pytest.fixture
+def scripted():
+    made = []
+
+    def make(**kwargs):
+        u = H2GrpcUpstream(**kwargs)
+        made.append(u)
+        return u
+
+    yield make
+    for u in made:
+        u.stop()
+
+
+@pytest.mark.skipif(IS_NGINX, reason="nginx closes an idle upstream connection on any byte it reads")
+def test_ping_while_idle_is_answered_and_the_connection_kept(make_server, scripted, channel_to):
+    up = scripted()
+    ch = channel_to(front(make_server, up.port))
+    assert call(ch, "Unary", b"one") == b"h2:one"
+    up.ping(0)
+    wait_until(lambda: up.connections[0].ping_acks == 1, 10, what="the PING's acknowledgement")
+    assert call(ch, "Unary", b"two") == b"h2:two"
+    assert len(up.connections) == 1
+    assert up.connections[0].streams == [1, 3]
+
+
+@pytest.mark.skipif(IS_NGINX, reason="nginx answers a refused stream 502 (upstream rejected request)")
+@pytest.mark.parametrize("how", ["refuse", "goaway"])
+def test_call_refused_on_a_kept_connection_goes_again(make_server, scripted, channel_to, how):
+    # The second call on the first connection is refused (RST_STREAM
+    # REFUSED_STREAM, or a GOAWAY whose last stream is the first call's):
+    # the upstream did not look at it, so it goes on a new connection and
+    # the client never sees the refusal.
+    up = scripted(script=lambda conn, n: how if (conn, n) == (0, 1) else "ok")
+    srv = front(make_server, up.port)
+    ch = channel_to(srv)
+    assert call(ch, "Unary", b"one") == b"h2:one"
+    assert call(ch, "Unary", b"two") == b"h2:two"
+    assert len(up.connections) == 2
+    assert up.connections[0].streams == [1, 3]
+    assert up.connections[1].streams == [1]
+    assert call(ch, "Unary", b"three") == b"h2:three"
+    assert up.connections[1].streams == [1, 3]
