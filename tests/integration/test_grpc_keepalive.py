@@ -29,6 +29,7 @@ class Backend:
 
     def __init__(self, port=0, options=()):
         self.peers = []
+        self.times = []  # when each call came, beside its peer
         self._lock = threading.Lock()
         handler = grpc.method_handlers_generic_handler(SERVICE, {
             "Unary": grpc.unary_unary_rpc_method_handler(self.unary),
@@ -45,6 +46,7 @@ class Backend:
     def note(self, context):
         with self._lock:
             self.peers.append(context.peer())
+            self.times.append(time.monotonic())
 
     def connections(self):
         with self._lock:
@@ -168,6 +170,34 @@ def test_keepalive_requests_bounds_calls_per_connection(make_server, backends, c
     for p in b.peers:
         counts[p] = counts.get(p, 0) + 1
     assert sorted(counts.values()) == [5, 5, 5, 5], counts
+
+
+def test_keepalive_time_bounds_a_connections_age(make_server, backends, channel_to):
+    b = backends()
+    ch = channel_to(front(make_server, b.port, "keepalive_time 300ms;"))
+    deadline = time.monotonic() + 15
+    i = 0
+    while b.connections() < 3:
+        assert time.monotonic() < deadline, "calls never moved to a new connection"
+        assert call(ch, "Unary", b"%d" % i) == b"echo:%d" % i
+        i += 1
+    with b._lock:
+        spans = {}
+        for peer, t in zip(b.peers, b.times):
+            first, _ = spans.get(peer, (t, t))
+            spans[peer] = (first, t)
+    # A call that starts before the limit still ends on its connection.
+    assert all(last - first < 0.3 + 1.0 for first, last in spans.values()), spans
+    assert len(b.peers) > b.connections()  # calls did share connections meanwhile
+
+
+def test_keepalive_timeout_closes_an_idle_connection(make_server, scripted, channel_to):
+    up = scripted()
+    ch = channel_to(front(make_server, up.port, "keepalive_timeout 200ms;"))
+    assert call(ch, "Unary", b"one") == b"h2:one"
+    wait_until(lambda: up.connections[0].closed, 10, what="the idle connection's close")
+    assert call(ch, "Unary", b"two") == b"h2:two"
+    assert len(up.connections) == 2
 
 
 def test_restarted_server_next_call_succeeds(make_server, backends, channel_to):
