@@ -24,12 +24,6 @@ namespace torii::config {
 
 namespace {
 
-// A one-argument directive whose value is this time.
-bool is_time(const Node& n, int64_t want_ms) {
-  int64_t ms = 0;
-  return n.args.size() == 1 && parse_time_ms(n.args[0], ms) && ms == want_ms;
-}
-
 std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 Error invalid_value(const Node& n, std::string_view value) {
@@ -311,9 +305,12 @@ Status set_upstream(Compiler& c, Scope&, const Node& n) {
         if (!t) return Error{t.error()};
         g->resolver_timeout = *t;
       }
-    } else if (d.name == "keepalive_time" && is_time(d, 3600'000)) {
-      // nginx's default (1h): torii does not retire busy connections by age yet.
-    } else if (d.name == "keepalive_time" || d.name == "ntlm" || d.name == "sticky" || d.name == "queue") {
+    } else if (d.name == "keepalive_time") {
+      st = arity(d, 1, 1);
+      int64_t ms = 0;
+      if (st && !parse_time_ms(d.args[0], ms)) return invalid_value(d, d.args[0]);
+      g->keepalive_time = Ms(ms);
+    } else if (d.name == "ntlm" || d.name == "sticky" || d.name == "queue") {
       return node_error(d, q(d.name) + " is not yet supported");
     } else {
       return node_error(d, missing_directive_message(d.name));

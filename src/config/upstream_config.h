@@ -65,6 +65,7 @@ struct UpstreamGroupConfig {
   unsigned keepalive = 0;   // idle connections cached per worker; 0: none
   Ms keepalive_timeout{60'000};
   uint64_t keepalive_requests = 1000;
+  Ms keepalive_time{3'600'000};  // a connection serves no request that ends after this age
   // health_check: set when the block has one; `health` holds the prober's
   // verdicts (one per server) for as long as this config lives.
   std::shared_ptr<const HealthCheckConfig> health_check;

@@ -135,6 +135,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   void connect_to(int peer);
   // `readable`: the event that completed the connect also said data came.
   void on_connected(bool readable = false);
+  void start_codec_output();  // a multiplexed protocol's first bytes on this try's connection
   void start_tls();
   void continue_handshake();
   // The upstream socket, plain or through TLS, with send()/recv()'s
@@ -155,6 +156,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   void stream_body(bool drained = false);
   bool feed_body(std::string_view data);  // false: finished or failed
   void finish_response(bool reusable);
+  bool flush_codec_output();
   void start_tunnel();
   void tunnel_io();
   // The failure hook: log, health, retry or respond.
@@ -220,6 +222,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   std::string tls_name_;                 // the name its certificate is checked against
   std::shared_ptr<upstream::SocketHandler> handler_;
   uint64_t conn_requests_ = 0;  // requests served on this upstream connection before this one
+  int64_t conn_opened_ms_ = 0;  // when this upstream connection was made (keepalive_time)
   bool answered_ = false;       // some byte of an answer came on this try
 
   // The response.
@@ -289,9 +292,10 @@ bool ProxySession::on_body_data(std::string_view data) {
     }
     return true;
   }
-  // Streamed: bytes that reach the upstream are gone, so no retry after.
-  body_replayable_ = false;
+  // Streamed: bytes that reach the upstream are gone, so no retry after,
+  // unless the codec still holds the whole body.
   codec_->body_piece(data, out_);
+  body_replayable_ = codec_->holds_whole_body();
   if (fd_ >= 0 && (phase_ == Phase::exchanging || phase_ == Phase::streaming)) write_request();
   return out_.size() - out_off_ + codec_->buffered() < kStreamedBodyLimit;
 }
@@ -398,12 +402,6 @@ void ProxySession::connect_to(int peer) {
   request_sent_ = false;
   in_.clear();
   codec_->reset();
-  if (codec_->full_duplex()) {
-    // A multiplexed protocol starts each connection afresh (its preface),
-    // then the request and the body kept so far.
-    out_.clear();
-    codec_->take_output(out_);
-  }
   upstream_eof_ = false;
   answered_ = false;
 
@@ -413,12 +411,16 @@ void ProxySession::connect_to(int peer) {
     auto kept = group_->pool.take(peer, !retry_after_send_allowed());
     // A connection made for another scheme or other proxy_ssl_* settings
     // (a group shared by several locations) is not this request's.
+    // So is one whose protocol state (HTTP/2's session) this codec cannot
+    // take on; on success the codec owns that state.
     const bool fits = (kept.tls != nullptr) == cfg_.ssl && (!kept.tls || kept.tls->context() == cfg_.tls->ctx.get());
-    if (kept.fd >= 0 && !fits) upstream::close_connection(loop_, kept);
+    if (kept.fd >= 0 && !(fits && codec_->adopt_connection(kept.state))) upstream::close_connection(loop_, kept);
     if (kept.fd >= 0) {
       fd_ = kept.fd;
       tls_ = std::move(kept.tls);
       conn_requests_ = kept.requests;
+      conn_opened_ms_ = kept.opened_ms;
+      start_codec_output();
       handler_ = std::move(kept.handler);
       handler_->set_owner(this);  // registered already: no epoll_ctl
       on_connected();
@@ -426,6 +428,10 @@ void ProxySession::connect_to(int peer) {
     }
   }
   conn_requests_ = 0;
+  conn_opened_ms_ = loop_.now_ms();
+  std::unique_ptr<upstream::ConnectionState> none;
+  codec_->adopt_connection(none);  // a new connection
+  start_codec_output();
   handler_ = std::make_shared<upstream::SocketHandler>(this);
   int fd = ::socket(server.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
@@ -453,6 +459,14 @@ void ProxySession::connect_to(int peer) {
   }
   phase_ = Phase::connecting;
   arm(cfg_.connect_timeout.count());
+}
+
+void ProxySession::start_codec_output() {
+  if (!codec_->full_duplex()) return;
+  // A multiplexed protocol's bytes depend on the connection (a new one
+  // starts with its preface): the request and the body kept so far.
+  out_.clear();
+  codec_->take_output(out_);
 }
 
 // Events that mean the upstream socket has something to read (or an end).
@@ -740,7 +754,10 @@ void ProxySession::read_head() {
         break;
       }
       if (st == http1::ParseStatus::error) {
-        try_failed(Failure::invalid_header, 0, codec_->error(), "reading response header from upstream");
+        // A request the upstream says it did not act on fails as a
+        // connection would, and may go again (try_failed).
+        try_failed(codec_->unprocessed() ? Failure::error : Failure::invalid_header, 0, codec_->error(),
+                   "reading response header from upstream");
         return;
       }
       if (resp_.status >= 100 && resp_.status < 200 && resp_.status != 101 && codec_->interim_responses()) {
@@ -933,10 +950,14 @@ void ProxySession::finish_response(bool reusable) {
   record_try(resp_.status);
   phase_ = Phase::done;
   reusable = reusable && codec_->reusable(resp_) && request_sent_ && group_->pool.enabled() &&
-             conn_requests_ + 1 < group_->cfg->keepalive_requests;
+             conn_requests_ + 1 < group_->cfg->keepalive_requests &&
+             loop_.now_ms() - conn_opened_ms_ < group_->cfg->keepalive_time.count();
+  if (reusable && fd_ >= 0) reusable = flush_codec_output();
   if (reusable && fd_ >= 0) {
     group_->state.release(peer_);
-    group_->pool.put({fd_, std::move(handler_), std::move(tls_), conn_requests_ + 1}, peer_);
+    group_->pool.put({fd_, std::move(handler_), std::move(tls_), conn_requests_ + 1, conn_opened_ms_,
+                      codec_->detach_connection()},
+                     peer_);
     fd_ = -1;
     peer_ = -1;
   } else {
@@ -944,6 +965,23 @@ void ProxySession::finish_response(bool reusable) {
   }
   if (fill_) fill_->commit();
   ex_.finish();
+}
+
+// What a multiplexed protocol still owes the connection after the
+// response (acknowledgements, window updates) goes out before it is kept:
+// false if the socket does not take it all now.
+bool ProxySession::flush_codec_output() {
+  if (!codec_->full_duplex()) return true;
+  codec_->take_output(out_);
+  while (out_off_ < out_.size()) {
+    const ssize_t n = send_upstream(out_.data() + out_off_, out_.size() - out_off_, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    out_off_ += size_t(n);
+  }
+  out_.clear();
+  out_off_ = 0;
+  return true;
 }
 
 void ProxySession::fail_response(const char*) {
@@ -1035,7 +1073,10 @@ void ProxySession::try_failed(Failure f, int err, const char* what, const char* 
   // the request goes again without that try counting, and that server may
   // be picked again, for another kept connection or a new one: each such
   // retry uses up one idle connection, so this ends.
-  const bool stale = f == Failure::error && conn_requests_ > 0 && !answered_;
+  // So is a request the upstream said it did not process (a refused
+  // HTTP/2 stream): it goes again, even a POST.
+  const bool unprocessed = codec_->unprocessed();
+  const bool stale = f == Failure::error && conn_requests_ > 0 && (!answered_ || unprocessed);
   const int peer = peer_;
   if (!stale) group_->state.failed(peer_, loop_.now_ms());
   close_upstream();
@@ -1046,6 +1087,7 @@ void ProxySession::try_failed(Failure f, int err, const char* what, const char* 
   stale_cond_ = f == Failure::error     ? config::kStaleError
                 : f == Failure::timeout ? config::kStaleTimeout
                                         : config::kStaleInvalidHeader;
+  if (unprocessed) any_sent_ = false;
   if (may_retry(cond)) {
     any_sent_ = false;
     if (stale && peer >= 0) {

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "handlers/proxy_headers.h"
 #include "http1/parser.h"
 #include "http1/response_parser.h"
+#include "upstream/connection_state.h"
 
 namespace torii::cache {
 struct UpstreamRequestChanges;
@@ -87,6 +89,20 @@ class UpstreamCodec {
   virtual size_t buffered() const { return 0; }
   // The response's trailer fields, once its body is done.
   virtual bool take_trailers(std::vector<std::pair<std::string, std::string>>&) { return false; }
+  // The upstream said it did not act on the request (HTTP/2 REFUSED_STREAM,
+  // or a GOAWAY below its stream): it may go again, even a POST.
+  virtual bool unprocessed() const { return false; }
+  // Every request body byte since the first is still held, so a new try
+  // can send the body again although it streamed.
+  virtual bool holds_whole_body() const { return false; }
+
+  // ---- the connection's protocol state (upstream/connection_state.h)
+  // Before a try: `state` is what the connection carries (null for a new
+  // one). True when the codec can use that connection (it then owns the
+  // state); false leaves `state` alone and the connection is not for it.
+  virtual bool adopt_connection(std::unique_ptr<upstream::ConnectionState>& state) { return state == nullptr; }
+  // After a reusable response: the state the connection keeps while idle.
+  virtual std::unique_ptr<upstream::ConnectionState> detach_connection() { return nullptr; }
 };
 
 }  // namespace torii::handlers

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <string>
 
 #include "core/fd_budget.h"
 
@@ -16,12 +17,13 @@ class KeepalivePool::Idle final : public SocketOwner {
   explicit Idle(KeepalivePool* pool) : pool_(pool), timer_(&Idle::on_timer, this) {}
 
   // The server closed or reset the connection, or sent bytes nobody asked
-  // for: it is finished. An edge with nothing to read (reported for the
-  // response's last bytes, which were read before the connection came
-  // back) changes nothing.
+  // for (as nginx: any byte closes an HTTP/1 connection; a protocol with
+  // state of its own judges, and answers, its control traffic): it is
+  // finished. An edge with nothing to read (reported for the response's
+  // last bytes, which were read before the connection came back) changes
+  // nothing.
   void on_socket_io(uint32_t events) override {
-    if (!(events & (EPOLLERR | EPOLLHUP | EPOLLRDHUP)) && (!(events & EPOLLIN) || connection_alive(conn_.fd)))
-      return;
+    if (!(events & (EPOLLERR | EPOLLHUP | EPOLLRDHUP)) && (!(events & EPOLLIN) || still_usable(conn_))) return;
     pool_->evict(this);
   }
   static void on_timer(void* self) {
@@ -40,6 +42,53 @@ bool connection_alive(int fd) {
   char c;
   ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
   return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+namespace {
+
+// Reads what came on an idle connection whose protocol keeps state, hands
+// it to that state and sends its answer. False: the connection must close
+// (the server closed it, the state refused the bytes, or the answer did
+// not fit in the socket at once).
+bool answer_idle_input(KeptConnection& conn) {
+  char buf[4096];
+  std::string reply;
+  for (;;) {
+    ssize_t n = 0;
+    if (conn.tls) {
+      const auto r = conn.tls->read(buf, sizeof buf);
+      if (r.status == net::IoStatus::again) break;
+      if (r.status != net::IoStatus::ok) return false;
+      n = ssize_t(r.bytes);
+    } else {
+      n = ::recv(conn.fd, buf, sizeof buf, 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      if (n <= 0) return false;
+    }
+    if (!conn.state->idle_input(std::string_view(buf, size_t(n)), reply)) return false;
+  }
+  size_t off = 0;
+  while (off < reply.size()) {
+    ssize_t n = 0;
+    if (conn.tls) {
+      const auto r = conn.tls->write(reply.data() + off, reply.size() - off);
+      if (r.status != net::IoStatus::ok) return false;
+      n = ssize_t(r.bytes);
+    } else {
+      n = ::send(conn.fd, reply.data() + off, reply.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+    }
+    off += size_t(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool still_usable(KeptConnection& conn) {
+  return conn.state ? answer_idle_input(conn) : connection_alive(conn.fd);
 }
 
 void close_connection(core::EventLoop& loop, KeptConnection& conn) {
@@ -79,7 +128,7 @@ KeptConnection KeepalivePool::take(int peer, bool peek) {
     recycle(it);
     it = next;
     conn.handler->set_owner(nullptr);  // the caller's from now on
-    if (!peek || connection_alive(conn.fd)) {
+    if (!peek || still_usable(conn)) {
       account();
       return conn;
     }
@@ -141,7 +190,7 @@ void KeepalivePool::retire(Forward forward) {
     KeptConnection conn = std::move(entry.conn_);
     recycle(entry.self_);
     conn.handler->set_owner(nullptr);
-    if (connection_alive(conn.fd)) {
+    if (still_usable(conn)) {
       put(std::move(conn), peer);
     } else {
       close_connection(loop_, conn);

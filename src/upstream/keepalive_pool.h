@@ -3,7 +3,8 @@
 // (within a turn, connections put back stay for the requests of the same
 // turn to take), each closed after
 // keepalive_timeout or as soon as the server closes it or sends anything
-// unasked.
+// unasked (what a protocol with connection state, HTTP/2, accepts while
+// idle -- PING, SETTINGS -- is answered instead: connection_state.h).
 //
 // A connection stays registered with the event loop for its whole life,
 // with one SocketHandler that dispatches to whoever owns the connection:
@@ -24,6 +25,7 @@
 #include "core/event_loop.h"
 #include "core/timer_wheel.h"
 #include "net/tls_client.h"
+#include "upstream/connection_state.h"
 #include "upstream/socket_handler.h"
 
 namespace torii::upstream {
@@ -34,6 +36,8 @@ struct KeptConnection {
   std::shared_ptr<SocketHandler> handler;  // registered with the loop for fd
   std::unique_ptr<net::TlsClient> tls;     // null: plain TCP
   uint64_t requests = 0;                   // served on it so far
+  int64_t opened_ms = 0;                   // when it was made (keepalive_time)
+  std::unique_ptr<ConnectionState> state;  // the protocol's, if it keeps any
 };
 
 class KeepalivePool {
@@ -89,6 +93,9 @@ class KeepalivePool {
 
 // True if an idle connection is still open with nothing unread on it.
 bool connection_alive(int fd);
+// The same for a kept connection, whose protocol state (if any) may read,
+// and answer, what came on it.
+bool still_usable(KeptConnection& conn);
 // Closes a connection: TLS's close_notify, the descriptor (which also
 // leaves the epoll set), its handler retired at the end of the turn.
 void close_connection(core::EventLoop& loop, KeptConnection& conn);

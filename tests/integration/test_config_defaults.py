@@ -160,7 +160,6 @@ def test_the_defaults_start_and_serve(make_server):
     ("http", "keepalive_time 2h;"),
     ("http", "proxy_store on;"),
     ("http", "output_buffers 4 32k;"),
-    ("upstream", "keepalive_time 10m;"),
 ])
 def test_other_values_are_refused_as_not_yet_supported(unstarted, nginx_only_skip, block, line):
     http = "    " + line + "\n" + HTTP if block == "http" else HTTP

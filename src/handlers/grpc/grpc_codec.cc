@@ -30,6 +30,14 @@ bool dropped(std::string_view name) {
   return std::any_of(std::begin(kNames), std::end(kNames), [&](std::string_view n) { return iequals(n, name); });
 }
 
+// Body bytes kept from the first so that a try on another connection can
+// send them again (a kept connection the upstream closed, a refused
+// stream); a longer streamed body is let go as it leaves.
+constexpr size_t kKeptBody = 64 * 1024;
+
+// The call a session callback reports to (none while the connection is idle).
+GrpcCodec* owner(void* user) { return static_cast<GrpcConnection*>(user)->codec(); }
+
 nghttp2_nv nv(std::string_view name, std::string_view value) {
   return {reinterpret_cast<uint8_t*>(const_cast<char*>(name.data())),
           reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), name.size(), value.size(),
@@ -41,13 +49,12 @@ nghttp2_nv nv(std::string_view name, std::string_view value) {
 GrpcCodec::GrpcCodec(const http::Exchange& ex, const config::ProxyConfig& cfg)
     : ex_(&ex), cfg_(cfg), uri_(upstream_uri(ex, cfg)) {}
 
-GrpcCodec::~GrpcCodec() {
-  if (session_) nghttp2_session_del(session_);
-}
+GrpcCodec::~GrpcCodec() = default;
 
 void GrpcCodec::reset() {
-  if (session_) nghttp2_session_del(session_);
+  conn_.reset();  // a failed try's connection is closed with it
   session_ = nullptr;
+  connection_known_ = false;
   stream_ = -1;
   pending_off_ = 0;  // a new connection gets the body kept so far from its start
   stage_ = Stage::head;
@@ -58,7 +65,42 @@ void GrpcCodec::reset() {
   body_.clear();
   closed_ = false;
   close_error_ = 0;
+  goaway_ = false;
+  refused_ = false;
   error_ = "";
+}
+
+bool GrpcCodec::adopt_connection(std::unique_ptr<upstream::ConnectionState>& state) {
+  if (!state) {  // a new connection: start_session() makes its session
+    connection_known_ = true;
+    return true;
+  }
+  auto* kept = dynamic_cast<GrpcConnection*>(state.get());
+  if (!kept) return false;  // an HTTP/1 connection of a shared group
+  // Only a connection that could carry another call was kept; what came
+  // while it was idle may have changed that.
+  if (!kept->open_for_calls()) return false;
+  state.release();
+  conn_.reset(kept);
+  session_ = conn_->session();
+  conn_->set_codec(this);  // the callbacks report to this call now
+  connection_known_ = true;
+  return true;
+}
+
+std::unique_ptr<upstream::ConnectionState> GrpcCodec::detach_connection() {
+  if (!conn_) return nullptr;
+  conn_->set_codec(nullptr);
+  session_ = nullptr;
+  connection_known_ = false;
+  return std::move(conn_);
+}
+
+// After a call that ended cleanly: its stream closed without error, the
+// upstream is not going away, the connection is sound (a protocol error
+// failed the call already) and has stream ids left.
+bool GrpcCodec::reusable(const http1::ParsedResponse&) const {
+  return conn_ && closed_ && close_error_ == NGHTTP2_NO_ERROR && !refused_ && conn_->open_for_calls();
 }
 
 // The proxy's HTTP/1 head (proxy_set_header rules and all) read back as
@@ -103,25 +145,14 @@ bool GrpcCodec::request_head(RequestBody body, int64_t length, std::string& out)
                      {":authority", authority}};
   for (auto& f : fields) request_fields_.push_back(std::move(f));
   request_fields_.emplace_back("te", "trailers");
-  // The session is made per try (reset() drops it), so each connection
-  // starts with its preface.
+  // The stream opens once the try knows its connection (adopt_connection).
   (void)out;
   return false;
 }
 
 void GrpcCodec::start_session() {
-  if (session_) return;
-  nghttp2_session_callbacks* cb = nullptr;
-  nghttp2_session_callbacks_new(&cb);
-  nghttp2_session_callbacks_set_on_header_callback(cb, &GrpcCodec::on_header);
-  nghttp2_session_callbacks_set_on_frame_recv_callback(cb, &GrpcCodec::on_frame_recv);
-  nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, &GrpcCodec::on_data_chunk);
-  nghttp2_session_callbacks_set_on_stream_close_callback(cb, &GrpcCodec::on_stream_close);
-  nghttp2_session_client_new(&session_, cb, this);
-  nghttp2_session_callbacks_del(cb);
-  nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
-                                       {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 65535}};
-  nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, 2);
+  if (stream_ >= 0 || !connection_known_) return;
+  if (!session_) new_session();
   std::vector<nghttp2_nv> nva;
   nva.reserve(request_fields_.size());
   for (const auto& [name, value] : request_fields_) nva.push_back(nv(name, value));
@@ -129,12 +160,33 @@ void GrpcCodec::start_session() {
   prd.source.ptr = this;
   prd.read_callback = &GrpcCodec::read_body;
   stream_ = nghttp2_submit_request(session_, nullptr, nva.data(), nva.size(), has_body_ ? &prd : nullptr, this);
+  if (stream_ < 0) {
+    stream_ = 0;  // receive() fails the try
+    error_ = "could not open a stream to upstream";
+  }
+}
+
+void GrpcCodec::new_session() {
+  nghttp2_session_callbacks* cb = nullptr;
+  nghttp2_session_callbacks_new(&cb);
+  nghttp2_session_callbacks_set_on_header_callback(cb, &GrpcCodec::on_header);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(cb, &GrpcCodec::on_frame_recv);
+  nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, &GrpcCodec::on_data_chunk);
+  nghttp2_session_callbacks_set_on_stream_close_callback(cb, &GrpcCodec::on_stream_close);
+  conn_ = std::make_unique<GrpcConnection>(cb);
+  nghttp2_session_callbacks_del(cb);
+  conn_->set_codec(this);
+  session_ = conn_->session();
+  nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+                                       {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, 65535}};
+  nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, 2);
 }
 
 void GrpcCodec::body_piece(std::string_view data, std::string& out) {
-  if (pending_off_ > 0 && pending_off_ == pending_.size()) {
+  if (pending_off_ > 0 && pending_off_ == pending_.size() && pending_.size() + data.size() > kKeptBody) {
     pending_.clear();
     pending_off_ = 0;
+    trimmed_ = true;
   }
   pending_.append(data);
   if (session_ && stream_ > 0) nghttp2_session_resume_data(session_, stream_);
@@ -149,6 +201,7 @@ void GrpcCodec::body_end(std::string& out) {
 
 void GrpcCodec::produce(std::string& out) {
   start_session();
+  if (!session_) return;  // the try has no connection yet
   for (;;) {
     const uint8_t* data = nullptr;
     const ssize_t n = nghttp2_session_mem_send(session_, &data);
@@ -158,8 +211,8 @@ void GrpcCodec::produce(std::string& out) {
 }
 
 ssize_t GrpcCodec::read_body(nghttp2_session*, int32_t, uint8_t* buf, size_t length, uint32_t* flags,
-                             nghttp2_data_source*, void* user) {
-  auto* self = static_cast<GrpcCodec*>(user);
+                             nghttp2_data_source* source, void*) {
+  auto* self = static_cast<GrpcCodec*>(source->ptr);  // the stream's call
   const size_t left = self->pending_.size() - self->pending_off_;
   if (left == 0) {
     if (self->body_done_) {
@@ -177,8 +230,8 @@ ssize_t GrpcCodec::read_body(nghttp2_session*, int32_t, uint8_t* buf, size_t len
 
 int GrpcCodec::on_header(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name, size_t namelen,
                          const uint8_t* value, size_t valuelen, uint8_t, void* user) {
-  auto* self = static_cast<GrpcCodec*>(user);
-  if (frame->hd.type != NGHTTP2_HEADERS || frame->hd.stream_id != self->stream_) return 0;
+  auto* self = owner(user);
+  if (!self || frame->hd.type != NGHTTP2_HEADERS || frame->hd.stream_id != self->stream_) return 0;
   std::string_view n(reinterpret_cast<const char*>(name), namelen);
   std::string_view v(reinterpret_cast<const char*>(value), valuelen);
   if (self->stage_ == Stage::head) {
@@ -196,7 +249,16 @@ int GrpcCodec::on_header(nghttp2_session*, const nghttp2_frame* frame, const uin
 }
 
 int GrpcCodec::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* user) {
-  auto* self = static_cast<GrpcCodec*>(user);
+  static_cast<GrpcConnection*>(user)->on_frame(frame->hd.type);
+  auto* self = owner(user);
+  if (!self) return 0;
+  if (frame->hd.type == NGHTTP2_GOAWAY) {
+    // The connection ends; a stream above the last one the upstream names
+    // was never looked at (RFC 9113 6.8), so the call may go elsewhere.
+    self->goaway_ = true;
+    if (self->stream_ > 0 && frame->goaway.last_stream_id < self->stream_ && !self->head_done_) self->refused_ = true;
+    return 0;
+  }
   if (frame->hd.type != NGHTTP2_HEADERS || frame->hd.stream_id != self->stream_) return 0;
   if (self->stage_ == Stage::head) {
     if (self->status_ >= 100 && self->status_ < 200) {  // interim: the real head follows
@@ -214,21 +276,27 @@ int GrpcCodec::on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void*
 
 int GrpcCodec::on_data_chunk(nghttp2_session*, uint8_t, int32_t stream_id, const uint8_t* data, size_t len,
                              void* user) {
-  auto* self = static_cast<GrpcCodec*>(user);
-  if (stream_id == self->stream_) self->body_.append(reinterpret_cast<const char*>(data), len);
+  auto* self = owner(user);
+  if (!self) static_cast<GrpcConnection*>(user)->on_frame(NGHTTP2_DATA);  // idle: nobody asked
+  if (self && stream_id == self->stream_) self->body_.append(reinterpret_cast<const char*>(data), len);
   return 0;
 }
 
 int GrpcCodec::on_stream_close(nghttp2_session*, int32_t stream_id, uint32_t error_code, void* user) {
-  auto* self = static_cast<GrpcCodec*>(user);
-  if (stream_id != self->stream_) return 0;
+  auto* self = owner(user);
+  if (!self || stream_id != self->stream_) return 0;
   self->closed_ = true;
   self->close_error_ = error_code;
+  if (error_code == NGHTTP2_REFUSED_STREAM && !self->head_done_) self->refused_ = true;
   return 0;
 }
 
 bool GrpcCodec::receive(std::string_view in) {
   start_session();
+  if (stream_ <= 0 || !session_) {
+    if (!*error_) error_ = "no stream open to upstream";
+    return false;
+  }
   if (in.empty()) return true;
   const ssize_t rv = nghttp2_session_mem_recv(session_, reinterpret_cast<const uint8_t*>(in.data()), in.size());
   if (rv < 0) {
@@ -243,7 +311,10 @@ http1::ParseStatus GrpcCodec::parse_head(std::string_view in, http1::ParsedRespo
   if (!receive(in)) return http1::ParseStatus::error;
   if (!head_done_) {
     if (closed_) {
-      error_ = close_error_ ? "upstream reset the stream" : "upstream closed the stream without a response";
+      error_ = refused_ && goaway_ ? "upstream sent goaway before the stream"
+               : refused_          ? "upstream refused the stream"
+               : close_error_      ? "upstream reset the stream"
+                                   : "upstream closed the stream without a response";
       return http1::ParseStatus::error;
     }
     return http1::ParseStatus::need_more;
