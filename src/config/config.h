@@ -51,6 +51,7 @@ struct MapConfig;            // config/map_config.h: a map {} block
 struct CompressionConfig;    // config/compression_config.h: gzip, brotli, zstd
 struct RealIpConfig;         // config/realip_config.h: set_real_ip_from, real_ip_*
 struct AutoindexConfig;      // config/autoindex_config.h: autoindex*
+struct SubFilterConfig;      // config/sub_filter_config.h: sub_filter*
 struct GeoConfig;            // config/geo_config.h: a geo {} block
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
 
@@ -217,6 +218,7 @@ struct LocationSettings {
   std::shared_ptr<const AutoindexConfig> autoindex;  // null: autoindex off
   bool stub_status = false;                          // this location answers with the status page
   int64_t slice_size = 0;  // `slice`: the response is fetched in parts this large (modules/slice); 0: off
+  std::shared_ptr<const SubFilterConfig> sub_filter;  // null: no sub_filter* directive applies (modules/sub)
 };
 
 struct Location {
