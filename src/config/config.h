@@ -52,6 +52,7 @@ struct CompressionConfig;    // config/compression_config.h: gzip, brotli, zstd
 struct RealIpConfig;         // config/realip_config.h: set_real_ip_from, real_ip_*
 struct AutoindexConfig;      // config/autoindex_config.h: autoindex*
 struct SubFilterConfig;      // config/sub_filter_config.h: sub_filter*
+struct RefererConfig;        // config/referer_config.h: valid_referers
 struct GeoConfig;            // config/geo_config.h: a geo {} block
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
 
@@ -219,6 +220,7 @@ struct LocationSettings {
   bool stub_status = false;                          // this location answers with the status page
   int64_t slice_size = 0;  // `slice`: the response is fetched in parts this large (modules/slice); 0: off
   std::shared_ptr<const SubFilterConfig> sub_filter;  // null: no sub_filter* directive applies (modules/sub)
+  std::shared_ptr<const RefererConfig> referer;       // null: no valid_referers applies (modules/referer)
 };
 
 struct Location {

@@ -75,6 +75,8 @@ struct Scope {
   bool realip_from_here = false;  // set_real_ip_from replaced the inherited list (directives_realip.cc)
   uint32_t compression_here = 0;  // gzip_types, gzip_disable... set in this block (directives_gzip.cc)
   uint32_t sub_filter_here = 0;   // sub_filter, sub_filter_types set in this block (directives_sub.cc)
+  bool referer_here = false;        // valid_referers set in this block (directives_referer.cc)
+  bool referer_regex_here = false;  // and one of its lines had a regex
 };
 
 struct DirectiveSpec {
@@ -111,6 +113,7 @@ std::span<const DirectiveSpec> client_cert_directives();  // directives_client_c
 std::span<const DirectiveSpec> ssl_stapling_directives();  // directives_ssl_stapling.cc: ssl_stapling...
 std::span<const DirectiveSpec> ssl_password_directives();  // directives_ssl_password.cc: ssl_password_file
 std::span<const DirectiveSpec> sub_directives();  // directives_sub.cc: sub_filter*
+std::span<const DirectiveSpec> referer_directives();  // directives_referer.cc: valid_referers, referer_hash_*
 std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: proxy_cache*, fastcgi_cache*, uwsgi_cache*
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.

@@ -70,6 +70,7 @@ constexpr Named kPlain[] = {
     {"upstream_status", VarId::upstream_status},
     {"upstream_cache_status", VarId::upstream_cache_status},
     {"slice_range", VarId::slice_range},
+    {"invalid_referer", VarId::invalid_referer},
     {"upstream_response_length", VarId::upstream_response_length},
     {"uri", VarId::uri},
     {"binary_remote_addr", VarId::binary_remote_addr},

@@ -83,6 +83,7 @@ enum class VarId : uint8_t {
   upstream_status,
   upstream_cache_status,
   slice_range,  // slice module: the part this request fetches ("bytes=START-END")
+  invalid_referer,      // referer module: "1" when valid_referers refuses the Referer
   uri,
   // Client identity (modules/realip/variables.cc).
   binary_remote_addr,

@@ -27,6 +27,7 @@
 #include "modules/limit_req/limit_req.h"
 #include "modules/client_cert/client_cert.h"
 #include "modules/geo/geo_variable.h"
+#include "modules/referer/referer.h"
 #include "modules/realip/variables.h"
 #include "modules/stub_status/stub_status.h"
 
@@ -500,6 +501,9 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_owned(ex.upstream_addr, out);
     case VarId::upstream_status:
       return append_owned(ex.upstream_status, out);
+    case VarId::invalid_referer:
+      if (referer::invalid(ex)) out.push_back('1');
+      return true;
     case VarId::slice_range:
       if (ex.slice_range.empty()) return false;
       out.append(ex.slice_range);
