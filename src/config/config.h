@@ -53,6 +53,7 @@ struct RealIpConfig;         // config/realip_config.h: set_real_ip_from, real_i
 struct AutoindexConfig;      // config/autoindex_config.h: autoindex*
 struct SubFilterConfig;      // config/sub_filter_config.h: sub_filter*
 struct RefererConfig;        // config/referer_config.h: valid_referers
+struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
 struct GeoConfig;            // config/geo_config.h: a geo {} block
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
 
@@ -221,6 +222,7 @@ struct LocationSettings {
   int64_t slice_size = 0;  // `slice`: the response is fetched in parts this large (modules/slice); 0: off
   std::shared_ptr<const SubFilterConfig> sub_filter;  // null: no sub_filter* directive applies (modules/sub)
   std::shared_ptr<const RefererConfig> referer;       // null: no valid_referers applies (modules/referer)
+  std::shared_ptr<const SecureLinkConfig> secure_link;  // null: no secure_link* directive applies (modules/secure_link)
 };
 
 struct Location {

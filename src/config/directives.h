@@ -77,6 +77,7 @@ struct Scope {
   uint32_t sub_filter_here = 0;   // sub_filter, sub_filter_types set in this block (directives_sub.cc)
   bool referer_here = false;        // valid_referers set in this block (directives_referer.cc)
   bool referer_regex_here = false;  // and one of its lines had a regex
+  uint32_t secure_link_here = 0;    // secure_link* set in this block (directives_secure_link.cc)
 };
 
 struct DirectiveSpec {
@@ -114,6 +115,7 @@ std::span<const DirectiveSpec> ssl_stapling_directives();  // directives_ssl_sta
 std::span<const DirectiveSpec> ssl_password_directives();  // directives_ssl_password.cc: ssl_password_file
 std::span<const DirectiveSpec> sub_directives();  // directives_sub.cc: sub_filter*
 std::span<const DirectiveSpec> referer_directives();  // directives_referer.cc: valid_referers, referer_hash_*
+std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_link.cc: secure_link*
 std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: proxy_cache*, fastcgi_cache*, uwsgi_cache*
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.

@@ -71,6 +71,8 @@ constexpr Named kPlain[] = {
     {"upstream_cache_status", VarId::upstream_cache_status},
     {"slice_range", VarId::slice_range},
     {"invalid_referer", VarId::invalid_referer},
+    {"secure_link", VarId::secure_link},
+    {"secure_link_expires", VarId::secure_link_expires},
     {"upstream_response_length", VarId::upstream_response_length},
     {"uri", VarId::uri},
     {"binary_remote_addr", VarId::binary_remote_addr},

@@ -84,6 +84,8 @@ enum class VarId : uint8_t {
   upstream_cache_status,
   slice_range,  // slice module: the part this request fetches ("bytes=START-END")
   invalid_referer,      // referer module: "1" when valid_referers refuses the Referer
+  secure_link,          // secure_link module: "1", "0" (expired) or the link (secure_link_secret)
+  secure_link_expires,  // secure_link module: the expiry time the link carries
   uri,
   // Client identity (modules/realip/variables.cc).
   binary_remote_addr,

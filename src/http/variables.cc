@@ -28,6 +28,7 @@
 #include "modules/client_cert/client_cert.h"
 #include "modules/geo/geo_variable.h"
 #include "modules/referer/referer.h"
+#include "modules/secure_link/secure_link.h"
 #include "modules/realip/variables.h"
 #include "modules/stub_status/stub_status.h"
 
@@ -504,6 +505,10 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
     case VarId::invalid_referer:
       if (referer::invalid(ex)) out.push_back('1');
       return true;
+    case VarId::secure_link:
+      return secure_link::append_secure_link(ex, out);
+    case VarId::secure_link_expires:
+      return secure_link::append_secure_link_expires(ex, out);
     case VarId::slice_range:
       if (ex.slice_range.empty()) return false;
       out.append(ex.slice_range);
