@@ -125,7 +125,7 @@ void add_literal(Template& t, std::string_view s) {
 struct Defined {
   std::string name;
   size_t index;
-  VarId id;  // map_ or geo_
+  VarId id;  // map_, geo_ or split_clients_
 };
 thread_local std::vector<Defined> t_defined;
 // `set` variables and named captures, by slot.

@@ -20,6 +20,7 @@ enum class VarId : uint8_t {
   capture,      // $1..$9 from the last regex match; arg "1".."9"
   map_,         // a map {} variable; arg is its index in Config::maps
   geo_,         // a geo {} variable; arg is its index in Config::geos
+  split_clients_,  // a split_clients {} variable; arg is its index in Config::split_clients
   user_,        // a `set` variable or a named regex capture; `index` is its slot
   upstream_http_,    // the upstream response's header, spelled as http_
   upstream_cookie_,  // a cookie the upstream set (Set-Cookie), arg as written

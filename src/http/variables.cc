@@ -29,6 +29,7 @@
 #include "modules/geo/geo_variable.h"
 #include "modules/referer/referer.h"
 #include "modules/secure_link/secure_link.h"
+#include "modules/split_clients/split_clients.h"
 #include "modules/realip/variables.h"
 #include "modules/stub_status/stub_status.h"
 
@@ -477,6 +478,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_map(ex, v.arg, out);
     case VarId::geo_:
       return geo::append_value(ex, v.arg, out);
+    case VarId::split_clients_:
+      return split_clients::append_value(ex, v.arg, out);
     case VarId::user_:
       return append_user_variable(ex, v.index, out);
     case VarId::upstream_http_:
