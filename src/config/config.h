@@ -51,6 +51,10 @@ struct MapConfig;            // config/map_config.h: a map {} block
 struct CompressionConfig;    // config/compression_config.h: gzip, brotli, zstd
 struct RealIpConfig;         // config/realip_config.h: set_real_ip_from, real_ip_*
 struct AutoindexConfig;      // config/autoindex_config.h: autoindex*
+struct SubFilterConfig;      // config/sub_filter_config.h: sub_filter*
+struct RefererConfig;        // config/referer_config.h: valid_referers
+struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
+struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
 struct GeoConfig;            // config/geo_config.h: a geo {} block
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
 
@@ -217,6 +221,10 @@ struct LocationSettings {
   std::shared_ptr<const AutoindexConfig> autoindex;  // null: autoindex off
   bool stub_status = false;                          // this location answers with the status page
   int64_t slice_size = 0;  // `slice`: the response is fetched in parts this large (modules/slice); 0: off
+  std::shared_ptr<const SubFilterConfig> sub_filter;  // null: no sub_filter* directive applies (modules/sub)
+  std::shared_ptr<const RefererConfig> referer;       // null: no valid_referers applies (modules/referer)
+  std::shared_ptr<const SecureLinkConfig> secure_link;  // null: no secure_link* directive applies (modules/secure_link)
+  bool empty_gif = false;  // `empty_gif`: this location answers with a 1x1 GIF (modules/empty_gif); not inherited
 };
 
 struct Location {
@@ -335,6 +343,7 @@ struct Config {
   std::vector<std::shared_ptr<LimitZone>> limit_zones;  // limit_req_zone, limit_conn_zone, by name
   std::vector<std::shared_ptr<CacheZoneConfig>> cache_zones;  // proxy_cache_path, by name
   std::vector<std::shared_ptr<const GeoConfig>> geos;  // $name of geo i: VarId::geo_ with arg i
+  std::vector<std::shared_ptr<const SplitClientsConfig>> split_clients;  // $name of block i: VarId::split_clients_, arg i
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
   bool keep_upstream_headers = false;  // some template reads $upstream_http_* / $upstream_cookie_*
   // Charset names the config mentions (charset, source_charset): the ones

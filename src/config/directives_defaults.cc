@@ -59,9 +59,6 @@ constexpr DefaultOnly kDefaults[] = {
     // modules
     {"ssi", kHSL, Kind::word, {"off"}},
     {"userid", kHSL, Kind::word, {"off"}},
-    {"sub_filter_once", kHSL, Kind::word, {"on"}},
-    {"sub_filter_last_modified", kHSL, Kind::word, {"off"}},
-    {"sub_filter_types", kHSL, Kind::word, {"text/html"}},
     {"dav_access", kHSL, Kind::word, {"user:rw"}},
     // ssl
     {"ssl_ocsp", kHS, Kind::word, {"off"}},

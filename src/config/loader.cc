@@ -63,6 +63,7 @@ void reset_uninherited(LocationSettings& s) {
   s.rewrite.reset();
   s.try_files.clear();
   s.limit_except.reset();
+  s.empty_gif = false;  // a content handler, as nginx's clcf->handler
   reset_uninherited_proxy(s);
   reset_uninherited_cgi(s);
 }

@@ -70,6 +70,9 @@ constexpr Named kPlain[] = {
     {"upstream_status", VarId::upstream_status},
     {"upstream_cache_status", VarId::upstream_cache_status},
     {"slice_range", VarId::slice_range},
+    {"invalid_referer", VarId::invalid_referer},
+    {"secure_link", VarId::secure_link},
+    {"secure_link_expires", VarId::secure_link_expires},
     {"upstream_response_length", VarId::upstream_response_length},
     {"uri", VarId::uri},
     {"binary_remote_addr", VarId::binary_remote_addr},
@@ -122,7 +125,7 @@ void add_literal(Template& t, std::string_view s) {
 struct Defined {
   std::string name;
   size_t index;
-  VarId id;  // map_ or geo_
+  VarId id;  // map_, geo_ or split_clients_
 };
 thread_local std::vector<Defined> t_defined;
 // `set` variables and named captures, by slot.

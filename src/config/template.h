@@ -20,6 +20,7 @@ enum class VarId : uint8_t {
   capture,      // $1..$9 from the last regex match; arg "1".."9"
   map_,         // a map {} variable; arg is its index in Config::maps
   geo_,         // a geo {} variable; arg is its index in Config::geos
+  split_clients_,  // a split_clients {} variable; arg is its index in Config::split_clients
   user_,        // a `set` variable or a named regex capture; `index` is its slot
   upstream_http_,    // the upstream response's header, spelled as http_
   upstream_cookie_,  // a cookie the upstream set (Set-Cookie), arg as written
@@ -83,6 +84,9 @@ enum class VarId : uint8_t {
   upstream_status,
   upstream_cache_status,
   slice_range,  // slice module: the part this request fetches ("bytes=START-END")
+  invalid_referer,      // referer module: "1" when valid_referers refuses the Referer
+  secure_link,          // secure_link module: "1", "0" (expired) or the link (secure_link_secret)
+  secure_link_expires,  // secure_link module: the expiry time the link carries
   uri,
   // Client identity (modules/realip/variables.cc).
   binary_remote_addr,

@@ -13,6 +13,7 @@
 #include "http/variables.h"
 #include "http/log_context.h"
 #include "modules/charset/charset_filter.h"
+#include "modules/sub/sub_filter.h"
 #include "log/error_log.h"
 
 namespace torii::http {
@@ -110,7 +111,11 @@ void Exchange::send_head(ResponseHead head) {
   // fixed for the response (not for a 101's tunnel).
   if (head.accel_limit_rate >= 0) access.limit_rate = head.accel_limit_rate;
   if (status != 101) rate_filter = limits::make_rate_sink(*this, sink_);
+  // The sub filter judges the head before compression (it takes the
+  // length away) and its body filter sits in front of compression's.
+  std::shared_ptr<sub::SubSink> sub_filter = s.sub_filter ? sub::header_filter(*this, head) : nullptr;
   if (s.compression) body_filter = compression::header_filter(*this, head, below());
+  if (sub_filter) body_filter = sub::attach(std::move(sub_filter), std::move(body_filter), below());
   // Ours go first, unless the upstream's were passed (proxy_pass_header).
   const bool own_server = !head.has_upstream_server_or_date || head.find("Server") == nullptr;
   const bool own_date = !head.has_upstream_server_or_date || head.find("Date") == nullptr;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "modules/empty_gif/empty_gif.h"
 #include "modules/slice/slice.h"
 #include "modules/admin_api/api_handler.h"
 #include "modules/metrics/metrics_handler.h"
@@ -229,6 +230,10 @@ void route(Exchange& ex, Phase from) {
     }
     if (s.stub_status) {
       stub_status::serve(ex);
+      return;
+    }
+    if (s.empty_gif) {
+      empty_gif::serve(ex);
       return;
     }
     // fastcgi_pass / uwsgi_pass (try_files first, then the session, which

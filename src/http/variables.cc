@@ -27,6 +27,9 @@
 #include "modules/limit_req/limit_req.h"
 #include "modules/client_cert/client_cert.h"
 #include "modules/geo/geo_variable.h"
+#include "modules/referer/referer.h"
+#include "modules/secure_link/secure_link.h"
+#include "modules/split_clients/split_clients.h"
 #include "modules/realip/variables.h"
 #include "modules/stub_status/stub_status.h"
 
@@ -475,6 +478,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_map(ex, v.arg, out);
     case VarId::geo_:
       return geo::append_value(ex, v.arg, out);
+    case VarId::split_clients_:
+      return split_clients::append_value(ex, v.arg, out);
     case VarId::user_:
       return append_user_variable(ex, v.index, out);
     case VarId::upstream_http_:
@@ -500,6 +505,13 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_owned(ex.upstream_addr, out);
     case VarId::upstream_status:
       return append_owned(ex.upstream_status, out);
+    case VarId::invalid_referer:
+      if (referer::invalid(ex)) out.push_back('1');
+      return true;
+    case VarId::secure_link:
+      return secure_link::append_secure_link(ex, out);
+    case VarId::secure_link_expires:
+      return secure_link::append_secure_link_expires(ex, out);
     case VarId::slice_range:
       if (ex.slice_range.empty()) return false;
       out.append(ex.slice_range);

@@ -697,8 +697,8 @@ TEST(ConfigLoad, MissingDirectivesAreNamed) {
   EXPECT_EQ(load_error("http { server {\nssl_certficate /x; } }"), "string:2: unknown directive \"ssl_certficate\"");
   EXPECT_EQ(load_error("http { server { location / {\nproxy_pas http://a; } } }"),
             "string:2: unknown directive \"proxy_pas\"");
-  EXPECT_EQ(load_error("http {\nsub_filter a b; }"),
-            "string:2: \"sub_filter\" is not yet supported (ngx_http_sub_module)");
+  EXPECT_EQ(load_error("http {\nimage_filter_buffer 1m; }"),
+            "string:2: \"image_filter_buffer\" is not yet supported (ngx_http_image_filter_module)");
   EXPECT_EQ(load_error("http {\nmore_set_headers 'Server: x'; }"),
             "string:2: \"more_set_headers\" is a directive of headers-more-nginx-module, which torii does not include");
   EXPECT_EQ(load_error("http {\npagespeed on; }"),
