@@ -106,7 +106,7 @@ bool Session::start() {
   nghttp2_option_set_max_outbound_ack(o.opt, kMaxOutboundAcks);
   nghttp2_option_set_stream_reset_rate_limit(o.opt, kResetBurst, kResetRate);
   nghttp2_option_set_max_continuations(o.opt, kMaxContinuations);
-  if (nghttp2_session_server_new2(&ng_, c.cbs, this, o.opt) != 0) return false;
+  if (nghttp2_session_server_new3(&ng_, c.cbs, this, o.opt, pool_.nghttp2()) != 0) return false;
 
   const nghttp2_settings_entry iv[] = {
       {kPrivateMaxStreams, max_streams_},  // sent as SETTINGS_MAX_CONCURRENT_STREAMS

@@ -15,6 +15,7 @@
 
 #include "config/config.h"
 #include "http/exchange.h"
+#include "http2/block_pool.h"
 #include "http2/flood_guard.h"
 #include "http2/frame_scanner.h"
 #include "http2/stream_ledger.h"
@@ -169,6 +170,7 @@ class Session {
   SessionHost& host_;
   http::ConnectionInfo info_;  // $connection, $connection_requests: exchanges point here
   std::shared_ptr<core::ListenBinding> binding_;
+  BlockPool pool_;  // nghttp2's memory: outlives ng_
   nghttp2_session* ng_ = nullptr;
   FloodGuard flood_;
   FrameScanner scanner_;
