@@ -73,6 +73,8 @@ http {
     sendfile on;
     tcp_nopush on;
     keepalive_requests 1000000;
+    # Under callgrind a run of one client takes minutes: no idle close.
+    keepalive_timeout 600s;
     open_file_cache max=1000 inactive=20s;
     ssl_certificate $work/cert.pem;
     ssl_certificate_key $work/key.pem;
