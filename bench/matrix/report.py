@@ -37,7 +37,7 @@ def _ratio(a, b):
 
 def best_other(summaries, key, higher_is_better):
     """The best non-torii server on `key`: (name, value)."""
-    others = [(n, s[key]) for n, s in summaries.items() if n not in ("torii", "backend") and s and s[key]]
+    others = [(n, s[key]) for n, s in summaries.items() if n not in ("torii", "backend", "floor") and s and s[key]]
     if not others:
         return None, None
     return (max if higher_is_better else min)(others, key=lambda x: x[1])
@@ -93,14 +93,14 @@ def write(out_dir, stem, meta, rows, results, skipped, idle, plots=True):
           "latency at the same offered load. `busy` is the server's CPU time over the wall time: well below "
           "100% at saturation means the load tool, sharing the machine, set the pace, and then CPU per request, "
           "not req/s, is the figure that compares the servers.", ""]
-    summary = ["| row | torii req/s | x nginx | x best peer | torii CPU/req | x nginx | x cheapest peer |",
-               "|---|---|---|---|---|---|---|"]
+    summary = ["| row | torii req/s | x nginx | x best peer | torii CPU/req | x nginx | x cheapest peer | x floor |",
+               "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         res = results.get(row.key)
         if not res:
             continue
         sat = res["saturation"]
-        t, n = sat.get("torii"), sat.get("nginx")
+        t, n, fl = sat.get("torii"), sat.get("nginx"), sat.get("floor")
         if t:
             bn, bv = best_other(sat, "rps", True)
             cn, cv = best_other(sat, "cpu_us", False)
@@ -108,9 +108,12 @@ def write(out_dir, stem, meta, rows, results, skipped, idle, plots=True):
                            f"{_fmt(_ratio(t['rps'], n and n['rps']), 'x{:.2f}')} | "
                            f"{_fmt(_ratio(t['rps'], bv), 'x{:.2f}')} ({bn or '-'}) | {_fmt(t['cpu_us'], '{:.1f} µs')} | "
                            f"{_fmt(_ratio(t['cpu_us'], n and n['cpu_us']), 'x{:.2f}')} | "
-                           f"{_fmt(_ratio(t['cpu_us'], cv), 'x{:.2f}')} ({cn or '-'}) |")
+                           f"{_fmt(_ratio(t['cpu_us'], cv), 'x{:.2f}')} ({cn or '-'}) | "
+                           f"{_fmt(_ratio(t['cpu_us'], fl and fl['cpu_us']), 'x{:.2f}')} |")
     md += ["## Summary", "", "Ratios are torii over the other server: above 1 is better for req/s, below 1 is "
-           "better for CPU per request.", ""] + summary + [""]
+           "better for CPU per request. `x floor` is torii's CPU per request over bench/floor's (a bare epoll "
+           "loop sending the same bytes, or a byte forwarder with no HTTP parsing): what torii costs above the "
+           "kernel's part.", ""] + summary + [""]
     seed = None
     for row in rows:
         res = results.get(row.key)
@@ -141,7 +144,7 @@ def write(out_dir, stem, meta, rows, results, skipped, idle, plots=True):
 
 
 COLOURS = {"torii": "tab:blue", "nginx": "tab:green", "haproxy": "tab:purple", "caddy": "tab:orange",
-           "h2o": "tab:red", "backend": "tab:grey"}
+           "h2o": "tab:red", "backend": "tab:grey", "floor": "black"}
 
 
 def _plots(out_dir, stem, rows, results):

@@ -28,8 +28,9 @@ def parse_args(argv):
         "The seeds' scenario matrix for torii and every installed peer, side by side; writes "
         "bench/results/DATE-HOST.md with plots."))
     p.add_argument("--quick", action="store_true", help="3 s per run, one round, fewer requests (a smoke run)")
-    p.add_argument("--peers", default="nginx,haproxy,caddy,h2o",
-                   help="peers beside torii, those installed are run (default: nginx,haproxy,caddy,h2o)")
+    p.add_argument("--peers", default="nginx,haproxy,caddy,h2o,floor",
+                   help="peers beside torii, those installed are run (default: nginx,haproxy,caddy,h2o,floor; "
+                   "floor is bench/floor's programs, built with c++ for the run)")
     p.add_argument("--out", default=os.path.join(HERE, "results"), help="directory of the results file")
     p.add_argument("--rows", default="", help="only rows whose key matches this regular expression")
     p.add_argument("--duration", type=float, help="seconds per run (default 10, --quick 3)")
