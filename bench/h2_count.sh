@@ -111,6 +111,9 @@ http {
 CONF
 }
 
+tcache_count=$(sed -n 's/.*kTcacheCount = \([0-9]*\).*/\1/p' "$here/../src/core/allocator_tuning.h" 2>/dev/null)
+tcache_count=${tcache_count:-256}
+
 binary_of() {
   case $1 in nginx) echo "$NGINX_BIN" ;; old) echo "$OLD_BIN" ;; *) echo "$TORII_BIN" ;; esac
 }
@@ -123,7 +126,11 @@ start_counted() {
   local args=(-p "$work" -c "$work/$1.conf")
   [ "$1" = nginx ] && args+=(-g 'daemon off; master_process off;')
   if [ "$3" = instructions ]; then
-    taskset -c "$SERVER_CPU" valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" \
+    # torii sets glibc's thread cache by running itself again, which
+    # valgrind cannot follow: it gets the same setting from the start.
+    local env=()
+    [ "$1" != nginx ] && env=(GLIBC_TUNABLES="glibc.malloc.tcache_count=$tcache_count" TORII_ALLOCATOR_TUNED=1)
+    env "${env[@]}" taskset -c "$SERVER_CPU" valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" \
       "$bin" "${args[@]}" 2> "$work/valgrind.log" &
   else
     taskset -c "$SERVER_CPU" "$bin" "${args[@]}" &
