@@ -6,13 +6,18 @@
 # nginx 1.22 has no `http2 on`: both servers use `listen ... http2`, with a
 # second address for HTTP/1.1 (nginx 1.22 cannot serve h2c and HTTP/1.1 on
 # one cleartext port).
-# Usage: bench/h2.sh   (env: DURATION, CLIENTS, STREAMS, ROUNDS, MODES="tls h2c", TORII_BIN, NGINX_BIN)
+# With RATE (requests per second in all), the HTTP/2 rows also run at that
+# fixed offered load (h2load --rps, RATE/CLIENTS per client): both servers
+# get the same requests, so CPU per request compares what each spends on a
+# request rather than how many it can take.
+# Usage: bench/h2.sh   (env: DURATION, CLIENTS, STREAMS, ROUNDS, MODES="tls h2c", RATE, TORII_BIN, NGINX_BIN)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 CLIENTS=${CLIENTS:-1000}
 STREAMS=${STREAMS:-1}
 MODES=${MODES:-"tls h2c"}
+RATE=${RATE:-0}
 work=$(mktemp -d)
 trap 'stop_servers; rm -rf "$work"' EXIT
 RESULTS=$work/results
@@ -65,9 +70,17 @@ for round in $(seq 1 "$ROUNDS"); do
     for mode in $MODES; do
       if [ "$mode" = tls ]; then
         run_h2load "tls-h2" "$server" "https://127.0.0.1:${P[$server.tls_h2]}/image.png" -m "$STREAMS"
+        if [ "$RATE" -gt 0 ]; then
+          run_h2load "tls-h2@$RATE" "$server" "https://127.0.0.1:${P[$server.tls_h2]}/image.png" \
+          -m "$STREAMS" "--rps=$(rps_per_client)"
+        fi
         run_h2load "tls-http1.1" "$server" "https://127.0.0.1:${P[$server.tls_h1]}/image.png" --h1
       else
         run_h2load "h2c" "$server" "http://127.0.0.1:${P[$server.h2c]}/image.png" -m "$STREAMS"
+        if [ "$RATE" -gt 0 ]; then
+          run_h2load "h2c@$RATE" "$server" "http://127.0.0.1:${P[$server.h2c]}/image.png" \
+          -m "$STREAMS" "--rps=$(rps_per_client)"
+        fi
         run_h2load "http1.1" "$server" "http://127.0.0.1:${P[$server.h1]}/image.png" --h1
       fi
     done
@@ -75,3 +88,4 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 echo
 for label in tls-h2 tls-http1.1 h2c http1.1; do ratio "$label"; done
+if [ "$RATE" -gt 0 ]; then for label in "tls-h2@$RATE" "h2c@$RATE"; do ratio "$label"; done; fi

@@ -8,11 +8,15 @@
 # share CLIENT_CPU.
 # nginx 1.22 has no `http2 on`: both servers use `listen ... http2`, with a
 # second address in the same server for HTTP/1.1.
-# Usage: bench/h2_proxy.sh   (env: DURATION, CLIENTS, ROUNDS, TORII_BIN, NGINX_BIN)
+# With RATE (requests per second in all), the HTTP/2 row also runs at that
+# fixed offered load (h2load --rps, RATE/CLIENTS per client), where CPU per
+# request compares the servers on the same requests.
+# Usage: bench/h2_proxy.sh   (env: DURATION, CLIENTS, ROUNDS, RATE, TORII_BIN, NGINX_BIN)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 CLIENTS=${CLIENTS:-100}
+RATE=${RATE:-0}
 work=$(mktemp -d)
 backend_pid=
 cleanup() {
@@ -161,9 +165,14 @@ printf '%-22s %-6s %10s req/s  failed %s\n' "backend-direct-http1.1" "-" \
 for round in $(seq 1 "$ROUNDS"); do
   for server in "${servers[@]}"; do
     run_h2load "tls13-h2-proxy" "$server" "https://127.0.0.1:${P[$server.h2]}/" -m 1
+    if [ "$RATE" -gt 0 ]; then
+      run_h2load "tls13-h2-proxy@$RATE" "$server" "https://127.0.0.1:${P[$server.h2]}/" -m 1 \
+      "--rps=$(rps_per_client)"
+    fi
     run_h2load "tls13-http1.1-proxy" "$server" "https://127.0.0.1:${P[$server.h1]}/" --h1
   done
 done
 echo
 ratio tls13-h2-proxy
 ratio tls13-http1.1-proxy
+if [ "$RATE" -gt 0 ]; then ratio "tls13-h2-proxy@$RATE"; fi

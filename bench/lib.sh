@@ -112,6 +112,11 @@ run_h2load() {
   echo "$label $server ${rps:-0} $cpu" >> "$RESULTS"
 }
 
+# h2load's --rps is per client: RATE (req/s in all) shared by CLIENTS.
+rps_per_client() {
+  awk -v r="$RATE" -v c="$CLIENTS" 'BEGIN { v = r / c; if (v < 1) v = 1; printf "%g", v }'
+}
+
 # median COLUMN LABEL SERVER: the median over the rounds
 median() {
   awk -v l="$2" -v s="$3" -v c="$1" '$1 == l && $2 == s { print $c }' "$RESULTS" | sort -g |

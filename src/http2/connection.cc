@@ -74,6 +74,7 @@ void Connection::drive() {
     }
   } leave{*this};
   const uint64_t written_before = bytes_written_;
+  const uint64_t read_before = bytes_read_;
   // Bounded: a handler that keeps producing cannot hold the loop forever.
   for (int round = 0;; ++round) {
     if (!read_input()) return;
@@ -84,14 +85,15 @@ void Connection::drive() {
       break;
     }
   }
-  const bool progress = bytes_written_ != written_before;
+  const bool wrote = bytes_written_ != written_before;
+  const bool active = wrote || bytes_read_ != read_before;
   if (closed_ || lingering_) return;
   const bool flushed = out_pos_ == out_.size() && !session_.want_write();
   if (flushed && (closing_ || session_.done())) {
     start_lingering();
     return;
   }
-  update_timer(progress);
+  update_timer(wrote, active);
 }
 
 bool Connection::read_input() {
@@ -103,6 +105,7 @@ bool Connection::read_input() {
     }
     auto r = transport_->read(buf, sizeof buf);
     if (r.status == net::IoStatus::ok) {
+      bytes_read_ += r.bytes;
       if (!closing_ && !session_.receive(buf, r.bytes)) closing_ = true;
       if (r.drained) readable_ = false;  // the socket is empty: wait for the next edge
       continue;
@@ -186,7 +189,7 @@ bool Connection::write_output() {
   return true;
 }
 
-void Connection::update_timer(bool progress) {
+void Connection::update_timer(bool wrote, bool active) {
   TimerKind kind = TimerKind::none;
   if (out_pos_ < out_.size()) {
     kind = TimerKind::send;  // the socket is full
@@ -205,7 +208,16 @@ void Connection::update_timer(bool progress) {
     body_due = session_.body_deadline();  // a client that owes a body
     if (body_due != INT64_MAX) kind = TimerKind::body;
   }
-  if (kind == timer_kind_ && kind != TimerKind::body && !(kind == TimerKind::send && progress)) return;
+  // keepalive_timeout counts from the connection's last activity, as
+  // nginx's (a PING or a WINDOW_UPDATE while idle counts too).
+  if (active && kind == timer_kind_ && (kind == TimerKind::quiet || kind == TimerKind::idle))
+    idle_since_ms_ = worker_.loop().now_ms();
+  // The same kind stays armed, except: the body deadline moves; a full
+  // socket that took bytes starts its send_timeout again; and an idle
+  // connection that was active moves its keepalive deadline.
+  if (kind == timer_kind_ && kind != TimerKind::body && !(kind == TimerKind::send && wrote) &&
+      !(kind == TimerKind::idle && active))
+    return;
   timer_kind_ = kind;
   switch (kind) {
     case TimerKind::none:

@@ -50,7 +50,9 @@ class Connection final : public core::IoHandler, public SessionHost {
   bool read_input();
   bool write_output();
   void start_lingering();
-  void update_timer(bool progress);
+  // `wrote`: bytes left this turn (a full socket drains); `active`: bytes
+  // came or went (the connection is not idle).
+  void update_timer(bool wrote, bool active);
   static void on_timer(void* self);
   void on_timeout();
   void close_now();
@@ -63,6 +65,7 @@ class Connection final : public core::IoHandler, public SessionHost {
   std::string out_;       // frames the socket did not take yet (empty while it keeps up)
   size_t out_pos_ = 0;
   uint64_t bytes_written_ = 0;
+  uint64_t bytes_read_ = 0;
   bool readable_ = true;
   bool writable_ = true;
   bool closing_ = false;  // no more input: flush, then close

@@ -314,6 +314,28 @@ def test_idle_timeout_goaway(site):
     assert time.monotonic() - start < 8
 
 
+def test_keepalive_timeout_counts_from_the_last_request(site):
+    # A connection in use is not idle: requests every 0.3 s for three
+    # times keepalive_timeout keep it open, with no GOAWAY.
+    server = site(extra_server="keepalive_timeout 1s;")
+    c = H2(server.port)
+    end = time.monotonic() + 3
+    sid = 1
+    while time.monotonic() < end:
+        c.request(sid, "/ret")
+        while True:
+            f = c.read_frame()
+            assert f is not None, f"connection closed after {sid // 2} requests"
+            assert f[0] != GOAWAY, f"GOAWAY after {sid // 2} requests"
+            if f[2] == sid and f[0] in (HEADERS, DATA) and f[1] & END_STREAM:
+                break
+        sid += 2
+        time.sleep(0.3)  # the client's pace, below the timeout
+    assert sid > 9
+    # And once idle, the timeout still ends it.
+    assert goaway_code(c.frames_until_close()) == NO_ERROR
+
+
 # ---------------------------------------------------------------------------
 # Defences
 
