@@ -66,7 +66,6 @@ constexpr DefaultOnly kDefaults[] = {
     // ssl
     {"ssl_ocsp", kHS, Kind::word, {"off"}},
     {"ssl_ocsp_cache", kHS, Kind::word, {"off"}},
-    {"ssl_reject_handshake", kHS, Kind::word, {"off"}},
     // proxy
     {"proxy_store", kHSL, Kind::word, {"off"}},
     {"proxy_store_access", kHSL, Kind::word, {"user:rw"}},
