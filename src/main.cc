@@ -244,7 +244,7 @@ void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstr
 }  // namespace
 
 int main(int argc, char** argv) {
-  torii::core::tune_allocator();
+  torii::core::tune_allocator(argv);
   Options o;
   int rc = parse_args(argc, argv, o);
   if (rc >= 0) return rc;

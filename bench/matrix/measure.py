@@ -137,28 +137,90 @@ class LoadTool:
         }
 
 
-def idle_connection_kib(pid, host, port, tls, count, held):
+def idle_connection_kib(pid, host, port, tls, count, held, alpn="http/1.1"):
     """RSS growth per idle keep-alive connection: `count` connections each
     make one request, then stay open (appended to `held`, which the caller
     closes) while the server's memory is read. Keeping them open lets the
-    next measure on the same server start from memory that is in use."""
-    time.sleep(0.2)
-    before = rss_kib(pid)
+    next measure on the same server start from memory that is in use.
+    `alpn` "h2" (with tls): one HTTP/2 request per connection."""
+    before = settled_rss_kib(pid)
     ctx = None
     if tls:
         ctx = ssl.create_default_context()
         ctx.check_hostname = False
         ctx.verify_mode = ssl.CERT_NONE
-        ctx.set_alpn_protocols(["http/1.1"])
+        ctx.set_alpn_protocols([alpn])
     for _ in range(count):
         s = socket.create_connection((host, port), timeout=10)
         if ctx:
             s = ctx.wrap_socket(s, server_hostname="localhost")
         held.append(s)
-        s.sendall(b"GET /img5k.png HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        _read_response(s)
-    time.sleep(0.5)
-    return max(0.0, (rss_kib(pid) - before) / count)
+        if alpn == "h2":
+            if s.selected_alpn_protocol() != "h2":
+                raise RuntimeError("no HTTP/2 by ALPN")
+            _h2_request(s, "/img5k.png")
+        else:
+            s.sendall(b"GET /img5k.png HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            _read_response(s)
+    return max(0.0, (settled_rss_kib(pid) - before) / count)
+
+
+def settled_rss_kib(pid, timeout=10.0):
+    """RSS once two readings 0.5 s apart agree within 64 KiB (a server that
+    sheds idle state after a moment has done so)."""
+    last = rss_kib(pid)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = rss_kib(pid)
+        if abs(now - last) <= 64:
+            return now
+        last = now
+    return last
+
+
+def rss_after_close(pid, start_kib, held, timeout=10.0):
+    """Closes `held` and returns the server's RSS growth over `start_kib`
+    (in %) once it is back within 10% of it, or after `timeout` seconds."""
+    for s in held:
+        s.close()
+    held.clear()
+    deadline = time.monotonic() + timeout
+    while True:
+        now = rss_kib(pid)
+        if now <= start_kib * 1.10 or time.monotonic() >= deadline:
+            return (now - start_kib) * 100.0 / start_kib
+        time.sleep(0.2)
+
+
+def _h2_frame(ftype, flags, stream, payload=b""):
+    return len(payload).to_bytes(3, "big") + bytes([ftype, flags]) + stream.to_bytes(4, "big") + payload
+
+
+def _h2_request(s, path):
+    """One GET on stream 1 (HPACK literals), read to its END_STREAM; the
+    server's SETTINGS are acknowledged."""
+    def literal(name, value):
+        return b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value
+    block = b"".join(literal(n, v) for n, v in ((b":method", b"GET"), (b":scheme", b"https"),
+                                                (b":path", path.encode()), (b":authority", b"localhost")))
+    s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + _h2_frame(4, 0, 0) + _h2_frame(1, 0x5, 1, block))
+    buf = b""
+    while True:
+        while len(buf) >= 9 and len(buf) >= 9 + int.from_bytes(buf[:3], "big"):
+            length, ftype, flags = int.from_bytes(buf[:3], "big"), buf[3], buf[4]
+            stream = int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF
+            buf = buf[9 + length:]
+            if ftype == 4 and not flags & 1:
+                s.sendall(_h2_frame(4, 1, 0))
+            if ftype == 7:
+                raise RuntimeError("GOAWAY before the response")
+            if stream == 1 and flags & 1 and ftype in (0, 1):
+                return
+        chunk = s.recv(65536)
+        if not chunk:
+            raise RuntimeError("connection closed before a response")
+        buf += chunk
 
 
 def _read_response(s):

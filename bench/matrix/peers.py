@@ -5,6 +5,8 @@ pools to the backends, no access log), and how it is started."""
 import getpass
 import os
 import shutil
+import socket
+import subprocess
 
 from . import sites as S
 
@@ -212,4 +214,57 @@ hosts:
         return [shutil.which(self.binary), "-c", path]
 
 
-ALL = {p.name: p for p in (Torii, Nginx, HAProxy, Caddy, H2O)}
+class Floor(Peer):
+    """bench/floor's programs: what the kernel and a bare epoll loop cost
+    for the same bytes, the floor torii's CPU per request is compared with.
+    Plain sites only: the 20 KB file with torii's own response head, and
+    a byte forwarder with one kept backend connection per client."""
+    name = "floor"
+    SOURCES = ("main.cc", "loop.cc", "static_file.cc", "forward.cc")
+
+    def installed(self):
+        src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "floor")
+        self.binary = os.path.join(self.work, "torii-floor")
+        cxx = shutil.which("c++") or shutil.which("g++")
+        if not cxx:
+            return False
+        r = subprocess.run([cxx, "-O2", "-std=c++20", "-o", self.binary]
+                           + [os.path.join(src, f) for f in self.SOURCES], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"torii-floor did not build:\n{r.stderr}")
+        return r.returncode == 0
+
+    def why_not(self, site, protocol):
+        if site.tls or protocol != "h1":
+            return "the floor programs speak plain HTTP/1.1 over TCP only"
+        return super().why_not(site, protocol)
+
+    def torii_head(self, path):
+        """The response head torii sends for `path` on the plain static site."""
+        with socket.create_connection((self.listen, S.site("static").ports["torii"]), timeout=10) as c:
+            c.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode())
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = c.recv(65536)
+                if not chunk:
+                    raise RuntimeError("torii closed before its response head")
+                data += chunk
+        return data[:data.index(b"\r\n\r\n") + 4]
+
+    def command(self, root, cert, key, backends):
+        head = os.path.join(self.work, "head")
+        with open(head, "wb") as f:
+            f.write(self.torii_head("/index.html"))
+        argv = [self.binary]
+        for site in S.SITES:
+            if self.why_not(site, "h1"):
+                continue
+            addr = f"{self.listen}:{site.ports[self.name]}"
+            if site.proxy_to:
+                argv += ["--forward", addr, ",".join(backends.group(site.proxy_to))]
+            else:
+                argv += ["--static", addr, os.path.join(root, "index.html"), head]
+        return argv
+
+
+ALL = {p.name: p for p in (Torii, Nginx, HAProxy, Caddy, H2O, Floor)}

@@ -37,7 +37,7 @@ def _ratio(a, b):
 
 def best_other(summaries, key, higher_is_better):
     """The best non-torii server on `key`: (name, value)."""
-    others = [(n, s[key]) for n, s in summaries.items() if n not in ("torii", "backend") and s and s[key]]
+    others = [(n, s[key]) for n, s in summaries.items() if n not in ("torii", "backend", "floor") and s and s[key]]
     if not others:
         return None, None
     return (max if higher_is_better else min)(others, key=lambda x: x[1])
@@ -93,14 +93,14 @@ def write(out_dir, stem, meta, rows, results, skipped, idle, plots=True):
           "latency at the same offered load. `busy` is the server's CPU time over the wall time: well below "
           "100% at saturation means the load tool, sharing the machine, set the pace, and then CPU per request, "
           "not req/s, is the figure that compares the servers.", ""]
-    summary = ["| row | torii req/s | x nginx | x best peer | torii CPU/req | x nginx | x cheapest peer |",
-               "|---|---|---|---|---|---|---|"]
+    summary = ["| row | torii req/s | x nginx | x best peer | torii CPU/req | x nginx | x cheapest peer | x floor |",
+               "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         res = results.get(row.key)
         if not res:
             continue
         sat = res["saturation"]
-        t, n = sat.get("torii"), sat.get("nginx")
+        t, n, fl = sat.get("torii"), sat.get("nginx"), sat.get("floor")
         if t:
             bn, bv = best_other(sat, "rps", True)
             cn, cv = best_other(sat, "cpu_us", False)
@@ -108,9 +108,12 @@ def write(out_dir, stem, meta, rows, results, skipped, idle, plots=True):
                            f"{_fmt(_ratio(t['rps'], n and n['rps']), 'x{:.2f}')} | "
                            f"{_fmt(_ratio(t['rps'], bv), 'x{:.2f}')} ({bn or '-'}) | {_fmt(t['cpu_us'], '{:.1f} µs')} | "
                            f"{_fmt(_ratio(t['cpu_us'], n and n['cpu_us']), 'x{:.2f}')} | "
-                           f"{_fmt(_ratio(t['cpu_us'], cv), 'x{:.2f}')} ({cn or '-'}) |")
+                           f"{_fmt(_ratio(t['cpu_us'], cv), 'x{:.2f}')} ({cn or '-'}) | "
+                           f"{_fmt(_ratio(t['cpu_us'], fl and fl['cpu_us']), 'x{:.2f}')} |")
     md += ["## Summary", "", "Ratios are torii over the other server: above 1 is better for req/s, below 1 is "
-           "better for CPU per request.", ""] + summary + [""]
+           "better for CPU per request. `x floor` is torii's CPU per request over bench/floor's (a bare epoll "
+           "loop sending the same bytes, or a byte forwarder with no HTTP parsing): what torii costs above the "
+           "kernel's part.", ""] + summary + [""]
     seed = None
     for row in rows:
         res = results.get(row.key)
@@ -123,10 +126,13 @@ def write(out_dir, stem, meta, rows, results, skipped, idle, plots=True):
         md += [f"### {row.key}: {row.title}", "", f"`{tool}` on `{row.path}`", "", row_table(row, res), ""]
     if idle:
         md += ["## Memory per idle keep-alive connection", "",
-               "RSS growth of the server's processes with N connections open after one request each, over N.", "",
-               "| server | plain HTTP/1.1 | TLS 1.3 |", "|---|---|---|"]
+               "RSS growth of the server's processes with N connections open after one request each, over N; "
+               "then all of them closed: the RSS left over the start (polled up to 10 s, stops once within 10%).",
+               "", "| server | plain HTTP/1.1 | TLS 1.3 HTTP/1.1 | TLS 1.3 HTTP/2 | RSS after close |",
+               "|---|---|---|---|---|"]
         for name, v in idle.items():
-            md.append(f"| {name} | {_fmt(v.get('plain'), '{:.1f} KiB')} | {_fmt(v.get('tls'), '{:.1f} KiB')} |")
+            md.append(f"| {name} | {_fmt(v.get('plain'), '{:.1f} KiB')} | {_fmt(v.get('tls'), '{:.1f} KiB')} | "
+                      f"{_fmt(v.get('tls_h2'), '{:.1f} KiB')} | {_fmt(v.get('after_close_pct'), '{:+.0f}%')} |")
         md.append("")
     if skipped:
         md += ["## Not run", ""] + [f"- {row} / {peer}: {why}" for row, peer, why in skipped] + [""]
@@ -141,7 +147,7 @@ def write(out_dir, stem, meta, rows, results, skipped, idle, plots=True):
 
 
 COLOURS = {"torii": "tab:blue", "nginx": "tab:green", "haproxy": "tab:purple", "caddy": "tab:orange",
-           "h2o": "tab:red", "backend": "tab:grey"}
+           "h2o": "tab:red", "backend": "tab:grey", "floor": "black"}
 
 
 def _plots(out_dir, stem, rows, results):

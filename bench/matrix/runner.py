@@ -28,8 +28,9 @@ def parse_args(argv):
         "The seeds' scenario matrix for torii and every installed peer, side by side; writes "
         "bench/results/DATE-HOST.md with plots."))
     p.add_argument("--quick", action="store_true", help="3 s per run, one round, fewer requests (a smoke run)")
-    p.add_argument("--peers", default="nginx,haproxy,caddy,h2o",
-                   help="peers beside torii, those installed are run (default: nginx,haproxy,caddy,h2o)")
+    p.add_argument("--peers", default="nginx,haproxy,caddy,h2o,floor",
+                   help="peers beside torii, those installed are run (default: nginx,haproxy,caddy,h2o,floor; "
+                   "floor is bench/floor's programs, built with c++ for the run)")
     p.add_argument("--out", default=os.path.join(HERE, "results"), help="directory of the results file")
     p.add_argument("--rows", default="", help="only rows whose key matches this regular expression")
     p.add_argument("--duration", type=float, help="seconds per run (default 10, --quick 3)")
@@ -223,25 +224,34 @@ class Matrix:
 
     def measure_idle(self):
         """Before any load, while each server's memory is still its own:
-        RSS per idle keep-alive connection, plain and over TLS."""
+        RSS per idle keep-alive connection (plain, TLS HTTP/1.1, TLS
+        HTTP/2), then the RSS left a few seconds after they all closed."""
         a = self.a
         self.idle = {}
         count = a.idle
+        kinds = (("plain", S.site("static"), "h1"), ("tls", S.site("static_tls"), "h1"),
+                 ("tls_h2", S.site("static_tls"), "h2"))
         for name, peer in (self.peers.items() if count > 0 else ()):
             entry, held = {}, []
+            pid = self.procs[name].pid
+            start = measure.settled_rss_kib(pid)
             try:
-                for kind, site in (("plain", S.site("static")), ("tls", S.site("static_tls"))):
-                    if peer.why_not(site, "h1") is None and self.procs[name].poll() is None:
-                        entry[kind] = measure.idle_connection_kib(self.procs[name].pid, a.listen, site.ports[name],
-                                                                  site.tls, count, held)
+                for kind, site, proto in kinds:
+                    if peer.why_not(site, proto) is None and self.procs[name].poll() is None:
+                        entry[kind] = measure.idle_connection_kib(pid, a.listen, site.ports[name], site.tls, count,
+                                                                  held, alpn="h2" if proto == "h2" else "http/1.1")
             except (OSError, RuntimeError) as e:
                 print(f"  idle connections, {name}: {e}")
             finally:
+                if entry and self.procs[name].poll() is None:
+                    entry["after_close_pct"] = measure.rss_after_close(pid, start, held)
                 for s in held:
                     s.close()
             if entry:
                 self.idle[name] = entry
-                print(f"  idle connection: {name} " + ", ".join(f"{k} {v:.1f} KiB" for k, v in entry.items()))
+                print(f"  idle connection: {name} " + ", ".join(
+                    f"{k} {v:.1f} KiB" if k != "after_close_pct" else f"RSS after close {v:+.0f}%"
+                    for k, v in entry.items()))
 
     def run(self):
         a = self.a

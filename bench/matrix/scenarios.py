@@ -25,6 +25,7 @@ ROWS = [
     Row("000-proxy-tls-h1", "000", "proxy, TLS 1.3 + HTTP/1.1", "proxy_app_tls", "/", "h1", 100),
     Row("000-proxy-tls-h2", "000", "proxy, TLS 1.3 + HTTP/2", "proxy_app_tls", "/", "h2", 100),
     Row("000-proxy-tls-h3", "000", "proxy, TLS 1.3 + HTTP/3", "proxy_app_tls", "/", "h3", 100),
+    Row("001-20k-plain", "001", "20 KB over plain HTTP, keep-alive", "static", "/index.html", "h1", 100),
     Row("001-20k-keepalive", "001", "20 KB over HTTPS, keep-alive", "static_tls", "/index.html", "h1", 1000),
     Row("001-20k-handshake", "001", "20 KB over HTTPS, a full TLS handshake per request", "static_tls",
         "/index.html", "h1", 100, connect_per_request=True),

@@ -24,6 +24,21 @@
 
 namespace torii::core {
 
+namespace recycled_detail {
+// The calling thread's lists, as functions that empty them.
+inline std::vector<void (*)()>& drains() {
+  thread_local std::vector<void (*)()> list;
+  return list;
+}
+}  // namespace recycled_detail
+
+// Gives every block the calling thread keeps back to malloc (the worker
+// went quiet: a kept block scattered in a freed region holds a page that
+// malloc_trim could otherwise return).
+inline void drain_recycled_blocks() {
+  for (auto drain : recycled_detail::drains()) drain();
+}
+
 template <class T, size_t kKeep = 256>
 class Recycled {
  public:
@@ -51,9 +66,18 @@ class Recycled {
   }
 
  private:
+  static void drain() {
+    auto& blocks = free_blocks();
+    for (void* p : blocks) ::operator delete(p);
+    blocks.clear();
+  }
+
   struct FreeBlocks {
     std::vector<void*> blocks;
-    FreeBlocks() { blocks.reserve(kKeep); }
+    FreeBlocks() {
+      blocks.reserve(kKeep);
+      recycled_detail::drains().push_back(&Recycled::drain);
+    }
     ~FreeBlocks() {
       for (void* p : blocks) ::operator delete(p);
     }

@@ -15,9 +15,11 @@
 #include "core/fd_budget.h"
 #include "dns/resolver.h"
 #include "core/proxy_protocol_reader.h"
+#include "core/recycled.h"
 #include "handlers/open_file_cache.h"
 #include "http1/connection.h"
 #include "http2/connection.h"
+#include "http2/frame_blocks.h"
 #include "http3/bpf_steering.h"
 #include "http3/endpoint.h"
 #include "log/access_log.h"
@@ -400,6 +402,7 @@ void Worker::start_connection(int fd, const std::shared_ptr<ListenBinding>& bind
 
 void Worker::connection_opened() {
   ++live_connections_;
+  memory_return_.note(live_connections_);
   stub_status::add(stub_status::Counter::active, 1);
   FdBudget::process().add(FdBudget::kPerConnection);
 }
@@ -505,6 +508,13 @@ void Worker::on_housekeeping() {
     }
   }
   upstreams_->prune();
+  if (memory_return_.due(live_connections_)) {
+    http2::FrameBlocks::local().release_idle();
+    drain_recycled_blocks();
+    const long us = return_freed_memory();
+    TORII_LOG(debug, "connections fell to %zu: freed memory returned (malloc_trim: %ld us of CPU)",
+              live_connections_, us);
+  }
   loop_.arm(housekeeping_, kHousekeepingMs);
 }
 

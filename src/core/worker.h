@@ -13,6 +13,7 @@
 
 #include "config/config.h"
 #include "core/event_loop.h"
+#include "core/memory_return.h"
 #include "http/exchange.h"
 
 namespace torii::log {
@@ -146,6 +147,7 @@ class Worker {
   size_t live_connections_ = 0;  // open ones; closed ones wait for the turn's end
   bool draining_ = false;
   int64_t last_reclaim_ms_ = -1'000'000;  // reclaim_idle_connections()' last pass
+  MemoryReturn memory_return_;  // freed memory back to the kernel after a crowd left
   Timer housekeeping_;
   Timer shutdown_deadline_;  // worker_shutdown_timeout, armed by a graceful stop
 };

@@ -1118,19 +1118,22 @@ void ProxySession::respond(int status) {
 }
 
 // As nginx: the upstream's body is dropped with its connection, a few of
-// its fields and its X-Accel-Limit-Rate stay for the target's response,
+// its fields, its X-Accel-Limit-Rate and X-Accel-Charset stay for the target's response,
 // which runs at the end of the loop turn (it may proxy again, replacing
 // this session).
 void ProxySession::accel_redirect(std::string_view target) {
   record_try(resp_.status);
   std::vector<std::pair<std::string, std::string>> fields;
   accel_redirect_fields(ex_, cfg_, resp_, fields);
-  if (!(cfg_.ignore_headers & config::kIgnoreXAccelLimitRate)) {
-    for (const auto& h : resp_.headers) {
-      uint64_t rate = 0;
-      if (strcasecmp(std::string(h.name).c_str(), "x-accel-limit-rate") == 0 && config::parse_number(h.value, rate))
-        ex_.access.limit_rate = int64_t(rate);
-    }
+  std::string charset;
+  for (const auto& h : resp_.headers) {
+    const std::string name(h.name);
+    uint64_t rate = 0;
+    if (strcasecmp(name.c_str(), "x-accel-limit-rate") == 0 && !(cfg_.ignore_headers & config::kIgnoreXAccelLimitRate) &&
+        config::parse_number(h.value, rate))
+      ex_.access.limit_rate = int64_t(rate);
+    if (strcasecmp(name.c_str(), "x-accel-charset") == 0 && !(cfg_.ignore_headers & config::kIgnoreXAccelCharset))
+      charset.assign(h.value);
   }
   std::string where(target);
   loop_.cancel(timer_);
@@ -1138,9 +1141,10 @@ void ProxySession::accel_redirect(std::string_view target) {
   phase_ = Phase::done;
   std::weak_ptr<char> alive = alive_;
   http::Exchange* ex = &ex_;
-  loop_.defer([ex, alive, where = std::move(where), fields = std::move(fields)]() mutable {
+  loop_.defer([ex, alive, where = std::move(where), fields = std::move(fields), charset = std::move(charset)]() mutable {
     if (alive.expired() || ex->finished() || ex->head_sent()) return;
     ex->redirect_headers = std::move(fields);
+    ex->redirect_charset = std::move(charset);
     http::accel_redirect(*ex, where);
   });
 }

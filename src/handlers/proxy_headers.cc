@@ -232,6 +232,26 @@ bool rewrite_redirect(http::Exchange& ex, const config::ProxyConfig& p, std::str
   return false;
 }
 
+namespace {
+
+// Refresh ("5; url=http://backend/next"): as nginx, proxy_redirect
+// rewrites the URL after the first "url=" (in any case), and a value
+// without one stays as it is.
+std::string rewrite_refresh(http::Exchange& ex, const config::ProxyConfig& p, std::string_view value) {
+  size_t at = std::string_view::npos;
+  for (size_t i = 0; i + 4 <= value.size(); ++i)
+    if (iequals(value.substr(i, 4), "url=")) {
+      at = i + 4;
+      break;
+    }
+  if (at == std::string_view::npos) return std::string(value);
+  std::string url(value.substr(at));
+  if (!rewrite_redirect(ex, p, url)) return std::string(value);
+  return std::string(value.substr(0, at)) + url;
+}
+
+}  // namespace
+
 int accel_buffering(const config::ProxyConfig& p, const http1::ParsedResponse& r) {
   if (p.ignore_headers & config::kIgnoreXAccelBuffering) return -1;
   int verdict = -1;
@@ -293,13 +313,17 @@ void build_response_head(http::Exchange& ex, const config::ProxyConfig& p, const
       if (iequals(h.name, "server") || iequals(h.name, "date")) out.has_upstream_server_or_date = true;
     }
     if (listed(p.hide_headers, h.name)) continue;
-    if (iequals(h.name, "location") || iequals(h.name, "refresh")) {
+    if (iequals(h.name, "location")) {
       std::string v(h.value);
       // As nginx: a Location that proxy_redirect rewrote to a path is made
       // absolute on the client's scheme, host and port; one the upstream
-      // sent relative, and Refresh, stay as they are.
-      if (rewrite_redirect(ex, p, v) && iequals(h.name, "location")) v = http::absolute_location(ex, v);
+      // sent relative stays as it is.
+      if (rewrite_redirect(ex, p, v)) v = http::absolute_location(ex, v);
       out.add(std::string(h.name), std::move(v));
+      continue;
+    }
+    if (iequals(h.name, "refresh")) {
+      out.add(std::string(h.name), rewrite_refresh(ex, p, h.value));
       continue;
     }
     if (iequals(h.name, "set-cookie")) {

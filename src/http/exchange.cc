@@ -72,6 +72,8 @@ void Exchange::send_head(ResponseHead head) {
       head.add(std::move(name), std::move(value));
   }
   redirect_headers.clear();
+  if (head.accel_charset.empty()) head.accel_charset = std::move(redirect_charset);
+  redirect_charset.clear();
 
   const auto& s = settings();
   int64_t now_sec = start_unix_ms / 1000;

@@ -197,6 +197,8 @@ class Exchange {
   // nginx keeps for the target's response (Content-Type, Set-Cookie,
   // Content-Disposition, Cache-Control, Expires, Accept-Ranges).
   std::vector<std::pair<std::string, std::string>> redirect_headers;
+  // Its X-Accel-Charset, which nginx also applies to the target's response.
+  std::string redirect_charset;
   const ResponseHead* head_in_filters = nullptr;  // the head while send_head filters it
   int internal_redirects = 0;    // guards error_page/index/try_files loops
   std::string request_filename;  // the file the static handler mapped to

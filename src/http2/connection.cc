@@ -21,6 +21,9 @@ constexpr size_t kReadChunk = 16 * 1024;
 constexpr size_t kWriteBatch = 64 * 1024;
 constexpr int64_t kLingerMs = 2'000;  // after GOAWAY: let the client read it
 constexpr int kReadsPerTurn = 16;
+// A connection idle this long gives its idle memory back (shed_idle_memory);
+// one between the requests of a burst does not pay a syscall each time.
+constexpr int64_t kShedAfterMs = 1'000;
 }  // namespace
 
 Connection::Connection(core::Worker& worker, std::unique_ptr<net::Transport> transport,
@@ -128,25 +131,47 @@ void Connection::start_lingering() {
   worker_.loop().arm(timer_, kLingerMs);
 }
 
+// Frames are produced into a buffer of the thread's and written from
+// there; only what the socket does not take is copied into the
+// connection's own out_, so an idle connection holds no output buffer.
 bool Connection::write_output() {
   if (lingering_) return true;
+  thread_local std::string t_batch;
+  thread_local bool t_batch_busy = false;
   while (writable_) {
-    if (out_pos_ == out_.size()) {
-      out_.clear();
-      out_pos_ = 0;
-      if (!session_.produce(out_, kWriteBatch)) {
+    const bool left_over = out_pos_ < out_.size();
+    std::string local;  // only if produce() ever re-entered another connection's write
+    std::string& batch = left_over ? out_ : (t_batch_busy ? local : t_batch);
+    size_t pos = left_over ? out_pos_ : 0;
+    if (!left_over) {
+      batch.clear();
+      const bool shared = &batch == &t_batch;
+      if (shared) t_batch_busy = true;
+      const bool ok = session_.produce(batch, kWriteBatch);
+      if (shared) t_batch_busy = false;
+      if (!ok) {
         close_now();
         return false;
       }
-      if (out_.empty()) break;
+      if (batch.empty()) break;
     }
-    iovec iov{out_.data() + out_pos_, out_.size() - out_pos_};
+    iovec iov{batch.data() + pos, batch.size() - pos};
     auto r = transport_->writev(&iov, 1, false);
     if (r.status == net::IoStatus::ok) {
-      out_pos_ += r.bytes;
+      pos += r.bytes;
       bytes_written_ += r.bytes;
-      continue;
     }
+    if (left_over) {
+      out_pos_ = pos;
+      if (out_pos_ == out_.size()) {
+        std::string().swap(out_);  // written: a slow reader's buffer goes back
+        out_pos_ = 0;
+      }
+    } else if (pos < batch.size()) {
+      out_.assign(batch, pos);  // the socket is full: keep the rest
+      out_pos_ = 0;
+    }
+    if (r.status == net::IoStatus::ok) continue;
     if (r.status == net::IoStatus::again) {
       writable_ = false;
       break;
@@ -158,7 +183,6 @@ bool Connection::write_output() {
     close_now();
     return false;
   }
-  if (out_pos_ == out_.size() && out_.capacity() > 4 * kWriteBatch) std::string().swap(out_);
   return true;
 }
 
@@ -167,7 +191,12 @@ void Connection::update_timer(bool progress) {
   if (out_pos_ < out_.size()) {
     kind = TimerKind::send;  // the socket is full
   } else if (session_.open_streams() == 0) {
-    kind = TimerKind::idle;
+    // Still the same idle time, unless a request came and went meanwhile
+    // (within one turn, so no other state was seen in between).
+    const bool same_idle = (timer_kind_ == TimerKind::quiet || timer_kind_ == TimerKind::idle) &&
+                           session_.requests() == requests_at_idle_;
+    kind = same_idle ? timer_kind_ : TimerKind::quiet;
+    if (!same_idle) timer_kind_ = TimerKind::none;  // arm it afresh
   } else if (!session_.want_write() && session_.stalled()) {
     kind = TimerKind::send;  // the client's window is shut
   }
@@ -182,8 +211,19 @@ void Connection::update_timer(bool progress) {
     case TimerKind::none:
       worker_.loop().cancel(timer_);
       break;
+    case TimerKind::quiet:
+      idle_since_ms_ = worker_.loop().now_ms();
+      requests_at_idle_ = session_.requests();
+      if (session_.idle_timeout_ms() <= kShedAfterMs) {
+        timer_kind_ = TimerKind::idle;  // closes before shedding would pay
+        worker_.loop().arm(timer_, std::max<int64_t>(session_.idle_timeout_ms(), 1));
+      } else {
+        worker_.loop().arm(timer_, kShedAfterMs);
+      }
+      break;
     case TimerKind::idle:
-      worker_.loop().arm(timer_, std::max<int64_t>(session_.idle_timeout_ms(), 1));
+      worker_.loop().arm(timer_,
+                         std::max<int64_t>(idle_since_ms_ + session_.idle_timeout_ms() - worker_.loop().now_ms(), 1));
       break;
     case TimerKind::send:
       worker_.loop().arm(timer_, send_timeout_ms_);
@@ -205,6 +245,13 @@ void Connection::on_timeout() {
     TORII_LOG(info, "client timed out (110: Connection timed out) while sending response to client, client: %s",
               session_.info().remote_addr.c_str());
     close_now();
+    return;
+  }
+  if (timer_kind_ == TimerKind::quiet) {
+    session_.shed_idle_memory();
+    timer_kind_ = TimerKind::idle;  // the rest of keepalive_timeout
+    worker_.loop().arm(timer_,
+                       std::max<int64_t>(idle_since_ms_ + session_.idle_timeout_ms() - worker_.loop().now_ms(), 1));
     return;
   }
   if (timer_kind_ == TimerKind::body) {

@@ -41,7 +41,9 @@ class Connection final : public core::IoHandler, public SessionHost {
   http::WorkerServices& services() override;
 
  private:
-  enum class TimerKind : uint8_t { none, idle, send, body };
+  // quiet: idle, its memory not shed yet (a short first stage of idle, so
+  // a connection between two requests of a burst is left as it is).
+  enum class TimerKind : uint8_t { none, quiet, idle, send, body };
 
   void drive();
   void schedule_drive();
@@ -58,7 +60,7 @@ class Connection final : public core::IoHandler, public SessionHost {
   std::shared_ptr<core::ListenBinding> binding_;
   Session session_;
   std::string received_;  // bytes read before the handover, fed at start
-  std::string out_;       // frames produced, not yet written
+  std::string out_;       // frames the socket did not take yet (empty while it keeps up)
   size_t out_pos_ = 0;
   uint64_t bytes_written_ = 0;
   bool readable_ = true;
@@ -70,6 +72,8 @@ class Connection final : public core::IoHandler, public SessionHost {
   bool drive_scheduled_ = false;
   TimerKind timer_kind_ = TimerKind::none;
   int64_t send_timeout_ms_ = 60'000;
+  int64_t idle_since_ms_ = 0;  // when the last stream closed (keepalive_timeout counts from there)
+  uint64_t requests_at_idle_ = 0;  // a request since then starts the idle time again
   core::Timer timer_;
   std::shared_ptr<char> alive_ = std::make_shared<char>(0);
 };

@@ -107,7 +107,7 @@ bool Session::start() {
   nghttp2_option_set_max_outbound_ack(o.opt, kMaxOutboundAcks);
   nghttp2_option_set_stream_reset_rate_limit(o.opt, kResetBurst, kResetRate);
   nghttp2_option_set_max_continuations(o.opt, kMaxContinuations);
-  if (nghttp2_session_server_new2(&ng_, c.cbs, this, o.opt) != 0) return false;
+  if (nghttp2_session_server_new3(&ng_, c.cbs, this, o.opt, memory_.mem()) != 0) return false;
 
   const nghttp2_settings_entry iv[] = {
       {kPrivateMaxStreams, max_streams_},  // sent as SETTINGS_MAX_CONCURRENT_STREAMS
@@ -407,6 +407,11 @@ void Session::abort_streams() {
 }
 
 void Session::collect_closed() { graveyard_.clear(); }
+
+void Session::shed_idle_memory() {
+  if (!ng_ || in_callback_ || !streams_.empty() || nghttp2_session_want_write(ng_)) return;
+  memory_.release_idle_pages();
+}
 
 void Session::abuse(const char* reason) {
   if (abuse_reason_) return;

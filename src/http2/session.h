@@ -17,6 +17,7 @@
 #include "http/exchange.h"
 #include "http2/flood_guard.h"
 #include "http2/frame_scanner.h"
+#include "http2/session_memory.h"
 #include "http2/stream_ledger.h"
 
 namespace torii::core {
@@ -107,6 +108,12 @@ class Session {
   bool going_away() const { return going_away_; }
   const char* abuse_reason() const { return abuse_reason_; }
   int64_t idle_timeout_ms() const { return idle_ms_; }
+  uint64_t requests() const { return requests_; }
+
+  // An idle connection's memory: the pages of nghttp2's frame buffer go
+  // back to the kernel when no stream is open and nothing waits to be sent
+  // (a no-op otherwise). The next frame faults in a fresh page.
+  void shed_idle_memory();
 
   // Logs and drops every stream still open (the connection is closing).
   void abort_streams();
@@ -119,6 +126,8 @@ class Session {
 
   // ---- for streams --------------------------------------------------------
   nghttp2_session* ng() { return ng_; }
+  // What nghttp2 holds for this session (see session_memory.h).
+  const SessionMemory& memory() const { return memory_; }
   SessionHost& host() { return host_; }
   http::ConnectionInfo& info() { return info_; }
   const std::shared_ptr<core::ListenBinding>& binding() const { return binding_; }
@@ -169,6 +178,7 @@ class Session {
   SessionHost& host_;
   http::ConnectionInfo info_;  // $connection, $connection_requests: exchanges point here
   std::shared_ptr<core::ListenBinding> binding_;
+  SessionMemory memory_;  // before ng_: nghttp2 frees into it when the session is deleted
   nghttp2_session* ng_ = nullptr;
   FloodGuard flood_;
   FrameScanner scanner_;

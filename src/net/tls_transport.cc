@@ -374,12 +374,14 @@ TlsTransport::Flush TlsTransport::flush_pending() {
     f.error = true;  // errno says why
     return f;
   }
-  while (!pending_records_.empty() && pending_records_.front().end <= pending_sent_) {
-    f.taken += pending_records_.front().plain;
-    pending_records_.pop_front();
+  while (pending_first_ < pending_records_.size() && pending_records_[pending_first_].end <= pending_sent_) {
+    f.taken += pending_records_[pending_first_].plain;
+    ++pending_first_;
   }
   if (pending_sent_ == pending_.size()) {
     std::string().swap(pending_);  // a slow reader's memory goes back
+    std::vector<Sealed>().swap(pending_records_);
+    pending_first_ = 0;
     pending_sent_ = 0;
     f.done = true;
   } else {

@@ -98,7 +98,11 @@ void KeepalivePool::put(KeptConnection conn, int peer) {
     close_connection(loop_, conn);
     return;
   }
-  if (idle_.size() >= cfg_.keepalive && !idle_.empty()) evict(&idle_.back());
+  // Over the cap, the oldest are closed at the end of this loop turn, not
+  // now: at saturation one epoll batch carries both responses (connections
+  // coming back) and new requests (connections wanted), and a connection
+  // closed here would be replaced by a connect a few events later.
+  if (idle_.size() >= cfg_.keepalive) schedule_trim();
   if (spare_.empty()) {
     idle_.emplace_front(this);
   } else {
@@ -111,6 +115,17 @@ void KeepalivePool::put(KeptConnection conn, int peer) {
   entry.conn_.handler->set_owner(&entry);
   loop_.arm(entry.timer_, std::max<int64_t>(cfg_.keepalive_timeout.count(), 1));
   account();
+}
+
+void KeepalivePool::schedule_trim() {
+  if (trim_scheduled_) return;
+  trim_scheduled_ = true;
+  std::weak_ptr<char> alive = alive_;
+  loop_.defer([this, alive] {
+    if (alive.expired()) return;
+    trim_scheduled_ = false;
+    while (idle_.size() > cfg_.keepalive) evict(&idle_.back());
+  });
 }
 
 void KeepalivePool::retire(Forward forward) {

@@ -1,5 +1,7 @@
 // Idle upstream connections of one group, per worker (nginx's "keepalive
-// N"): at most N, the oldest closed first, each closed after
+// N"): at most N at the end of each loop turn, the oldest closed first
+// (within a turn, connections put back stay for the requests of the same
+// turn to take), each closed after
 // keepalive_timeout or as soon as the server closes it or sends anything
 // unasked.
 //
@@ -71,6 +73,8 @@ class KeepalivePool {
   void recycle(std::list<Idle>::iterator it);
   // Brings the process's descriptor budget up to date with idle_.size().
   void account();
+  // Closes the oldest beyond the cap at the end of the loop turn.
+  void schedule_trim();
 
   core::EventLoop& loop_;
   const config::UpstreamGroupConfig& cfg_;
@@ -79,6 +83,8 @@ class KeepalivePool {
   bool retired_ = false;
   Forward forward_;
   size_t counted_ = 0;  // idle connections the descriptor budget knows of
+  bool trim_scheduled_ = false;
+  std::shared_ptr<char> alive_ = std::make_shared<char>();  // for the deferred trim
 };
 
 // True if an idle connection is still open with nothing unread on it.

@@ -54,11 +54,37 @@ def test_one_row_against_nginx_writes_the_report(tmp_path):
         assert abs(fixed[0]["rps"] - fixed[0]["rate"]) <= 0.05 * fixed[0]["rate"] + 5, fixed[0]
     slower = min(x["rps"] for x in runs if x["rate"] is None)
     assert fixed[0]["rate"] == max(1, round(slower / 2))
-    # Idle connection memory was measured for both.
+    # Idle connection memory was measured for both: plain, TLS HTTP/1.1,
+    # TLS HTTP/2, and the RSS left after they closed.
     assert set(raw["idle_kib"]) == {"torii", "nginx"}
+    for server in ("torii", "nginx"):
+        assert {"plain", "tls", "tls_h2", "after_close_pct"} <= set(raw["idle_kib"][server]), raw["idle_kib"]
+    assert "| TLS 1.3 HTTP/2 | RSS after close |" in text
 
 
 def test_unknown_peer_is_refused(tmp_path):
     r = bench(tmp_path, "--quick", "--peers", "apache", "--rows", "^000-proxy-h1$")
     assert r.returncode != 0
     assert "unknown peer 'apache'" in r.stderr
+
+
+def test_floor_programs_run_beside_torii_with_the_ratio(tmp_path):
+    """bench/floor's programs, built for the run: the static floor answers
+    the plain 20 KB row, the forwarder the plain proxy row, without a failed
+    request; each row's summary gives torii/floor, and the TLS rows say why
+    the floor is not there."""
+    r = bench(tmp_path, "--quick", "--duration", "2", "--rows", "^(000-proxy-h1|001-20k-plain|001-20k-keepalive)$",
+              "--peers", "floor", "--no-plots", "--idle", "0")
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = next((tmp_path / "out").glob("*.md")).read_text()
+    assert "| x floor |" in text
+    for key in ("000-proxy-h1", "001-20k-plain"):
+        summary = next(line for line in text.splitlines() if line.startswith(f"| {key} "))
+        x_floor = summary.rstrip().rstrip("|").rsplit("|", 1)[-1].strip()
+        assert x_floor.startswith("x") and float(x_floor[1:]) > 0, summary
+    raw = json.loads(next((tmp_path / "out").glob("*.json")).read_text())
+    floor = [x for x in raw["runs"] if x["server"] == "floor" and x["rate"] is None]
+    assert {x["row"] for x in floor} == {"000-proxy-h1", "001-20k-plain"}, raw["runs"]
+    for x in floor:
+        assert x["requests"] > 100 and x["failed"] == 0, x
+    assert ["001-20k-keepalive", "floor", "the floor programs speak plain HTTP/1.1 over TCP only"] in raw["skipped"]

@@ -138,3 +138,20 @@ def test_redirect_default_among_other_lines(srv, upstream):
 def test_redirect_off_passes_location_as_it_is(srv, upstream):
     value = f"http://127.0.0.1:{upstream.port}/abc"
     assert location(srv, "/off/", value) == value
+
+
+def refresh(srv, path, value):
+    r = harness.http(srv.port, f"{path}?n=5&h=" + urllib.parse.quote("Refresh:" + value))
+    assert r.status == 200
+    return r.header("Refresh")
+
+
+def test_redirect_rewrites_the_url_part_of_refresh(srv, upstream):
+    # Only what follows "url=" (in any case) is matched and rewritten, and
+    # a path stays a path: Refresh is not made absolute as Location is.
+    assert refresh(srv, "/r/", "5; url=http://other/next") == "5; url=http://elsewhere/next"
+    assert refresh(srv, "/r/", "0;URL=http://up.example:81/app/p") == "0;URL=/new/p"
+    assert refresh(srv, "/r/", f"3; url=http://127.0.0.1:{upstream.port}/abc") == "3; url=/r/abc"
+    # No url= part, or no rule for it: the value as it came.
+    assert refresh(srv, "/r/", "http://other/next") == "http://other/next"
+    assert refresh(srv, "/r/", "1; url=http://unmatched.example/") == "1; url=http://unmatched.example/"

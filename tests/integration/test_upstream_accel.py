@@ -159,3 +159,12 @@ def test_accel_buffering_is_hidden_and_the_body_intact(srv):
         r = harness.http(srv.port, f"/up/?n=300000&chunked=1&h=X-Accel-Buffering:{value}")
         assert r.status == 200 and len(r.body) == 300000
         assert r.header("X-Accel-Buffering") is None
+
+
+def test_accel_charset_reaches_the_accel_redirect_target(srv):
+    r = harness.http(srv.port, "/up/?n=10&h=X-Accel-Redirect:/files/secret.txt&h=X-Accel-Charset:koi8-r")
+    assert r.status == 200 and r.body == b"the secret file\n"
+    # The upstream's own Content-Type is carried over, with the charset added.
+    assert r.header("Content-Type") == "text/html; charset=koi8-r"
+    r = harness.http(srv.port, "/up/?n=10&h=X-Accel-Redirect:/files/secret.txt")
+    assert r.header("Content-Type") == "text/html"

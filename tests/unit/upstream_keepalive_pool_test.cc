@@ -137,24 +137,46 @@ TEST(KeepalivePool, HandsTheRegisteredHandlerOverWithTheConnection) {
   EXPECT_EQ(pool.idle(), 0u);
 }
 
-TEST(KeepalivePool, KeepsAtMostN) {
+// The peer's side of a connection we closed reads end of file.
+bool closed_by_us(const Pair& p) {
+  char c;
+  return recv(p.theirs, &c, 1, MSG_DONTWAIT) == 0;
+}
+
+TEST(KeepalivePool, KeepsAtMostNAtTheEndOfTheTurn) {
   core::EventLoop loop;
   config::UpstreamGroupConfig cfg;
   cfg.keepalive = 2;
   KeepalivePool pool(loop, cfg);
   Pair p[3];
   for (auto& x : p) pool.put(registered(loop, x.ours, 1), 0);
+  // Until the turn ends, a request of the same turn may still take one.
+  EXPECT_EQ(pool.idle(), 3u);
+  turn(loop);
   EXPECT_EQ(pool.idle(), 2u);
-  // The oldest went first; the newest comes back first.
+  // The oldest went; the newest comes back first.
+  EXPECT_TRUE(closed_by_us(p[0]));
   auto t = pool.take(0);
   EXPECT_EQ(t.fd, p[2].ours);
   close_connection(loop, t);
 }
 
-// The peer's side of a connection we closed reads end of file.
-bool closed_by_us(const Pair& p) {
-  char c;
-  return recv(p.theirs, &c, 1, MSG_DONTWAIT) == 0;
+TEST(KeepalivePool, AConnectionOverTheCapServesARequestOfTheSameTurn) {
+  core::EventLoop loop;
+  config::UpstreamGroupConfig cfg;
+  cfg.keepalive = 1;
+  KeepalivePool pool(loop, cfg);
+  Pair p[2];
+  pool.put(registered(loop, p[0].ours, 1), 0);
+  pool.put(registered(loop, p[1].ours, 1), 0);  // over the cap
+  auto t = pool.take(0);                        // a request read in the same turn
+  EXPECT_EQ(t.fd, p[1].ours);
+  turn(loop);
+  // Back at the cap: nothing was closed.
+  EXPECT_EQ(pool.idle(), 1u);
+  EXPECT_FALSE(closed_by_us(p[0]));
+  EXPECT_FALSE(closed_by_us(p[1]));
+  close_connection(loop, t);
 }
 
 TEST(KeepalivePool, RetiredPoolClosesIdleAndLaterConnections) {
