@@ -14,6 +14,7 @@
 #include "core/timer_wheel.h"
 #include "handlers/proxy_headers.h"
 #include "http/exchange.h"
+#include "http/if_modified_since.h"
 #include "http/date.h"
 #include "http/pipeline.h"
 #include "http/range.h"
@@ -299,8 +300,9 @@ void send_entry(http::Exchange& ex, const config::ProxyConfig& cfg, const Entry&
     if (inm && etag) {
       not_modified = inm->value == "*" || inm->value.find(*etag) != std::string_view::npos;
     } else if (!inm && ims && lm) {
-      const int64_t since = header_date(ims->value);
-      not_modified = since >= 0 && since == header_date(*lm);
+      const int64_t modified = header_date(*lm);
+      not_modified = modified >= 0 &&
+                     http::not_modified_since(ex.settings().core.if_modified_since, ims->value, modified);
     }
     if (not_modified) {
       head.status = 304;
@@ -312,7 +314,8 @@ void send_entry(http::Exchange& ex, const config::ProxyConfig& cfg, const Entry&
     }
     std::vector<http::ByteRange> ranges;
     if (const http::Header* range = applicable_range(ex, head)) {
-      switch (http::parse_range(range->value, entry.body_length, ranges)) {
+      switch (http::parse_range(range->value, entry.body_length, ranges,
+                                http::range_limit(ex.settings().core.max_ranges))) {
         case http::RangeOutcome::ok:
           if (ranges.size() > 1) {
             const std::string* found_type = head.find("Content-Type");

@@ -11,6 +11,7 @@ namespace torii::cache {
 const http::Header* applicable_range(const http::Exchange& ex, const http::ResponseHead& head) {
   const http::Header* range = ex.req.find(http::HeaderToken::range);
   if (!range || head.status != 200 || !head.find("Accept-Ranges")) return nullptr;
+  if (ex.settings().core.max_ranges == 0) return nullptr;  // max_ranges 0: ranges off
   const http::Header* if_range = ex.req.find(http::HeaderToken::if_range);
   if (!if_range) return range;
   const std::string* etag = head.find("ETag");
@@ -24,7 +25,8 @@ StreamedRange::Outcome StreamedRange::start(http::Exchange& ex, http::ResponseHe
   const http::Header* range = applicable_range(ex, head);
   if (!range) return Outcome::whole;
   std::vector<http::ByteRange> ranges;
-  switch (http::parse_range(range->value, head.content_length, ranges)) {
+  switch (http::parse_range(range->value, head.content_length, ranges,
+                            http::range_limit(ex.settings().core.max_ranges))) {
     case http::RangeOutcome::ignore:
       return Outcome::whole;
     case http::RangeOutcome::unsatisfiable:

@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "config/core_settings.h"
 #include "config/limits_config.h"
 #include "config/template.h"
 #include "core/result.h"
@@ -184,6 +185,7 @@ struct LocationSettings {
   Ms keepalive_timeout{75'000};
   Ms keepalive_header{0};  // second keepalive_timeout argument; 0: no header
   uint64_t keepalive_requests = 1000;
+  CoreSettings core;  // keepalive_time and other http-core details (core_settings.h)
   int64_t client_max_body_size = 1 << 20;  // 0: unlimited
   size_t client_body_buffer_size = 16 * 1024;
   std::string client_body_temp_path;  // "<prefix>client_body_temp" after load

@@ -883,7 +883,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
     if (d.name == name) return &d;
   // The modules' own tables, each in its directives_<module>.cc.
   for (auto table : {ssl_directives(), proxy_directives(), proxy_ssl_directives(), http2_directives(), http3_directives(),
-                     rewrite_directives(), gzip_directives(), resolver_directives(), small_directives(),
+                     rewrite_directives(), gzip_directives(), resolver_directives(), small_directives(), core_extra_directives(), nginx_compat_directives(),
                      limits_directives(), auth_directives(),
                      fastcgi_directives(), uwsgi_directives(), grpc_directives(),
                      identity_directives(), status_directives(), client_cert_directives(),

@@ -103,6 +103,10 @@ std::span<const DirectiveSpec> rewrite_directives();  // directives_rewrite.cc
 std::span<const DirectiveSpec> resolver_directives();  // directives_resolver.cc
 // Small core and module directives with nginx's meaning (directives_small.cc).
 std::span<const DirectiveSpec> small_directives();
+// http-core directives kept in CoreSettings (directives_core_extra.cc).
+std::span<const DirectiveSpec> core_extra_directives();
+// load_module, env, open_log_file_cache (directives_nginx_compat.cc).
+std::span<const DirectiveSpec> nginx_compat_directives();
 std::span<const DirectiveSpec> limits_directives();   // directives_limits.cc (limit_req, limit_conn, limit_rate)
 std::span<const DirectiveSpec> auth_directives();     // directives_auth.cc (auth_basic, auth_request, satisfy)
 std::span<const DirectiveSpec> fastcgi_directives();  // directives_fastcgi.cc

@@ -44,17 +44,10 @@ constexpr DefaultOnly kDefaults[] = {
     {"variables_hash_max_size", kHttp, Kind::any_size, {}},
     {"variables_hash_bucket_size", kHttp, Kind::any_size, {}},
     {"output_buffers", kHSL, Kind::size, {"2 32k"}},
-    {"lingering_close", kHSL, Kind::word, {"on"}},
-    {"lingering_time", kHSL, Kind::time, {"30s"}},
-    {"lingering_timeout", kHSL, Kind::time, {"5s"}},
-    {"chunked_transfer_encoding", kHSL, Kind::word, {"on"}},
     {"postpone_output", kHSL, Kind::size, {"1460"}},
-    {"keepalive_time", kHSL, Kind::time, {"1h"}},
     {"send_lowat", kHSL, Kind::size, {"0"}},
     {"client_body_in_file_only", kHSL, Kind::word, {"off"}},
-    {"open_log_file_cache", kHSL, Kind::word, {"off"}},
     {"disable_symlinks", kHSL, Kind::word, {"off"}},
-    {"if_modified_since", kHSL, Kind::word, {"exact"}},
     {"read_ahead", kHSL, Kind::size, {"0"}},
     // modules
     {"ssi", kHSL, Kind::word, {"off"}},
@@ -63,7 +56,6 @@ constexpr DefaultOnly kDefaults[] = {
     // ssl
     {"ssl_ocsp", kHS, Kind::word, {"off"}},
     {"ssl_ocsp_cache", kHS, Kind::word, {"off"}},
-    {"ssl_reject_handshake", kHS, Kind::word, {"off"}},
     // proxy
     {"proxy_store", kHSL, Kind::word, {"off"}},
     {"proxy_store_access", kHSL, Kind::word, {"user:rw"}},

@@ -158,6 +158,11 @@ Status set_early_data(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
+Status set_reject_handshake(Compiler&, Scope& s, const Node& n) {
+  writable_ssl(s, n).reject_handshake = n.args[0] == "on";
+  return Ok{};
+}
+
 Status set_dhparam(Compiler& c, Scope& s, const Node& n) {
   auto f = tls_file_arg(c, n);
   if (!f) return Error{f.error()};
@@ -195,6 +200,7 @@ const DirectiveSpec kSsl[] = {
     {"ssl_session_tickets", kHS, kFlag, true, false, kNone, &set_session_tickets},
     {"ssl_session_ticket_key", kHS, kArgs1, false, false, kNone, &set_ticket_key},
     {"ssl_early_data", kHS, kFlag, true, false, kNone, &set_early_data},
+    {"ssl_reject_handshake", kHS, kFlag, true, false, kNone, &set_reject_handshake},
     {"ssl_dhparam", kHS, kArgs1, true, false, kNone, &set_dhparam},
     {"ssl_conf_command", kHS, kArgs2, false, false, kNone, &set_conf_command},
     {"ssl_buffer_size", kHS, kArgs1, true, false, kNone, &set_buffer_size},

@@ -17,14 +17,28 @@ bool certificates_have_variables(const SslServerConfig& s) {
   return false;
 }
 
+namespace {
+
+bool has_certificates(const Server& s) { return s.ssl && !s.ssl->certificates.empty(); }
+bool rejects_handshakes(const Server& s) { return s.ssl && s.ssl->reject_handshake; }
+
+}  // namespace
+
 Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, Config& cfg) {
   bool quic = false;
   for (const auto& g : cfg.listen_groups) {
     quic = quic || g.udp;
     if (!g.listen.ssl && !g.udp) continue;
     const Server& d = *g.default_server;
-    if (!d.ssl || d.ssl->certificates.empty()) {
-      return make_error(d.file + ":" + std::to_string(d.line) +
+    if (has_certificates(d)) continue;
+    // A default server that refuses every handshake needs none, as long as
+    // each server of the address has certificates or refuses too (nginx's
+    // rule). QUIC's handshakes have no such refusal here: they need one.
+    const bool rejects = rejects_handshakes(d) && !g.udp;
+    for (const auto& srv : g.servers) {
+      if (srv.get() != &d && !rejects) continue;
+      if (has_certificates(*srv) || (rejects && rejects_handshakes(*srv))) continue;
+      return make_error(srv->file + ":" + std::to_string(srv->line) +
                         ": no \"ssl_certificate\" is defined for the \"listen ... " +
                         (g.listen.quic ? "quic" : "ssl") + "\" directive");
     }
@@ -33,7 +47,7 @@ Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, C
   std::unordered_map<const SslServerConfig*, std::shared_ptr<const SslServerConfig>> built;
   std::vector<std::shared_ptr<const SslServerConfig>> keep;  // the keys above stay valid addresses
   for (const auto& srv : servers) {
-    if (!srv->ssl || srv->ssl->certificates.empty()) continue;
+    if (!has_certificates(*srv) && !rejects_handshakes(*srv)) continue;
     auto it = built.find(srv->ssl.get());
     if (it == built.end()) {
       auto ctx = net::build_tls_context(*srv->ssl);
@@ -44,7 +58,7 @@ Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, C
         return make_error(srv->ssl->certificates.front().where +
                           "variables in \"ssl_certificate\" are not supported with QUIC");
       }
-      if (quic) {
+      if (quic && has_certificates(*srv)) {
         auto creds = net::build_quic_credentials(*srv->ssl);
         if (!creds) return Error{creds.error()};
         with_ctx->quic_credentials = std::move(*creds);

@@ -64,6 +64,10 @@ struct SslServerConfig {
   bool session_tickets = true;
   std::vector<SslFile> ticket_key_files;  // the first one encrypts
   bool early_data = false;
+  // ssl_reject_handshake: a handshake whose server name picks this server
+  // (or that picks none, on the default server) gets an unrecognized_name
+  // alert. Such a server needs no certificate.
+  bool reject_handshake = false;
   // Client certificates (directives_client_cert.cc, net/client_cert.cc).
   enum class VerifyClient : uint8_t { off, on, optional, optional_no_ca };
   VerifyClient verify_client = VerifyClient::off;

@@ -16,6 +16,7 @@
 #include "http/document_root.h"
 #include "http/etag.h"
 #include "http/exchange.h"
+#include "http/if_modified_since.h"
 #include "http/range.h"
 #include "http/range_response.h"
 #include "http/special_response.h"
@@ -230,9 +231,7 @@ int evaluate_preconditions(const Exchange& ex, const http::OpenFile& f, std::str
   if (const http::Header* h = req.find(HeaderToken::if_none_match)) {
     if (http::none_match_hits(h->value, etag)) return 304;
   } else if (const http::Header* h = req.find(HeaderToken::if_modified_since)) {
-    // nginx's default "if_modified_since exact": only the same second counts.
-    const auto date = http::parse_http_date(h->value);
-    if (date && *date == f.mtime) return 304;
+    if (http::not_modified_since(ex.settings().core.if_modified_since, h->value, f.mtime)) return 304;
   }
   return 0;
 }
@@ -293,16 +292,17 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
   if (!type.empty()) head.add("Content-Type", std::string(type));
   head.add("Last-Modified", std::string(date, sizeof date));
   if (!etag.empty()) head.add("ETag", std::string(etag));
-  if (err_status == 0) head.add("Accept-Ranges", "bytes");
+  const uint32_t max_ranges = s.core.max_ranges;  // 0: no ranges, and no Accept-Ranges
+  if (err_status == 0 && max_ranges > 0) head.add("Accept-Ranges", "bytes");
   if (vary) head.add("Vary", "Accept-Encoding");
   if (!content_encoding.empty()) head.add("Content-Encoding", std::string(content_encoding));
   head.content_length = f.size;
   if (ex.req.method == Method::head) ex.header_only = true;
 
-  const http::Header* range = get && err_status == 0 ? ex.req.find(HeaderToken::range) : nullptr;
+  const http::Header* range = get && err_status == 0 && max_ranges > 0 ? ex.req.find(HeaderToken::range) : nullptr;
   if (range != nullptr && if_range_holds(ex, f, etag)) {
     std::vector<http::ByteRange> ranges;
-    switch (http::parse_range(range->value, f.size, ranges)) {
+    switch (http::parse_range(range->value, f.size, ranges, http::range_limit(max_ranges))) {
       case http::RangeOutcome::ignore:
         break;
       case http::RangeOutcome::unsatisfiable:

@@ -47,6 +47,7 @@ namespace torii::http {
 struct ConnectionInfo {
   uint64_t id = 0;  // $connection
   uint64_t requests = 0;  // requests so far on it, this one included
+  int64_t start_ms = 0;   // accepted at, on the worker loop's clock (keepalive_time)
   sockaddr_storage peer{};
   std::string remote_addr;  // text form, no port
   uint16_t remote_port = 0;

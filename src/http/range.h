@@ -37,6 +37,9 @@ inline constexpr size_t kMaxRanges = 100;
 //     the size, are ignored (the client gets the whole file once).
 //   - If ranges overlap or touch, they are sorted and merged; otherwise the
 //     client's order is kept (RFC 9110 14.6 asks for it).
+// The limit a location's `max_ranges` asks for (unset: kMaxRanges).
+inline size_t range_limit(uint32_t max_ranges) { return max_ranges == UINT32_MAX ? kMaxRanges : max_ranges; }
+
 RangeOutcome parse_range(std::string_view value, int64_t size, std::vector<ByteRange>& out,
                          size_t max_ranges = kMaxRanges);
 

@@ -17,6 +17,7 @@
 #include "core/clock.h"
 #include "http/pipeline.h"
 #include "http1/serializer.h"
+#include "http/user_agent_quirks.h"
 #include "log/access_log.h"
 #include "modules/metrics/worker_metrics.h"
 #include "log/error_log.h"
@@ -28,8 +29,6 @@ namespace {
 constexpr size_t kReadChunk = 16 * 1024;
 constexpr size_t kPipelineOutputLimit = 64 * 1024;  // queued bytes before we stop reading ahead
 constexpr size_t kDrainLowMark = 16 * 1024;  // a streaming handler resumes below this
-constexpr int64_t kLingeringTimeoutMs = 5'000;
-constexpr int64_t kLingeringTimeMs = 30'000;
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
 bool is_wildcard(const sockaddr_storage& a) {
@@ -49,6 +48,7 @@ Connection::Connection(core::Worker& worker, std::unique_ptr<net::Transport> tra
       timer_(&Connection::on_timer, this) {
   const int fd = transport_->fd();
   info_.id = core::next_connection_id();
+  info_.start_ms = worker_.loop().now_ms();
   info_.peer = peer;
   info_.remote_addr = net::address_text(peer);
   info_.remote_port = net::address_port(peer);
@@ -361,6 +361,7 @@ void Connection::drive() {
           close_now();
           return;
         }
+        arm_linger_timer();
         return;
       }
       case State::closed:
@@ -602,8 +603,13 @@ void Connection::send_head(const http::ResponseHead& head) {
   const auto& s = ex.settings();
   if (keep_alive_) {
     keep_alive_ = ex.req.keep_alive && !ex.close_connection && !draining_ &&
-                  info_.requests < s.keepalive_requests && s.keepalive_timeout.count() > 0;
+                  info_.requests < s.keepalive_requests && s.keepalive_timeout.count() > 0 &&
+                  worker_.loop().now_ms() - info_.start_ms <= s.core.keepalive_time.count() &&
+                  !keepalive_disabled_for(ex);
   }
+  lingering_close_ = s.core.lingering_close;
+  lingering_time_ms_ = s.core.lingering_time.count();
+  lingering_timeout_ms_ = s.core.lingering_timeout.count();
   keepalive_ms_ = s.keepalive_timeout.count();
   use_sendfile_ = s.sendfile;
 
@@ -624,8 +630,9 @@ void Connection::send_head(const http::ResponseHead& head) {
   trailers_.clear();
   bool bodyless = head.status == 204 || head.status == 304 || (head.status >= 100 && head.status < 200);
   chunked_response_ = head.content_length < 0 && !bodyless && !ex.header_only;
-  if (chunked_response_ && ex.req.version < 11) {
-    // HTTP/1.0 has no chunked coding: the end of the body is the close.
+  if (chunked_response_ && (ex.req.version < 11 || !s.core.chunked_transfer_encoding)) {
+    // HTTP/1.0 has no chunked coding (and `chunked_transfer_encoding off`
+    // asks for none): the end of the body is the close.
     chunked_response_ = false;
     keep_alive_ = false;
   }
@@ -696,6 +703,7 @@ void Connection::finish() {
     // Answered (413, an error, an upstream that did not wait) and closing:
     // the rest of the body is nobody's; the lingering close drains it.
     body_pending_ = false;
+    body_unread_ = true;
     body_reader_ = nullptr;
     body_paused_ = false;
   }
@@ -768,15 +776,35 @@ void Connection::finish_request() {
 void Connection::start_lingering_close() {
   // Close the write side, then read and drop what the client still sends,
   // so an unread request body cannot make the kernel reset the connection
-  // before the client has read our response.
-  if (body_in_.empty() && !readable_) {
+  // before the client has read our response (lingering_close on). `off`
+  // closes at once; `always` lingers even when nothing more is expected.
+  using L = config::CoreSettings::LingeringClose;
+  const bool more_expected = !body_in_.empty() || readable_ || body_unread_;
+  if (lingering_close_ == L::off || (lingering_close_ == L::on && !more_expected) || lingering_time_ms_ <= 0) {
     close_now();
     return;
   }
   transport_->shutdown_write();
   state_ = State::lingering;
-  linger_deadline_ = worker_.loop().now_ms() + kLingeringTimeMs;
-  arm_timer(kLingeringTimeoutMs);
+  linger_deadline_ = worker_.loop().now_ms() + lingering_time_ms_;
+  arm_linger_timer();
+}
+
+// As nginx: each read waits lingering_timeout, never past lingering_time.
+void Connection::arm_linger_timer() {
+  const int64_t left = linger_deadline_ - worker_.loop().now_ms();
+  arm_timer(std::max<int64_t>(1, std::min(left, lingering_timeout_ms_)));
+}
+
+// keepalive_disable: nginx's msie6 rule (POST only) and safari rule.
+bool Connection::keepalive_disabled_for(const http::Exchange& ex) const {
+  const uint8_t mask = ex.settings().core.keepalive_disable;
+  if (mask == 0) return false;
+  const http::Header* ua = ex.req.find(http::HeaderToken::user_agent);
+  if (ua == nullptr) return false;
+  if ((mask & config::CoreSettings::kMsie6) && ex.req.method == http::Method::post && http::is_msie6(ua->value))
+    return true;
+  return (mask & config::CoreSettings::kSafari) && http::is_safari(ua->value);
 }
 
 void Connection::close_now() {

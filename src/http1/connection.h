@@ -98,6 +98,8 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   static void on_timer(void* self);
   void on_timeout();
   void start_lingering_close();
+  void arm_linger_timer();
+  bool keepalive_disabled_for(const http::Exchange& ex) const;
   void close_now();
   const config::Server& default_server() const { return *binding_->group->default_server; }
 
@@ -160,6 +162,11 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
 
   core::Timer timer_;
   int64_t linger_deadline_ = 0;
+  // The last response's lingering_close, lingering_time, lingering_timeout.
+  int64_t lingering_time_ms_ = 30'000;
+  int64_t lingering_timeout_ms_ = 5'000;
+  config::CoreSettings::LingeringClose lingering_close_ = config::CoreSettings::LingeringClose::on;
+  bool body_unread_ = false;  // a request body was left unread: the client may still be sending it
   stub_status::ReadingMark reading_;  // a request head has begun to arrive
 };
 

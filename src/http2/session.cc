@@ -64,6 +64,7 @@ Session::Session(SessionHost& host, const http::ConnectionInfo& info, std::share
   list_limit_ = srv.large_client_header_buffers.size * srv.large_client_header_buffers.number;
   idle_ms_ = srv.settings.keepalive_timeout.count();
   max_requests_ = srv.settings.keepalive_requests;
+  keepalive_time_ms_ = srv.settings.core.keepalive_time.count();
 }
 
 Session::~Session() {
@@ -259,8 +260,9 @@ void Session::run_ready() {
     ++requests_;
     info_.requests = requests_;
     s->run();
-    if (requests_ >= max_requests_ && !going_away_) {
-      // keepalive_requests: this connection takes no new streams.
+    const bool too_old = host_.now_ms() - info_.start_ms > keepalive_time_ms_;
+    if ((requests_ >= max_requests_ || too_old) && !going_away_) {
+      // keepalive_requests, keepalive_time: this connection takes no new streams.
       going_away_ = true;
       goaway_last_id_ = id;
       nghttp2_submit_goaway(ng_, NGHTTP2_FLAG_NONE, id, NGHTTP2_NO_ERROR, nullptr, 0);

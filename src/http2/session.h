@@ -192,6 +192,7 @@ class Session {
   size_t list_limit_ = 32768;
   int64_t idle_ms_ = 75'000;
   uint64_t max_requests_ = 1000;
+  int64_t keepalive_time_ms_ = 3'600'000;  // keepalive_time: no new streams after this long
   uint64_t requests_ = 0;
 
   std::vector<std::unique_ptr<Stream>> streams_;  // open; find() looks them up by id

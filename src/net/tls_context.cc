@@ -154,10 +154,14 @@ struct CtxDeleter {
   void operator()(SSL_CTX* ctx) const { SSL_CTX_free(ctx); }
 };
 
-int on_server_name(SSL* ssl, int*, void*) {
+// OpenSSL calls this for every ClientHello, with or without a server name.
+int on_server_name(SSL* ssl, int* alert, void*) {
   auto* hooks = static_cast<TlsHandshakeHooks*>(SSL_get_app_data(ssl));
   const char* name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
-  if (hooks && name) hooks->on_server_name(ssl, name);
+  if (hooks && !hooks->on_server_name(ssl, name ? name : "")) {
+    *alert = SSL_AD_UNRECOGNIZED_NAME;
+    return SSL_TLSEXT_ERR_ALERT_FATAL;
+  }
   return SSL_TLSEXT_ERR_OK;
 }
 

@@ -25,8 +25,10 @@ namespace torii::net {
 class TlsHandshakeHooks {
  public:
   virtual ~TlsHandshakeHooks() = default;
-  // SNI: may switch the SSL to another server's context.
-  virtual void on_server_name(SSL* ssl, std::string_view name) = 0;
+  // Each ClientHello, with its server name (empty: none). May switch the
+  // SSL to another server's context; false: refuse the handshake
+  // (ssl_reject_handshake of the server it picks).
+  virtual bool on_server_name(SSL* ssl, std::string_view name) = 0;
   // ALPN: the protocols we offer, most preferred first, in wire format.
   virtual std::string_view alpn_protocols() const = 0;
 };

@@ -109,13 +109,14 @@ TlsTransport::~TlsTransport() {
   if (fd_ >= 0) close(fd_);
 }
 
-void TlsTransport::on_server_name(SSL* ssl, std::string_view name) {
+bool TlsTransport::on_server_name(SSL* ssl, std::string_view name) {
   server_name_.assign(name);
   for (auto& c : server_name_)
     if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
   while (!server_name_.empty() && server_name_.back() == '.') server_name_.pop_back();
-  const config::Server& s = config::find_server(group_, server_name_);
-  if (!s.ssl || !s.ssl->ctx) return;  // no certificate of its own: the default server's
+  const config::Server& s = server_name_.empty() ? *group_.default_server : config::find_server(group_, server_name_);
+  if (s.ssl && s.ssl->reject_handshake) return false;  // ssl_reject_handshake: unrecognized_name
+  if (!s.ssl || !s.ssl->ctx) return true;  // no certificate of its own: the default server's
   server_ = &s;
   buffer_size_ = std::min(s.ssl->buffer_size, kMaxRecord);
   SSL_CTX* ctx = s.ssl->ctx.get();
@@ -124,6 +125,7 @@ void TlsTransport::on_server_name(SSL* ssl, std::string_view name) {
     SSL_set_options(ssl, SSL_CTX_get_options(ctx));
     adopt_client_verification(ssl, ctx);  // ssl_verify_client is the chosen server's
   }
+  return true;
 }
 
 std::string_view TlsTransport::alpn_protocols() const {

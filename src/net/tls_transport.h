@@ -66,7 +66,7 @@ class TlsTransport final : public Transport, private TlsHandshakeHooks {
   enum class Phase : uint8_t { detect, early_data, handshake, done, plain, failed };
 
   // TlsHandshakeHooks
-  void on_server_name(SSL* ssl, std::string_view name) override;
+  bool on_server_name(SSL* ssl, std::string_view name) override;
   std::string_view alpn_protocols() const override;
 
   // The socket BIO (see the .cc).

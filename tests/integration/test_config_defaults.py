@@ -157,7 +157,7 @@ def test_the_defaults_start_and_serve(make_server):
 @pytest.mark.parametrize("block,line", [
     ("http", "ssl_ocsp on;"),
     ("http", "ssi on;"),
-    ("http", "keepalive_time 2h;"),
+    ("http", "send_lowat 1k;"),
     ("http", "proxy_store on;"),
     ("http", "output_buffers 4 32k;"),
 ])
@@ -166,7 +166,7 @@ def test_other_values_are_refused_as_not_yet_supported(unstarted, nginx_only_ski
     if block == "server":
         http = HTTP.replace("ssl_verify_client off;", line)
     if block == "upstream":
-        http = HTTP.replace("keepalive_time 1h;", line)
+        http = HTTP.replace("keepalive 4;\n        keepalive_time 1h;", "keepalive 4;\n        " + line)
     unstarted.write_conf(base_conf(http, main=MAIN, events=EVENTS))
     p = check(unstarted)
     out = p.stderr + p.stdout

@@ -12,6 +12,7 @@
 #include "http/date.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
+#include "http/user_agent_quirks.h"
 #include "log/error_log.h"
 #include "modules/compression/accept_encoding.h"
 #include "modules/compression/encoded_cache.h"
@@ -399,15 +400,6 @@ bool proxied_allowed(uint32_t p, const Exchange& ex, const ResponseHead& head, i
   return true;
 }
 
-// nginx's "msie6": MSIE 4.x, 5.x and 6.x without SV1, and not Opera.
-bool is_msie6(std::string_view ua) {
-  if (ua.find("Opera") != std::string_view::npos) return false;
-  size_t m = ua.find("MSIE ");
-  if (m == std::string_view::npos || m + 7 >= ua.size() || ua[m + 6] != '.') return false;
-  if (ua[m + 5] == '4' || ua[m + 5] == '5') return true;
-  return ua[m + 5] == '6' && ua.find("SV1", m + 8) == std::string_view::npos;
-}
-
 // nginx 1.7.3+: an encoded body is not the same bytes, so a strong ETag
 // becomes weak; anything that is not a valid tag is dropped.
 void weaken_etag(ResponseHead& head) {
@@ -448,7 +440,7 @@ bool request_rules_allow(const CompressionConfig& cfg, const Exchange& ex, const
   if (now == 0) now = time(nullptr);
   if (ex.req.find("via") && !proxied_allowed(cfg.proxied, ex, head, now)) return false;
   if (const http::Header* ua = ex.req.find(http::HeaderToken::user_agent)) {
-    if (cfg.disable_msie6 && is_msie6(ua->value)) return false;
+    if (cfg.disable_msie6 && http::is_msie6(ua->value)) return false;
     for (const auto& re : cfg.disable)
       if (re->match(ua->value, nullptr)) return false;
   }
