@@ -532,23 +532,7 @@ Status set_server_name(Compiler&, Scope& s, const Node& n) {
       s.server->names.push_back(std::move(sn));
       continue;
     }
-    std::string name = raw;
-    for (auto& ch : name)
-      if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-    if (starts_with(name, "*.")) {
-      sn.kind = ServerName::Kind::wildcard_front;
-      sn.name = name.substr(1);  // ".example.com"
-    } else if (name.size() > 1 && name[0] == '.') {
-      sn.kind = ServerName::Kind::wildcard_front;
-      sn.name = name;
-      sn.matches_bare = true;
-    } else if (name.size() > 2 && name.compare(name.size() - 2, 2, ".*") == 0) {
-      sn.kind = ServerName::Kind::wildcard_back;
-      sn.name = name.substr(0, name.size() - 1);  // "www."
-    } else {
-      sn.kind = ServerName::Kind::exact;
-      sn.name = name;
-    }
+    classify_server_name(raw, sn);
     if (sn.name.find('*') != std::string::npos || (sn.kind != ServerName::Kind::exact && sn.name.size() < 2))
       return node_error(n, "invalid server name or wildcard " + q(raw));
     s.server->names.push_back(std::move(sn));
@@ -894,6 +878,25 @@ const DirectiveSpec* find_directive(std::string_view name) {
       if (d.name == name) return &d;
   }
   return nullptr;
+}
+
+void classify_server_name(std::string name, ServerName& sn) {
+  for (auto& ch : name)
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  if (starts_with(name, "*.")) {
+    sn.kind = ServerName::Kind::wildcard_front;
+    sn.name = name.substr(1);  // ".example.com"
+  } else if (name.size() > 1 && name[0] == '.') {
+    sn.kind = ServerName::Kind::wildcard_front;
+    sn.name = name;
+    sn.matches_bare = true;
+  } else if (name.size() > 2 && name.compare(name.size() - 2, 2, ".*") == 0) {
+    sn.kind = ServerName::Kind::wildcard_back;
+    sn.name = name.substr(0, name.size() - 1);  // "www."
+  } else {
+    sn.kind = ServerName::Kind::exact;
+    sn.name = name;
+  }
 }
 
 bool parse_number(std::string_view s, uint64_t& out) {

@@ -199,6 +199,11 @@ class Compiler {
 };
 
 // Value parsers, shared by setters and tests.
+// A server_name (or valid_referers host) that is not a regex, lower-cased
+// and sorted into exact, "*.x"/".x" and "x.*"; the caller judges what
+// is left (a '*' elsewhere is invalid).
+void classify_server_name(std::string name, ServerName& sn);
+
 bool parse_number(std::string_view s, uint64_t& out);
 bool parse_size(std::string_view s, int64_t& out);    // "10", "1k", "8M", "1g"
 bool parse_time_ms(std::string_view s, int64_t& out);  // "90" (s), "500ms", "1h30m", "1y"

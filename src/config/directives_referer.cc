@@ -17,22 +17,7 @@ std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // A host as server_name spells one; false for a malformed wildcard.
 bool parse_host(std::string name, ServerName& sn) {
-  for (auto& ch : name)
-    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch | 0x20);
-  if (name.size() > 2 && name.compare(0, 2, "*.") == 0) {
-    sn.kind = ServerName::Kind::wildcard_front;
-    sn.name = name.substr(1);  // ".example.com"
-  } else if (name.size() > 1 && name[0] == '.') {
-    sn.kind = ServerName::Kind::wildcard_front;
-    sn.name = name;
-    sn.matches_bare = true;
-  } else if (name.size() > 2 && name.compare(name.size() - 2, 2, ".*") == 0) {
-    sn.kind = ServerName::Kind::wildcard_back;
-    sn.name = name.substr(0, name.size() - 1);  // "www."
-  } else {
-    sn.kind = ServerName::Kind::exact;
-    sn.name = name;
-  }
+  classify_server_name(std::move(name), sn);
   return sn.name.find('*') == std::string::npos && !sn.name.empty();
 }
 
