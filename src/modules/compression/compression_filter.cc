@@ -4,7 +4,6 @@
 
 #include <cstring>
 #include <algorithm>
-#include <deque>
 
 #include "config/compression_config.h"
 #include "config/regex.h"
@@ -12,6 +11,7 @@
 #include "http/date.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
+#include "http/piece_queue.h"
 #include "http/user_agent_quirks.h"
 #include "log/error_log.h"
 #include "modules/compression/accept_encoding.h"
@@ -81,7 +81,7 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
     }
     if (!pending_.empty()) {
       // Keep the order: behind a file still being encoded.
-      pending_.push_back({nullptr, 0, int64_t(data.size()), std::string(data)});
+      pending_.push_bytes(data);
       return;
     }
     if (!encode(data, Encoder::Flush::none)) return;
@@ -109,7 +109,7 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
     } else {
       stop_capture();
     }
-    pending_.push_back({std::move(file), offset, length, {}});
+    pending_.push_file(std::move(file), offset, length);
     pump();
   }
 
@@ -147,13 +147,6 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
   }
 
  private:
-  struct Piece {
-    std::shared_ptr<const http::OpenFile> file;  // null: `data`
-    int64_t offset = 0;
-    int64_t length = 0;
-    std::string data;
-  };
-
   // Encodes queued input while the connection's queue has room; waits for
   // its drain callback otherwise. Ends the response when asked and done.
   void pump() {
@@ -165,28 +158,15 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
         });
         return;
       }
-      Piece& p = pending_.front();
-      const size_t n = size_t(std::min<int64_t>(p.length, int64_t(kSlice)));
       std::string_view slice;
-      if (!p.file) {
-        slice = std::string_view(p.data).substr(0, n);
-      } else if (p.file->has_content()) {
-        slice = std::string_view(p.file->content).substr(size_t(p.offset), n);
-      } else {
-        read_buf_.resize(n);
-        if (!http::read_exact(p.file->fd, read_buf_.data(), n, p.offset)) {
-          TORII_LOG(crit, "pread() failed while compressing (%s)%s", strerror(errno),
-                    http::log_context(ex_).c_str());
-          fail();
-          return;
-        }
-        slice = read_buf_;
+      if (!pending_.front_slice(kSlice, slice)) {
+        TORII_LOG(crit, "pread() failed while compressing (%s)%s", strerror(errno), http::log_context(ex_).c_str());
+        fail();
+        return;
       }
+      const size_t n = slice.size();
       if (!encode(slice, Encoder::Flush::none)) return;
-      p.offset += int64_t(n);
-      p.length -= int64_t(n);
-      if (!p.file) p.data.erase(0, n);
-      if (p.length <= 0) pending_.pop_front();
+      pending_.consume(n);
     }
     if (done_) return;
     if (finish_wanted_) {
@@ -337,8 +317,7 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
   bool gathering_;                // see compress_gathered()
   std::string gather_;
   std::string out_;
-  std::string read_buf_;
-  std::deque<Piece> pending_;
+  http::PieceQueue pending_;
   std::function<void()> handler_drain_;
   bool finish_wanted_ = false;
   bool done_ = false;

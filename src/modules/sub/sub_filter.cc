@@ -4,7 +4,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "config/sub_filter_config.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
+#include "http/piece_queue.h"
 #include "http/variables.h"
 #include "log/error_log.h"
 #include "modules/sub/sub_matcher.h"
@@ -51,7 +51,7 @@ class SubSink final : public http::ResponseSink, public std::enable_shared_from_
   void send_body(std::string_view data) override {
     if (done_ || finish_wanted_) return;
     if (!pending_.empty()) {
-      pending_.push_back({nullptr, 0, int64_t(data.size()), std::string(data)});  // behind a file still read
+      pending_.push_bytes(data);  // behind a file still read
       return;
     }
     search(data);
@@ -59,7 +59,7 @@ class SubSink final : public http::ResponseSink, public std::enable_shared_from_
 
   void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override {
     if (done_ || finish_wanted_) return;
-    pending_.push_back({std::move(file), offset, length, {}});
+    pending_.push_file(std::move(file), offset, length);
     pump();
   }
 
@@ -89,13 +89,6 @@ class SubSink final : public http::ResponseSink, public std::enable_shared_from_
   }
 
  private:
-  struct Piece {
-    std::shared_ptr<const http::OpenFile> file;  // null: `data`
-    int64_t offset = 0;
-    int64_t length = 0;
-    std::string data;
-  };
-
   void search(std::string_view data) {
     out_.clear();
     matcher_.feed(data, out_, [this](size_t index, std::string& out) { out.append(replacement(index)); });
@@ -120,29 +113,17 @@ class SubSink final : public http::ResponseSink, public std::enable_shared_from_
         });
         return;
       }
-      Piece& p = pending_.front();
-      const size_t n = size_t(std::min<int64_t>(p.length, int64_t(kSlice)));
       std::string_view slice;
-      if (!p.file) {
-        slice = std::string_view(p.data).substr(0, n);
-      } else if (p.file->has_content()) {
-        slice = std::string_view(p.file->content).substr(size_t(p.offset), n);
-      } else {
-        read_buf_.resize(n);
-        if (!http::read_exact(p.file->fd, read_buf_.data(), n, p.offset)) {
-          TORII_LOG(crit, "pread() failed in the sub filter (%s)%s", strerror(errno), http::log_context(ex_).c_str());
-          done_ = true;
-          pending_.clear();
-          ex_.abort();
-          return;
-        }
-        slice = read_buf_;
+      if (!pending_.front_slice(kSlice, slice)) {
+        TORII_LOG(crit, "pread() failed in the sub filter (%s)%s", strerror(errno), http::log_context(ex_).c_str());
+        done_ = true;
+        pending_.clear();
+        ex_.abort();
+        return;
       }
+      const size_t n = slice.size();
       search(slice);
-      p.offset += int64_t(n);
-      p.length -= int64_t(n);
-      if (!p.file) p.data.erase(0, n);
-      if (p.length <= 0) pending_.pop_front();
+      pending_.consume(n);
     }
     if (done_) return;
     if (finish_wanted_) {
@@ -167,10 +148,9 @@ class SubSink final : public http::ResponseSink, public std::enable_shared_from_
   std::vector<std::optional<std::string>> rendered_;
   std::shared_ptr<http::ResponseSink> filter_below_;
   http::ResponseSink* next_ = nullptr;
-  std::deque<Piece> pending_;
+  http::PieceQueue pending_;
   std::function<void()> handler_drain_;
   std::string out_;
-  std::string read_buf_;
   bool finish_wanted_ = false;
   bool done_ = false;
 };
