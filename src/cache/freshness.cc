@@ -4,18 +4,14 @@
 #include <string_view>
 
 #include "config/proxy_config.h"
+#include "core/ascii.h"
 #include "http/date.h"
 
 namespace torii::cache {
 
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
+using core::iequals;
 
 bool parse_seconds(std::string_view s, int64_t& out) {
   if (s.empty() || s.size() > 12) return false;

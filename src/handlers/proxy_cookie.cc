@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config/regex.h"
+#include "core/ascii.h"
 #include "handlers/proxy_rewrite_rule.h"
 #include "http/exchange.h"
 #include "http/variables.h"
@@ -21,9 +22,7 @@ struct Attribute {
   bool removed = false;
 };
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
+using core::iequals;
 
 std::string_view trimmed(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);

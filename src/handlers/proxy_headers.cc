@@ -5,6 +5,7 @@
 #include "cache/fill.h"
 #include "config/directives.h"
 #include "config/upstream_config.h"
+#include "core/ascii.h"
 #include "handlers/proxy_cookie.h"
 #include "handlers/proxy_rewrite_rule.h"
 #include "http/exchange.h"
@@ -16,9 +17,7 @@ namespace torii::handlers {
 
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
+using core::iequals;
 
 // Characters that go unescaped in a path: unreserved, sub-delims, ':', '@', '/'.
 bool path_safe(unsigned char c) {

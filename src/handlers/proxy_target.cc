@@ -12,6 +12,7 @@
 
 #include "config/proxy_config.h"
 #include "config/upstream_config.h"
+#include "core/ascii.h"
 #include "dns/resolver.h"
 #include "handlers/proxy.h"
 #include "http/exchange.h"
@@ -28,14 +29,7 @@ namespace {
 using config::ProxyConfig;
 using config::UpstreamGroupConfig;
 
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c | 0x20) : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i])) return false;
-  return true;
-}
+using core::iequals;
 
 struct Target {
   std::string host;       // without brackets

@@ -5,20 +5,11 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "core/ascii.h"
+
 namespace torii::http {
 
-namespace {
-
-inline unsigned char lower(unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (lower(static_cast<unsigned char>(a[i])) != lower(static_cast<unsigned char>(b[i]))) return false;
-  return true;
-}
-
-}  // namespace
+using core::iequals;
 
 const std::string* ResponseHead::find(std::string_view name) const {
   for (const auto& h : headers)

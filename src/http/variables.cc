@@ -15,6 +15,7 @@
 
 #include "config/map_config.h"
 #include "config/proxy_config.h"
+#include "core/ascii.h"
 #include "handlers/fastcgi/split_path.h"
 #include "http/document_root.h"
 #include "http/exchange.h"
@@ -63,12 +64,7 @@ void append_seconds_ms(std::string& out, int64_t ms) {
 
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c | 0x20) : c; }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i])) return false;
-  return true;
-}
+using core::iequals;
 
 // Header names match $http_NAME the way nginx does it: case folded and '-'
 // equal to '_'. Folding both sides keeps this right whichever spelling the

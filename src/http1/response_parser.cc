@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/ascii.h"
+
 namespace torii::http1 {
 
 namespace {
@@ -24,14 +26,7 @@ constexpr CharClasses kClasses;
 inline bool is_tchar(unsigned char c) { return kClasses.tchar[c]; }
 inline bool is_field_char(unsigned char c) { return kClasses.field[c]; }
 
-inline char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c | 0x20) : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i])) return false;
-  return true;
-}
+using core::iequals;
 
 std::string_view trim(std::string_view v) {
   while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);

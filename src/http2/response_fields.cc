@@ -4,20 +4,13 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/ascii.h"
+
 namespace torii::http2 {
 
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = char(x + 32);
-    if (y >= 'A' && y <= 'Z') y = char(y + 32);
-    if (x != y) return false;
-  }
-  return true;
-}
+using core::iequals;
 
 // Visible ASCII but the colon.
 constexpr std::array<bool, 256> kNameByte = [] {

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "core/ascii.h"
 #include "core/clock.h"
 #include "core/worker.h"
 #include "http/pipeline.h"
@@ -29,16 +30,7 @@ std::string_view view(nghttp3_rcbuf* b) {
   return {reinterpret_cast<const char*>(v.base), v.len};
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = char(x + 32);
-    if (y >= 'A' && y <= 'Z') y = char(y + 32);
-    if (x != y) return false;
-  }
-  return true;
-}
+using core::iequals;
 
 // Connection-specific fields HTTP/3 forbids (RFC 9114 4.2), and the framing we decide.
 bool dropped_in_h3(std::string_view name) {

@@ -2,17 +2,11 @@
 
 #include <algorithm>
 
+#include "core/ascii.h"
+
 namespace torii::upstream {
 
-namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return (x >= 'A' && x <= 'Z' ? x | 0x20 : x) == (y >= 'A' && y <= 'Z' ? y | 0x20 : y);
-         });
-}
-
-}  // namespace
+using core::iequals;
 
 void CgiHeadParser::reset() {
   buf_.clear();

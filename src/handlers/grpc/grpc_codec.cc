@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/ascii.h"
 #include "handlers/proxy_headers.h"
 #include "http/exchange.h"
 #include "http/header_token.h"
@@ -11,16 +12,7 @@ namespace torii::handlers::grpc {
 
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = char(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = char(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
+using core::iequals;
 
 // Connection-specific fields have no place in HTTP/2 (RFC 9113 8.2.2);
 // Host becomes :authority and TE is set to "trailers" by us.

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "core/ascii.h"
 #include "http/exchange.h"
 #include "net/proxy_protocol.h"
 
@@ -36,15 +37,7 @@ Walk walk_value(net::IpAddress& addr, std::string_view v, const std::vector<net:
   return Walk::ok;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] | 0x20) : a[i];
-    char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] | 0x20) : b[i];
-    if (x != y) return false;
-  }
-  return true;
-}
+using core::iequals;
 
 }  // namespace
 
