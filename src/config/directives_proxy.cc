@@ -789,6 +789,7 @@ const DirectiveSpec kProxyDirectives[] = {
     {"proxy_pass_request_headers", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::pass_request_headers>},
     {"proxy_pass_request_body", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::pass_request_body>},
     {"proxy_ignore_client_abort", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::ignore_client_abort>},
+    {"proxy_socket_keepalive", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::socket_keepalive>},
     {"proxy_buffer_size", kHSL, kArgs1, true, false, kMain, &set_size<&ProxyConfig::buffer_size>},
     {"proxy_buffers", kHSL, kArgs2, true, false, kMain, &set_buffers},
     {"proxy_busy_buffers_size", kHSL, kArgs1, true, false, kMain, &set_size<&ProxyConfig::busy_buffers_size>},

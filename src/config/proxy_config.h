@@ -125,6 +125,7 @@ struct ProxyConfig {
   bool pass_request_headers = true;
   bool pass_request_body = true;
   bool ignore_client_abort = false;
+  bool socket_keepalive = false;  // SO_KEEPALIVE on the upstream socket (*_socket_keepalive)
   // proxy_cache and its directives (config/cache_config.h); null: never set.
   std::shared_ptr<const CacheSettings> cache;
   uint32_t ignore_headers = 0;  // IgnoreHeader bits

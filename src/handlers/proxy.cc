@@ -447,6 +447,11 @@ void ProxySession::connect_to(int peer) {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }
+  if (cfg_.socket_keepalive) {
+    int one = 1;
+    if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one) != 0)
+      log_upstream(config::LogLevel::alert, errno, "setsockopt(SO_KEEPALIVE) failed", "connecting to upstream");
+  }
   loop_.add(fd, handler_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP);
   int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&server.addr), server.addr_len);
   if (rc == 0) {
