@@ -27,6 +27,18 @@ OpenFile::~OpenFile() {
   if (fd >= 0) ::close(fd);
 }
 
+void weaken_etag(ResponseHead& head) {
+  const std::string* e = head.find("ETag");
+  if (!e) return;
+  if (e->size() >= 2 && (*e)[0] == 'W' && (*e)[1] == '/') return;
+  if (!e->empty() && (*e)[0] == '"') {
+    std::string weak = "W/" + *e;
+    head.set("ETag", std::move(weak));
+    return;
+  }
+  head.remove("ETag");
+}
+
 bool read_exact(int fd, char* buf, size_t n, int64_t offset) {
   size_t got = 0;
   while (got < n) {

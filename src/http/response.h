@@ -63,6 +63,10 @@ struct OpenFile {
 // short reads). False on an error or a file now shorter (errno EIO then).
 bool read_exact(int fd, char* buf, size_t n, int64_t offset);
 
+// A filter changed the body's bytes: a strong ETag turns weak and anything
+// that is not a valid tag is dropped (nginx's ngx_http_weak_etag).
+void weaken_etag(ResponseHead& head);
+
 // A handler that consumes the request body (the proxy) implements this.
 class BodyReader {
  public:

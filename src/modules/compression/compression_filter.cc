@@ -379,20 +379,6 @@ bool proxied_allowed(uint32_t p, const Exchange& ex, const ResponseHead& head, i
   return true;
 }
 
-// nginx 1.7.3+: an encoded body is not the same bytes, so a strong ETag
-// becomes weak; anything that is not a valid tag is dropped.
-void weaken_etag(ResponseHead& head) {
-  const std::string* e = head.find("ETag");
-  if (!e) return;
-  if (e->size() >= 2 && (*e)[0] == 'W' && (*e)[1] == '/') return;
-  if (!e->empty() && (*e)[0] == '"') {
-    std::string weak = "W/" + *e;
-    head.set("ETag", std::move(weak));
-    return;
-  }
-  head.remove("ETag");
-}
-
 void add_vary(ResponseHead& head) {
   for (const auto& [name, value] : head.headers)
     if (strcasecmp(name.c_str(), "Vary") == 0 && contains_token(value, "Accept-Encoding")) return;
@@ -432,7 +418,7 @@ void body_changes(ResponseHead& head) {
   head.content_length = -1;
   head.remove("Content-Length");
   head.remove("Accept-Ranges");
-  weaken_etag(head);
+  http::weaken_etag(head);  // nginx 1.7.3+: an encoded body is not the same bytes
 }
 
 // gunzip: a gzip body for a client that may not get gzip is decoded.

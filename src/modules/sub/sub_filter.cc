@@ -157,20 +157,6 @@ class SubSink final : public http::ResponseSink, public std::enable_shared_from_
 
 namespace {
 
-// nginx's ngx_http_weak_etag: a strong tag turns weak, anything else that is
-// not a tag is dropped.
-void weaken_etag(http::ResponseHead& head) {
-  const std::string* e = head.find("ETag");
-  if (!e) return;
-  if (e->size() >= 2 && (*e)[0] == 'W' && (*e)[1] == '/') return;
-  if (!e->empty() && (*e)[0] == '"') {
-    std::string weak = "W/" + *e;
-    head.set("ETag", std::move(weak));
-    return;
-  }
-  head.remove("ETag");
-}
-
 bool encoded(const http::ResponseHead& head) {
   const std::string* ce = head.find("Content-Encoding");
   return ce && !ce->empty() && strcasecmp(ce->c_str(), "identity") != 0;
@@ -209,7 +195,7 @@ std::shared_ptr<SubSink> header_filter(http::Exchange& ex, http::ResponseHead& h
     head.remove("Last-Modified");
     head.remove("ETag");
   } else {
-    weaken_etag(head);
+    http::weaken_etag(head);
   }
   if (ex.header_only) return nullptr;
   return std::make_shared<SubSink>(ex, std::move(patterns), std::move(replacements), cfg.once);
