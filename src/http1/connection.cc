@@ -799,7 +799,8 @@ void Connection::arm_linger_timer() {
 // keepalive_disable: nginx's msie6 rule (POST only) and safari rule.
 bool Connection::keepalive_disabled_for(const http::Exchange& ex) const {
   const uint8_t mask = ex.settings().core.keepalive_disable;
-  if (mask == 0) return false;
+  // The default (msie6) concerns POSTs only: other requests skip the lookup.
+  if (mask == 0 || (mask == config::CoreSettings::kMsie6 && ex.req.method != http::Method::post)) return false;
   const http::Header* ua = ex.req.find(http::HeaderToken::user_agent);
   if (ua == nullptr) return false;
   if ((mask & config::CoreSettings::kMsie6) && ex.req.method == http::Method::post && http::is_msie6(ua->value))
