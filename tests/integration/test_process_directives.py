@@ -65,24 +65,23 @@ def task_nice(pid, tid):
     return int(fields[16])  # field 19: nice
 
 
-def cpu_lists(server):
+def per_task(server, read):
+    """read(pid, tid) for every thread still there."""
     result = []
     for pid, tid in tasks(server):
         try:
-            result.append(task_cpus(pid, tid))
+            result.append(read(pid, tid))
         except OSError:
             pass
     return result
+
+
+def cpu_lists(server):
+    return per_task(server, task_cpus)
 
 
 def nice_values(server):
-    result = []
-    for pid, tid in tasks(server):
-        try:
-            result.append(task_nice(pid, tid))
-        except OSError:
-            pass
-    return result
+    return per_task(server, task_nice)
 
 
 def served(server):
@@ -149,8 +148,9 @@ def test_working_directory_is_where_the_workers_run(make_server, tmp_path):
                what="a worker whose directory is the working_directory")
 
 
-def check(make_server, main):
-    s = make_server(conf(main=main), start=False)
+def check(make_server, main="", events="", http=""):
+    """`-t` on a config with these lines: (ok, output)."""
+    s = make_server(harness.base_conf(main=main, events=events, http=http), start=False)
     s.ports = [65000]
     s.write_conf()
     out = harness.cli(["-t", "-c", str(s.conf_path)], prefix=s.prefix)
@@ -193,27 +193,18 @@ def test_tuning_lines_from_real_configs_pass_the_check(make_server, main):
                                     "debug_connection 127.0.0.1;", "debug_connection 192.0.2.0/24;",
                                     "debug_connection unix:;"])
 def test_events_tuning_lines_pass_the_check(make_server, events):
-    s = make_server(harness.base_conf(events=events), start=False)
-    s.ports = [65000]
-    s.write_conf()
-    out = harness.cli(["-t", "-c", str(s.conf_path)], prefix=s.prefix)
-    assert out.returncode == 0, out.stdout + out.stderr
+    ok, out = check(make_server, events=events)
+    assert ok, out
 
 
 @pytest.mark.parametrize("http", ["connection_pool_size 512;", "request_pool_size 4k;",
                                   "open_file_cache_events on;", "http2_pool_size 4096;",
                                   "http2_streams_index_size 64;", "http2_max_concurrent_pushes 0;"])
 def test_http_tuning_lines_pass_the_check(make_server, http):
-    s = make_server(harness.base_conf(http=http), start=False)
-    s.ports = [65000]
-    s.write_conf()
-    out = harness.cli(["-t", "-c", str(s.conf_path)], prefix=s.prefix)
-    assert out.returncode == 0, out.stdout + out.stderr
+    ok, out = check(make_server, http=http)
+    assert ok, out
 
 
 def test_http2_streams_index_size_must_be_a_power_of_two(make_server):
-    s = make_server(harness.base_conf(http="http2_streams_index_size 30;"), start=False)
-    s.ports = [65000]
-    s.write_conf()
-    out = harness.cli(["-t", "-c", str(s.conf_path)], prefix=s.prefix)
-    assert out.returncode != 0 and "power of two" in out.stdout + out.stderr
+    ok, out = check(make_server, http="http2_streams_index_size 30;")
+    assert not ok and "power of two" in out, out
