@@ -228,6 +228,7 @@ struct LocationSettings {
   std::shared_ptr<const RefererConfig> referer;       // null: no valid_referers applies (modules/referer)
   std::shared_ptr<const SecureLinkConfig> secure_link;  // null: no secure_link* directive applies (modules/secure_link)
   bool empty_gif = false;  // `empty_gif`: this location answers with a 1x1 GIF (modules/empty_gif); not inherited
+  bool random_index = false;  // `random_index on`: a directory's URI goes to one of its files at random
 };
 
 struct Location {

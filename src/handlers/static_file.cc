@@ -24,6 +24,7 @@
 #include "http/log_context.h"
 #include "log/error_log.h"
 #include "modules/autoindex/autoindex.h"
+#include "modules/random_index/random_index.h"
 #include "modules/compression/compression_filter.h"
 
 namespace torii::handlers {
@@ -136,6 +137,11 @@ HandlerResult serve_index(Exchange& ex) {
   if (!map_uri(ex, ex.req.path, dir)) return HandlerResult::error(404);
   if (dir.empty() || dir.back() != '/') dir.push_back('/');
   ex.request_filename = dir;
+  if (s.random_index) {  // before the index files, as nginx's module order has it
+    random_index::Pick pick = random_index::pick_file(ex, dir);
+    if (pick.status != 0) return HandlerResult::error(pick.status);
+    if (!pick.name.empty()) return redirect_with_args(ex, ex.req.path + pick.name);
+  }
 
   std::string file;
   for (size_t i = 0; i < s.index.size(); ++i) {
