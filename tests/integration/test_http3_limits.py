@@ -1,0 +1,141 @@
+"""HTTP/3 limits and defences, the HTTP/3 side of test_http2.py and
+test_http2_conformance.py: frames a well-behaved client never sends, put
+before torii by h3raw (tools/h3raw), a QUIC client that writes raw HTTP/3
+frames and reports what comes back (headers, resets, CONNECTION_CLOSE).
+
+torii only: Debian's nginx 1.22 has no HTTP/3 module. Where nginx's
+http3 module (src/http/v3/) answers differently, the test says so.
+"""
+
+import subprocess
+import time
+
+import pytest
+
+import h3raw as h
+import harness
+from harness import base_conf, wait_until
+
+pytestmark = [
+    pytest.mark.skipif(harness.IS_NGINX, reason="Debian's nginx has no HTTP/3"),
+    pytest.mark.skipif(not h.AVAILABLE, reason="h3raw not built"),
+]
+
+
+@pytest.fixture(scope="module")
+def cert(tmp_path_factory):
+    d = tmp_path_factory.mktemp("h3certs")
+    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "a.test.key",
+                        "-out", "a.test.pem", "-days", "2", "-subj", "/CN=a.test",
+                        "-addext", "subjectAltName=DNS:a.test"], cwd=d, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return d
+
+
+def conf(cert, server="", http=""):
+    return base_conf(f"""
+    {http}
+    server {{
+        listen 127.0.0.1:@PORT0@ ssl;
+        http3 on;
+        server_name a.test;
+        ssl_certificate {cert}/a.test.pem;
+        ssl_certificate_key {cert}/a.test.key;
+        root @PREFIX@/html;
+        large_client_header_buffers 4 1k;
+        location = /hello {{
+            return 200 "hi\\n";
+        }}
+        {server}
+    }}
+""", error_level="info")
+
+
+@pytest.fixture
+def site(make_server, cert):
+    def start(server="", http=""):
+        srv = make_server(conf(cert, server, http), start=False)
+        html = srv.prefix / "html"
+        html.mkdir(parents=True, exist_ok=True)
+        (html / "index.html").write_text("hello\n")
+        (html / "big.bin").write_bytes(b"x" * (2 * 1024 * 1024))
+        srv.start()
+        return srv
+    return start
+
+
+CONTROL = h.hx(h.control_stream())
+HELLO = h.hx(h.request("/hello"))
+
+
+def still_answers(lines, stream):
+    """The request on `stream` (sent after the bad one) got its 200."""
+    assert h.status(lines, stream) == 200, lines
+    assert any(line.startswith(f"fin {stream} 3 ") for line in lines), lines
+
+
+# ---- connection errors: the control and QPACK streams (RFC 9114 6.2, 7.2.4; RFC 9204 4.2) --------
+
+@pytest.mark.parametrize("name, streams, code", [
+    ("second control stream", [CONTROL, CONTROL], h.H3_STREAM_CREATION_ERROR),
+    ("DATA on the control stream", [CONTROL + h.hx(h.frame(h.DATA, b"xx"))], h.H3_FRAME_UNEXPECTED),
+    ("control stream without SETTINGS first", [h.hx(h.varint(h.CONTROL) + h.frame(h.GOAWAY, h.varint(0)))],
+     h.H3_MISSING_SETTINGS),
+    ("second SETTINGS", [CONTROL + h.hx(h.settings())], h.H3_FRAME_UNEXPECTED),
+    ("QPACK table capacity over the advertised one",
+     [CONTROL, h.hx(h.varint(h.QPACK_ENCODER) + h._prefixed_int(0x20, 5, 100000))], h.QPACK_ENCODER_STREAM_ERROR),
+    ("QPACK insert larger than the table",
+     [CONTROL, h.hx(h.varint(h.QPACK_ENCODER) + h._prefixed_int(0x20, 5, 4096) + h._prefixed_int(0x40, 5, 3)
+                    + b"abc" + h._prefixed_int(0, 7, 5000) + b"v" * 5000)], h.QPACK_ENCODER_STREAM_ERROR),
+    ("QPACK decoder stream acknowledging what was never sent",
+     [CONTROL, h.hx(h.varint(h.QPACK_DECODER) + bytes([0x05]))], 0x202),
+])
+def test_bad_unidirectional_streams_close_the_connection(site, name, streams, code):
+    srv = site()
+    lines = h.run(srv.port, [f"uni {s}" for s in streams] + ["until 5000 close"])
+    assert h.closed_with(lines) == ("app", code), (name, lines)
+    # Said in the error log, with the client's address.
+    wait_until(lambda: "client sent invalid HTTP/3 data" in srv.error_log_text(), 5, what="log line")
+
+
+def test_data_before_headers_on_a_request_stream_closes_the_connection(site):
+    srv = site()
+    lines = h.run(srv.port, [f"uni {CONTROL}", f"bidi {h.hx(h.frame(h.DATA, b'abc'))} fin", "until 5000 close"])
+    assert h.closed_with(lines) == ("app", h.H3_FRAME_UNEXPECTED), lines
+
+
+# ---- stream errors: a malformed request resets its stream only (RFC 9114 4.1.2) -------------------
+
+@pytest.mark.parametrize("name, fields", [
+    ("upper-case field name", h.request_fields("/hello", extra=[("X-Upper", "1")])),
+    ("unknown pseudo-header", h.request_fields("/hello", extra=[(":foo", "1")])),
+    ("no :path", [(":method", "GET"), (":scheme", "https"), (":authority", "a.test")]),
+    ("pseudo-header after a regular field", [(":method", "GET"), ("x-a", "1"), (":scheme", "https"),
+                                             (":authority", "a.test"), (":path", "/hello")]),
+    ("connection-specific field", h.request_fields("/hello", extra=[("connection", "keep-alive")])),
+])
+def test_malformed_request_resets_its_stream_and_the_connection_goes_on(site, name, fields):
+    srv = site()
+    lines = h.run(srv.port, [f"uni {CONTROL}", f"bidi {h.hx(h.headers(fields))} fin", "until 5000 reset 0",
+                             f"bidi {HELLO} fin", "until 5000 fin 4"])
+    assert h.resets(lines, 0) == [h.H3_MESSAGE_ERROR], (name, lines)
+    assert h.status(lines, 0) is None
+    assert h.closed_with(lines) is None, lines
+    still_answers(lines, 4)
+
+
+# ---- field section limits -------------------------------------------------------------------------
+
+def test_field_section_over_large_client_header_buffers_gets_431(site):
+    # 4 x 1k: one field over 1k, or all of them over 4k, is 431 (nginx's
+    # http3 module answers "client sent too large header" with 400 or
+    # closes; torii answers as its HTTP/2 does) and the connection goes on.
+    srv = site()
+    one_big = h.request("/hello", extra=[("x-big", "a" * 2000)])
+    many = h.request("/hello", extra=[(f"x-{i}", "b" * 900) for i in range(6)])
+    lines = h.run(srv.port, [f"uni {CONTROL}", f"bidi {h.hx(one_big)} fin", "until 5000 fin 0",
+                             f"bidi {h.hx(many)} fin", "until 5000 fin 4", f"bidi {HELLO} fin", "until 5000 fin 8"])
+    assert h.status(lines, 0) == 431, lines
+    assert h.status(lines, 4) == 431, lines
+    still_answers(lines, 8)
+    assert "client sent too large request headers" in srv.error_log_text()
