@@ -84,6 +84,16 @@ class Session::Callbacks {
     const nghttp3_ssize n =
         nghttp3_conn_read_stream(s.h3_, stream_id, data, len, (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0);
     s.reading_early_ = false;
+    if (n == NGHTTP3_ERR_MALFORMED_HTTP_MESSAGING && ngtcp2_is_bidi_stream(stream_id)) {
+      // A malformed request (a content-length its DATA contradicts, ...)
+      // is a stream error (RFC 9114 4.1.2): the connection's other
+      // requests go on. The stream's bytes go back to the connection window.
+      TORII_LOG(info, "client sent a malformed HTTP/3 request (%s), stream reset, client: %s",
+                nghttp3_strerror(int(n)), s.info_.remote_addr.c_str());
+      s.reset_stream(stream_id, NGHTTP3_H3_MESSAGE_ERROR);
+      ngtcp2_conn_extend_max_offset(conn, len);
+      return 0;
+    }
     if (n < 0) {
       TORII_LOG(info, "client sent invalid HTTP/3 data (%s), client: %s", nghttp3_strerror(int(n)),
                 s.info_.remote_addr.c_str());

@@ -124,6 +124,21 @@ def test_malformed_request_resets_its_stream_and_the_connection_goes_on(site, na
     still_answers(lines, 4)
 
 
+@pytest.mark.parametrize("name, declared, sent", [
+    ("fewer bytes than content-length", "10", b"abc"),
+    ("more bytes than content-length", "2", b"abcdef"),
+])
+def test_content_length_mismatch_resets_the_stream_only(site, name, declared, sent):
+    srv = site()
+    bad = h.request("/hello", method="POST", extra=[("content-length", declared)]) + h.frame(h.DATA, sent)
+    lines = h.run(srv.port, [f"uni {CONTROL}", f"bidi {h.hx(bad)} fin", "until 5000 reset 0",
+                             f"bidi {HELLO} fin", "until 5000 fin 4"])
+    assert h.resets(lines, 0) == [h.H3_MESSAGE_ERROR], (name, lines)
+    assert h.closed_with(lines) is None, lines
+    still_answers(lines, 4)
+    wait_until(lambda: "malformed HTTP/3 request" in srv.error_log_text(), 5, what="log line")
+
+
 # ---- field section limits -------------------------------------------------------------------------
 
 def test_field_section_over_large_client_header_buffers_gets_431(site):
