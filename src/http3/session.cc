@@ -145,12 +145,14 @@ class Session::Callbacks {
   static int stream_reset(ngtcp2_conn*, int64_t stream_id, uint64_t, uint64_t, void* user, void*) {
     Session& s = *of(user);
     if (s.hq_) s.hq_->on_stream_reset(stream_id);
+    if (s.h3_ && !s.count_cancel(stream_id)) return NGTCP2_ERR_CALLBACK_FAILURE;
     if (s.h3_ && nghttp3_conn_shutdown_stream_read(s.h3_, stream_id) != 0) return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
   }
   static int stream_stop_sending(ngtcp2_conn*, int64_t stream_id, uint64_t, void* user, void*) {
     Session& s = *of(user);
     if (s.hq_) s.hq_->on_stream_reset(stream_id);
+    if (s.h3_ && !s.count_cancel(stream_id)) return NGTCP2_ERR_CALLBACK_FAILURE;
     if (s.h3_ && nghttp3_conn_shutdown_stream_read(s.h3_, stream_id) != 0) return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
   }
@@ -805,6 +807,20 @@ void Session::expire_bodies(int64_t now_ms) {
     if (st->body_deadline() <= now_ms) due.push_back(id);
   for (int64_t id : due)
     if (auto it = streams_.find(id); it != streams_.end()) it->second->body_timed_out();
+}
+
+bool Session::count_cancel(int64_t id) {
+  if (!ngtcp2_is_bidi_stream(id)) return true;
+  Stream* st = find(id);
+  // Once per stream (RESET_STREAM and STOP_SENDING often come together),
+  // and only for a request whose response had not ended.
+  if (!st || st->cancel_counted() || st->response_complete()) return true;
+  st->mark_cancel_counted();
+  if (flood_.count(http2::FloodGuard::Kind::reset, host_.now_ms())) return true;
+  TORII_LOG(info, "client misbehaved over HTTP/3 (%s), closing connection, client: %s", flood_.reason(),
+            info_.remote_addr.c_str());
+  ngtcp2_connection_close_error_set_application_error(&last_error_, NGHTTP3_H3_EXCESSIVE_LOAD, nullptr, 0);
+  return false;
 }
 
 void Session::on_stream_closed(int64_t id) {

@@ -21,6 +21,7 @@
 
 #include "config/config.h"
 #include "http/exchange.h"
+#include "http2/flood_guard.h"
 
 namespace torii::core {
 struct ListenBinding;
@@ -167,6 +168,10 @@ class Session {
   void run_ready();
   void submit_pending();
   void on_stream_closed(int64_t id);
+  // A client cancelled request stream `id`; false once cancels come faster
+  // than the budget allows (rapid reset): the connection closes with
+  // H3_EXCESSIVE_LOAD.
+  bool count_cancel(int64_t id);
 
   SessionHost& host_;
   http::ConnectionInfo info_;
@@ -206,6 +211,8 @@ class Session {
   bool reading_early_ = false;  // nghttp3 is reading bytes of a 0-RTT packet
   bool going_away_ = false;
   bool in_callback_ = false;
+  // Streams cancelled per second (rapid reset), HTTP/2's budget.
+  http2::FloodGuard flood_;
 };
 
 }  // namespace torii::http3

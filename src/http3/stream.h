@@ -61,6 +61,11 @@ class Stream final : public http::ResponseSink {
   void on_close();
   bool closed() const { return closed_; }
   bool started() const { return exchange_.has_value(); }
+  // The whole response was handed over (its end included).
+  bool response_complete() const { return eof_sent_; }
+  // The client's cancel of this stream was counted (rapid reset budget).
+  bool cancel_counted() const { return cancel_counted_; }
+  void mark_cancel_counted() { cancel_counted_ = true; }
 
   // ---- response, pulled by the session -------------------------------------
   bool head_ready() const { return head_ != nullptr && !submitted_ && !closed_; }
@@ -151,6 +156,7 @@ class Stream final : public http::ResponseSink {
   // At the end of the body: the trailers, if any, end the stream instead.
   void submit_trailers(uint32_t* flags);
   bool closed_ = false;
+  bool cancel_counted_ = false;
   std::function<void()> drain_cb_;
 };
 

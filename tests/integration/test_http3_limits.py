@@ -154,3 +154,27 @@ def test_field_section_over_large_client_header_buffers_gets_431(site):
     assert h.status(lines, 4) == 431, lines
     still_answers(lines, 8)
     assert "client sent too large request headers" in srv.error_log_text()
+
+
+# ---- floods ------------------------------------------------------------------------------------
+
+def test_rapid_reset_closes_the_connection_with_excessive_load(site):
+    # CVE-2023-44487 over QUIC: requests opened and cancelled at once cost
+    # the server a request each and the client nothing. As HTTP/2's
+    # budget (200 a second), then CONNECTION_CLOSE(H3_EXCESSIVE_LOAD).
+    srv = site()
+    big = h.hx(h.request("/big.bin"))
+    lines = h.run(srv.port, [f"uni {CONTROL}", f"flood 2000 {big} 0x10c", "until 5000 close"], timeout=60)
+    assert h.closed_with(lines) == ("app", h.H3_EXCESSIVE_LOAD), lines[-5:]
+    flooded = int(next(line for line in lines if line.startswith("flood_done")).split()[1])
+    assert flooded < 2000, lines[-5:]
+    wait_until(lambda: "rapid reset" in srv.error_log_text(), 5, what="log line")
+
+
+def test_cancelling_a_few_requests_is_not_a_flood(site):
+    srv = site()
+    big = h.hx(h.request("/big.bin"))
+    lines = h.run(srv.port, [f"uni {CONTROL}", f"flood 50 {big} 0x10c", f"bidi {HELLO} fin", "until 5000 fin"])
+    assert h.closed_with(lines) is None, lines[-5:]
+    stream = int(next(line for line in lines if line.startswith("bidi ")).split()[1])
+    still_answers(lines, stream)

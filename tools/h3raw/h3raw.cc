@@ -13,6 +13,7 @@
 //   bidi HEX [fin]        open a request stream, send HEX          -> "bidi ID"
 //   send ID HEX [fin]     more bytes on stream ID
 //   reset ID CODE         RESET_STREAM and STOP_SENDING with CODE
+//   flood N HEX CODE      N request streams, each HEX then reset with CODE
 //   keepalive MS          PING whenever the connection is idle MS
 //   keyupdate             start a key update
 //   stall                 stop giving response bytes back to the window
@@ -23,7 +24,7 @@
 // Output lines: handshake | header ID NAME: VALUE | fin ID BODYLEN BODYHEX |
 //   reset ID CODE | stop_sending ID CODE | goaway ID | settings K=V... |
 //   max_streams_bidi N | close app|transport CODE REASON | idle_close |
-//   stateless_reset | blocked (no stream credit) | end
+//   stateless_reset | blocked (no stream credit) | flood_done N | end
 #include <arpa/inet.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
@@ -490,6 +491,26 @@ int main(int argc, char** argv) {
       c.out.erase(id);
     } else if (cmd == "keepalive") {
       ngtcp2_conn_set_keep_alive_timeout(c.conn, uint64_t(ms(a)));
+    } else if (cmd == "flood") {
+      // N request streams, each sent then reset at once, waiting for
+      // stream credit as it comes back (rapid reset).
+      const long n = std::stol(a);
+      const std::string bytes = from_hex(b);
+      long opened = 0;
+      const int64_t give_up = now_ns() + 20'000'000'000;
+      while (opened < n && !c.over && now_ns() < give_up) {
+        int64_t id = -1;
+        if (ngtcp2_conn_open_bidi_stream(c.conn, &id, nullptr) != 0) {
+          c.run(now_ns() + 5'000'000, [] { return false; });
+          continue;
+        }
+        c.out[id].data = bytes;
+        c.send_packets();
+        ngtcp2_conn_shutdown_stream(c.conn, id, std::stoull(d, nullptr, 0));
+        c.out.erase(id);
+        ++opened;
+      }
+      c.say("flood_done " + std::to_string(opened));
     } else if (cmd == "stall") {
       c.stalled = true;
     } else if (cmd == "keyupdate") {
