@@ -192,7 +192,7 @@ void Stream::resume_body() {
 int64_t Stream::body_deadline() const {
   // Only while the client owes bytes to a handler that wants them: a
   // paused reader is our wait, not the client's.
-  if (!reading_ || !reader_ || reader_paused_ || remote_closed_ || closed_ || !exchange_) return INT64_MAX;
+  if (!reading_ || !reader_ || reader_paused_ || remote_closed_ || closed_ || reset_ || !exchange_) return INT64_MAX;
   return exchange_->body_timeout_at(body_activity_ms_);
 }
 
@@ -209,8 +209,20 @@ void Stream::body_timed_out() {
   session_.host().wake();
 }
 
+int64_t Stream::send_deadline() const {
+  if (!submitted_ || closed_ || reset_ || !exchange_ || queued_bytes() == 0) return INT64_MAX;
+  return send_activity_ms_ + exchange_->settings().send_timeout.count();
+}
+
+void Stream::send_timed_out() {
+  TORII_LOG(info, "client timed out (110: Connection timed out) while sending response to client, client: %s",
+            session_.info().remote_addr.c_str());
+  reset(kH3RequestCancelled);
+}
+
 void Stream::reset(uint64_t app_error) {
   if (closed_) return;
+  reset_ = true;
   session_.reset_stream(id_, app_error);
   session_.host().wake();
 }
@@ -247,6 +259,7 @@ void Stream::send_head(const http::ResponseHead& head) {
 
 void Stream::send_body(std::string_view data) {
   if (closed_ || data.empty()) return;
+  if (queued_bytes() == 0) send_activity_ms_ = session_.host().now_ms();  // send_timeout starts now
   if (first_piece_ < pieces_.size() && !pieces_.back().file) {
     pieces_.back().data.append(data);
   } else {
@@ -261,6 +274,7 @@ void Stream::send_body(std::string_view data) {
 
 void Stream::send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) {
   if (closed_ || length <= 0) return;
+  if (queued_bytes() == 0) send_activity_ms_ = session_.host().now_ms();  // send_timeout starts now
   Piece p;
   p.file = std::move(file);
   p.offset = offset;
@@ -341,6 +355,7 @@ void Stream::submit() {
   }
   exchange_->header_bytes = header_bytes;
   submitted_ = true;
+  send_activity_ms_ = session_.host().now_ms();
   const bool body = !ex.header_only && !no_body && (queued_total_ > 0 || !finished_);
   int rv;
   if (body) {
@@ -448,10 +463,12 @@ nghttp3_ssize Stream::read_data(nghttp3_vec* vec, size_t veccnt, uint32_t* flags
     deferred_ = true;  // more output or an acknowledgement resumes us
     return NGHTTP3_ERR_WOULDBLOCK;
   }
+  send_activity_ms_ = session_.host().now_ms();
   return nghttp3_ssize(n);
 }
 
 void Stream::on_acked(uint64_t n) {
+  if (n > 0) send_activity_ms_ = session_.host().now_ms();
   inflight_bytes_ -= size_t(std::min<uint64_t>(n, inflight_bytes_));
   while (n > 0 && !inflight_.empty()) {
     InFlight& f = inflight_.front();

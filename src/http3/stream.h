@@ -50,6 +50,10 @@ class Stream final : public http::ResponseSink {
   int64_t body_deadline() const;
   // That time came: 408, or a reset once the response has begun.
   void body_timed_out();
+  // send_timeout: when a client that takes none of the response's waiting
+  // bytes times out (INT64_MAX: nothing waits on it), and the reset then.
+  int64_t send_deadline() const;
+  void send_timed_out();
   // Part of the request head came in 0-RTT packets: it may be a replay.
   void mark_early_data() { early_data_ = true; }
   void on_data(const uint8_t* data, size_t len);
@@ -157,6 +161,8 @@ class Stream final : public http::ResponseSink {
   void submit_trailers(uint32_t* flags);
   bool closed_ = false;
   bool cancel_counted_ = false;
+  bool reset_ = false;  // we reset it: no timeout applies any more
+  int64_t send_activity_ms_ = 0;  // response bytes last handed over or acknowledged
   std::function<void()> drain_cb_;
 };
 

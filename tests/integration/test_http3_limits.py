@@ -178,3 +178,67 @@ def test_cancelling_a_few_requests_is_not_a_flood(site):
     assert h.closed_with(lines) is None, lines[-5:]
     stream = int(next(line for line in lines if line.startswith("bidi ")).split()[1])
     still_answers(lines, stream)
+
+
+# ---- timeouts -------------------------------------------------------------------------------------
+
+def test_request_stream_without_its_head_times_out(site):
+    # client_header_timeout per request stream, as nginx's HTTP/3 (its
+    # wait_request_handler): half a HEADERS frame, then only PINGs.
+    srv = site(server="client_header_timeout 1s; keepalive_timeout 30s;")
+    partial = h.hx(h.request("/hello")[:5])
+    t0 = time.monotonic()
+    lines = h.run(srv.port, [f"uni {CONTROL}", "keepalive 300", f"bidi {partial}", "until 10000 reset 0",
+                             f"bidi {HELLO} fin", "until 5000 fin 4"])
+    assert h.resets(lines, 0), lines
+    assert time.monotonic() - t0 < 8
+    still_answers(lines, 4)
+    wait_until(lambda: "client timed out (110: Connection timed out) while reading client request headers"
+               in srv.error_log_text(), 5, what="log line")
+
+
+def test_keepalive_timeout_closes_a_connection_without_requests_despite_pings(site):
+    # nginx's HTTP/3 keepalive timer runs from the end of the last request;
+    # PINGs (which keep QUIC's idle timer from firing) do not stop it.
+    srv = site(server="keepalive_timeout 1s;")
+    t0 = time.monotonic()
+    lines = h.run(srv.port, [f"uni {CONTROL}", "keepalive 200", f"bidi {HELLO} fin", "until 5000 fin 0",
+                             "until 10000 close"])
+    elapsed = time.monotonic() - t0
+    still_answers(lines, 0)
+    assert h.closed_with(lines) == ("app", h.H3_NO_ERROR), lines
+    assert 0.9 < elapsed < 8, elapsed
+
+
+def test_keepalive_timeout_waits_for_open_requests(site):
+    # A request in flight is not idleness: the slow client's body arrives
+    # after keepalive_timeout and still gets its answer.
+    srv = site(server="keepalive_timeout 1s; client_body_timeout 10s; location = /post { return 200 \"ok\\n\"; }")
+    head = h.hx(h.request("/post", method="POST", extra=[("content-length", "3")]))
+    lines = h.run(srv.port, [f"uni {CONTROL}", "keepalive 200", f"bidi {head}", "sleep 1500",
+                             f"send 0 {h.hx(h.frame(h.DATA, b'abc'))} fin", "until 5000 fin 0"])
+    assert h.status(lines, 0) == 200, lines
+
+
+def test_send_timeout_resets_a_response_the_client_stopped_reading(site):
+    srv = site(server="send_timeout 1s; keepalive_timeout 30s;")
+    big = h.hx(h.request("/big.bin"))
+    t0 = time.monotonic()
+    lines = h.run(srv.port, [f"uni {CONTROL}", "keepalive 300", "stall", f"bidi {big} fin", "until 10000 reset 0"])
+    assert h.resets(lines, 0) == [h.H3_REQUEST_CANCELLED], lines
+    assert time.monotonic() - t0 < 8
+    wait_until(lambda: "while sending response to client" in srv.error_log_text(), 5, what="log line")
+    wait_until(lambda: '"GET /big.bin HTTP/3.0" 200' in srv.access_log.read_text(), 5, what="access log line")
+
+
+def test_keepalive_time_sends_goaway_after_the_request_that_reaches_it(site):
+    # keepalive_time: a connection open longer takes no new request after
+    # the current one (nginx's HTTP/3: GOAWAY, then the close).
+    srv = site(server="keepalive_time 1s; keepalive_timeout 30s;")
+    lines = h.run(srv.port, [f"uni {CONTROL}", f"bidi {HELLO} fin", "until 5000 fin 0", "keepalive 200",
+                             "sleep 1200", f"bidi {HELLO} fin", "until 5000 fin 4", "until 5000 close"])
+    still_answers(lines, 0)
+    still_answers(lines, 4)
+    assert any(line.startswith("goaway") for line in lines), lines
+    assert h.closed_with(lines) == ("app", h.H3_NO_ERROR), lines
+
