@@ -1,0 +1,186 @@
+"""HTTP/3 connection life: key update, ChaCha20, lost handshake packets,
+keepalive_requests and the stream limit, with gtlsclient (ngtcp2-client)
+and h3raw (tools/h3raw).
+
+torii only: Debian's nginx 1.22 has no HTTP/3 module.
+"""
+
+import shutil
+import socket
+import subprocess
+import threading
+
+import pytest
+
+import h3raw as h
+import harness
+from harness import base_conf, wait_until
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("gtlsclient") is None, reason="needs gtlsclient (ngtcp2-client)"),
+    pytest.mark.skipif(harness.IS_NGINX, reason="Debian's nginx has no HTTP/3"),
+]
+
+
+@pytest.fixture(scope="module")
+def cert(tmp_path_factory):
+    d = tmp_path_factory.mktemp("h3certs")
+    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "a.test.key",
+                        "-out", "a.test.pem", "-days", "2", "-subj", "/CN=a.test",
+                        "-addext", "subjectAltName=DNS:a.test"], cwd=d, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return d
+
+
+@pytest.fixture
+def site(make_server, cert):
+    def start(server=""):
+        srv = make_server(base_conf(f"""
+    log_format cipher '$request $status $ssl_protocol $ssl_cipher';
+    server {{
+        listen 127.0.0.1:@PORT0@ ssl;
+        http3 on;
+        server_name a.test;
+        ssl_certificate {cert}/a.test.pem;
+        ssl_certificate_key {cert}/a.test.key;
+        root @PREFIX@/html;
+        access_log @PREFIX@/logs/cipher.log cipher;
+        location = /hello {{
+            return 200 "hi\\n";
+        }}
+        {server}
+    }}
+""", error_level="info"), start=False)
+        html = srv.prefix / "html"
+        html.mkdir(parents=True, exist_ok=True)
+        (html / "index.html").write_text("hello\n")
+        srv.start()
+        return srv
+    return start
+
+
+def gtls(port, *paths, args=(), timeout=30, connect_port=None):
+    cmd = ["gtlsclient", "--no-quic-dump", "--no-http-dump", "--exit-on-all-streams-close", "--timeout=10s",
+           *args, "127.0.0.1", str(connect_port or port), *[f"https://a.test:{port}{p}" for p in paths]]
+    r = subprocess.run(cmd, capture_output=True, timeout=timeout)
+    return r.stdout.decode("latin-1") + r.stderr.decode("latin-1")
+
+
+def test_key_update_mid_connection(site):
+    # The client updates its keys after the handshake, then asks: the
+    # server follows the key phase (RFC 9001 6) and answers.
+    srv = site()
+    out = gtls(srv.port, "/hello", args=["--key-update=50ms", "--delay-stream=400ms"])
+    assert "key update confirmed" in out, out[-2000:]
+    assert "[:status: 200]" in out, out[-2000:]
+
+
+def test_chacha20_poly1305_only_client(site):
+    srv = site()
+    out = gtls(srv.port, "/hello", args=["--ciphers=NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+CHACHA20-POLY1305"])
+    assert "Negotiated cipher suite is CHACHA20-POLY1305" in out, out[-2000:]
+    assert "[:status: 200]" in out, out[-2000:]
+    log = srv.prefix / "logs" / "cipher.log"
+    wait_until(lambda: log.exists() and "GET /hello HTTP/3.0 200 TLSv1.3" in log.read_text(), 5, what="log line")
+    assert "CHACHA20" in log.read_text(), log.read_text()
+
+
+class LossyProxy:
+    """UDP between a client and the server, dropping the first `drop`
+    datagrams going one way ("to_client" or "to_server")."""
+
+    def __init__(self, server_port, direction, drop):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.upstream = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.upstream.connect(("127.0.0.1", server_port))
+        self.direction, self.left = direction, drop
+        self.dropped = 0
+        self.client = None
+        self.stop = False
+        self.threads = [threading.Thread(target=self._up, daemon=True), threading.Thread(target=self._down, daemon=True)]
+        for s in (self.sock, self.upstream):
+            s.settimeout(0.2)
+        for t in self.threads:
+            t.start()
+
+    def _drop(self, direction):
+        if self.direction == direction and self.left > 0:
+            self.left -= 1
+            self.dropped += 1
+            return True
+        return False
+
+    def _up(self):
+        while not self.stop:
+            try:
+                data, addr = self.sock.recvfrom(65535)
+            except socket.timeout:
+                continue
+            self.client = addr
+            if not self._drop("to_server"):
+                self.upstream.send(data)
+
+    def _down(self):
+        while not self.stop:
+            try:
+                data = self.upstream.recv(65535)
+            except socket.timeout:
+                continue
+            if self.client and not self._drop("to_client"):
+                self.sock.sendto(data, self.client)
+
+    def close(self):
+        self.stop = True
+        for t in self.threads:
+            t.join()
+        self.sock.close()
+        self.upstream.close()
+
+
+@pytest.mark.parametrize("direction, drop", [("to_client", 2), ("to_server", 2), ("to_client", 4)],
+                         ids=["server-first-flight", "client-initials", "server-flights-twice"])
+def test_lost_handshake_packets_are_sent_again(site, direction, drop):
+    # The handshake's datagrams are lost: the client's Initials, or the
+    # server's Initial/Handshake flight (its certificate). Loss recovery
+    # (PTO) and the client's retransmissions must still finish the handshake
+    # within the anti-amplification limit, and the request is answered.
+    srv = site()
+    proxy = LossyProxy(srv.port, direction, drop)
+    try:
+        out = gtls(srv.port, "/hello", connect_port=proxy.port, args=["--initial-rtt=50ms"])
+    finally:
+        proxy.close()
+    assert proxy.dropped == drop
+    assert "[:status: 200]" in out, out[-2000:]
+
+
+@pytest.mark.skipif(not h.AVAILABLE, reason="h3raw not built")
+def test_keepalive_requests_sends_goaway_and_answers_what_it_took(site):
+    # nginx's HTTP/3 meaning: after the Nth request, GOAWAY naming the next
+    # stream; the requests already taken are answered, then the connection
+    # closes with H3_NO_ERROR.
+    srv = site(server="keepalive_requests 2;")
+    control, hello = h.hx(h.control_stream()), h.hx(h.request("/hello"))
+    lines = h.run(srv.port, [f"uni {control}", f"bidi {hello} fin", "until 5000 fin 0", f"bidi {hello} fin",
+                             "until 5000 fin 4", "until 5000 close"])
+    assert h.status(lines, 0) == 200 and h.status(lines, 4) == 200, lines
+    goaways = [int(line.split()[1]) for line in lines if line.startswith("goaway")]
+    assert goaways and goaways[-1] == 8, lines
+    assert h.closed_with(lines) == ("app", h.H3_NO_ERROR), lines
+
+
+@pytest.mark.skipif(not h.AVAILABLE, reason="h3raw not built")
+def test_http3_max_concurrent_streams_is_the_stream_credit(site):
+    # MAX_STREAMS: the client may open http3_max_concurrent_streams request
+    # streams; one more waits until a request ends and credit comes back.
+    srv = site(server="http3_max_concurrent_streams 3; location = /slow { return 200 \"slow\\n\"; }")
+    control = h.hx(h.control_stream())
+    partial = h.hx(h.request("/hello"))
+    lines = h.run(srv.port, [f"uni {control}", f"bidi {partial}", f"bidi {partial}", f"bidi {partial}",
+                             f"bidi {partial}", "send 0 - fin", "until 5000 max_streams_bidi 4",
+                             f"bidi {partial} fin", "until 5000 fin 12"])
+    assert lines.count("blocked") == 1, lines
+    assert "max_streams_bidi 3" in lines, lines
+    assert h.status(lines, 12) == 200, lines
