@@ -139,6 +139,66 @@ def test_content_length_mismatch_resets_the_stream_only(site, name, declared, se
     wait_until(lambda: "malformed HTTP/3 request" in srv.error_log_text(), 5, what="log line")
 
 
+# ---- what must be ignored or taken (RFC 9114 9, 4.1) ---------------------------------------------
+
+GREASE = h.frame(0x21, b"grease")
+
+
+@pytest.mark.parametrize("name, streams, sent", [
+    ("unknown frame types on the control and request streams", [CONTROL + h.hx(GREASE)],
+     GREASE + h.request("/hello") + GREASE),
+    ("a unidirectional stream of an unknown type", [CONTROL, h.hx(h.varint(0x21) + b"abc")], h.request("/hello")),
+    ("trailers after the body", [CONTROL], h.request("/hello", method="POST") + h.frame(h.DATA, b"abc")
+     + h.headers([("x-t", "1")])),
+    ("te: trailers", [CONTROL], h.request("/hello", extra=[("te", "trailers")])),
+    ("the client's GOAWAY", [CONTROL + h.hx(h.frame(h.GOAWAY, h.varint(0)))], h.request("/hello")),
+])
+def test_what_a_server_must_ignore_or_take(site, name, streams, sent):
+    srv = site()
+    lines = h.run(srv.port, [f"uni {s}" for s in streams] + [f"bidi {h.hx(sent)} fin", "until 5000 fin 0"])
+    still_answers(lines, 0)
+    assert h.closed_with(lines) is None, (name, lines)
+
+
+@pytest.mark.parametrize("name, sent", [
+    ("a pseudo-header in trailers", h.request("/hello", method="POST") + h.frame(h.DATA, b"abc")
+     + h.headers([(":path", "/x")])),
+    ("te other than trailers", h.request("/hello", extra=[("te", "gzip")])),
+])
+def test_more_malformed_requests_reset_the_stream(site, name, sent):
+    srv = site()
+    lines = h.run(srv.port, [f"uni {CONTROL}", f"bidi {h.hx(sent)} fin", "until 5000 reset 0",
+                             f"bidi {HELLO} fin", "until 5000 fin 4"])
+    assert h.resets(lines, 0) == [h.H3_MESSAGE_ERROR], (name, lines)
+    still_answers(lines, 4)
+
+
+@pytest.mark.parametrize("name, streams, sent, code", [
+    ("PUSH_PROMISE from a client", [CONTROL],
+     h.request("/hello") + h.frame(0x5, h.varint(0) + h.field_section([(":method", "GET")])), h.H3_FRAME_UNEXPECTED),
+    ("HEADERS after the trailers", [CONTROL],
+     h.request("/hello", method="POST") + h.headers([("x-t", "1")]) + h.frame(h.DATA, b"a"), h.H3_FRAME_UNEXPECTED),
+    ("an HTTP/2 setting in SETTINGS", [h.hx(h.varint(h.CONTROL) + h.frame(h.SETTINGS, h.varint(0x2) + h.varint(1)))],
+     None, 0x109),
+])
+def test_frames_out_of_place_close_the_connection(site, name, streams, sent, code):
+    srv = site()
+    script = [f"uni {s}" for s in streams]
+    if sent is not None:
+        script.append(f"bidi {h.hx(sent)} fin")
+    lines = h.run(srv.port, script + ["until 5000 close"])
+    assert h.closed_with(lines) == ("app", code), (name, lines)
+
+
+def test_head_has_no_body(site):
+    srv = site()
+    lines = h.run(srv.port, [f"uni {CONTROL}", f"bidi {h.hx(h.request('/index.html', method='HEAD'))} fin",
+                             "until 5000 fin 0"])
+    assert h.status(lines, 0) == 200, lines
+    assert "header 0 content-length: 6" in lines, lines
+    assert any(line.startswith("fin 0 0") for line in lines), lines
+
+
 # ---- field section limits -------------------------------------------------------------------------
 
 def test_field_section_over_large_client_header_buffers_gets_431(site):
