@@ -282,6 +282,10 @@ class Session::Callbacks {
 
   static int h3_reset_stream(nghttp3_conn*, int64_t stream_id, uint64_t app_error, void* user, void*) {
     Session& s = *of(user);
+    // nghttp3 resets a request whose fields are malformed (RFC 9114 4.1.2).
+    if (app_error == NGHTTP3_H3_MESSAGE_ERROR)
+      TORII_LOG(info, "client sent a malformed HTTP/3 request header, stream reset, client: %s",
+                s.info_.remote_addr.c_str());
     if (ngtcp2_conn_shutdown_stream_write(s.conn_, stream_id, app_error) != 0) return NGHTTP3_ERR_CALLBACK_FAILURE;
     return 0;
   }

@@ -122,6 +122,7 @@ def test_malformed_request_resets_its_stream_and_the_connection_goes_on(site, na
     assert h.status(lines, 0) is None
     assert h.closed_with(lines) is None, lines
     still_answers(lines, 4)
+    wait_until(lambda: "client sent a malformed HTTP/3 request header" in srv.error_log_text(), 5, what="log line")
 
 
 @pytest.mark.parametrize("name, declared, sent", [
