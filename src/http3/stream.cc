@@ -244,7 +244,10 @@ void Stream::on_close() {
   queued_memory_ = 0;
   if (!exchange_) return;
   http::Exchange& ex = *exchange_;
-  if (!ex.head_sent()) ex.status = 499;  // nginx's "client closed request"
+  // Reset or cut off before the response ended: 499 if nothing was sent,
+  // and the handler lets go of its upstream (noting the try for the log),
+  // as over HTTP/1.1 and HTTP/2.
+  if (!eof_sent_) ex.client_gone();
   session_.host().log_request(ex);
 }
 

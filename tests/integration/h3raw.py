@@ -121,3 +121,20 @@ def closed_with(lines):
 
 def resets(lines, stream):
     return [int(line.split()[2], 16) for line in lines if line.startswith(f"reset {stream} ")]
+
+
+class Live:
+    """h3raw fed a line at a time, for scripts that wait on something
+    outside the connection (an upstream) between steps."""
+
+    def __init__(self, port, sni="a.test"):
+        self.proc = subprocess.Popen([BIN, "127.0.0.1", str(port), sni], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def send(self, *lines):
+        self.proc.stdin.write(("\n".join(lines) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def finish(self, timeout=30):
+        out, _ = self.proc.communicate(timeout=timeout)
+        return out.decode("latin-1").splitlines()

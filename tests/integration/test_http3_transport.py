@@ -15,6 +15,7 @@ import pytest
 import h3raw as h
 import harness
 from harness import base_conf, wait_until
+from test_proxy import upstreams  # noqa: F401 (fixture)
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("gtlsclient") is None, reason="needs gtlsclient (ngtcp2-client)"),
@@ -184,3 +185,36 @@ def test_http3_max_concurrent_streams_is_the_stream_credit(site):
     assert lines.count("blocked") == 1, lines
     assert "max_streams_bidi 3" in lines, lines
     assert h.status(lines, 12) == 200, lines
+
+
+@pytest.mark.skipif(not h.AVAILABLE, reason="h3raw not built")
+def test_cancelled_proxied_request_lets_the_upstream_go_and_logs_499(make_server, cert, upstreams):
+    # As test_proxy_abort_log's HTTP/1.1 and HTTP/2 cases: the client
+    # cancels a long poll; the upstream connection is closed at once and
+    # the access log says 499 with the upstream named.
+    up = upstreams()
+    srv = make_server(base_conf(f"""
+    log_format probe '$request|$status|$upstream_addr|$upstream_status';
+    server {{
+        listen 127.0.0.1:@PORT0@ ssl;
+        http3 on;
+        server_name a.test;
+        ssl_certificate {cert}/a.test.pem;
+        ssl_certificate_key {cert}/a.test.key;
+        access_log @PREFIX@/logs/probe.log probe;
+        location / {{ proxy_pass http://127.0.0.1:{up.port}; proxy_read_timeout 30s; }}
+    }}
+""", error_level="info"))
+    client = h.Live(srv.port)
+    client.send(f"uni {h.hx(h.control_stream())}", f"bidi {h.hx(h.request('/hold/8'))} fin")
+    try:
+        wait_until(lambda: up.requests, 5, what="the request upstream")
+        client.send("reset 0 0x10c", "until 5000 stop_sending 0")
+    finally:
+        lines = client.finish()
+    wait_until(lambda: up.holds, 5, what="the upstream connection to end")
+    assert up.holds == ["closed"], lines
+    log = srv.prefix / "logs" / "probe.log"
+    wait_until(lambda: log.exists() and "GET /hold/8 HTTP/3.0|" in log.read_text(), 5, what="log line")
+    assert f"GET /hold/8 HTTP/3.0|499|127.0.0.1:{up.port}|-" in log.read_text(), log.read_text()
+    assert "client prematurely closed connection, so upstream connection is closed too" in srv.error_log_text()
