@@ -15,22 +15,13 @@ import pytest
 import h3raw as h
 import harness
 from harness import base_conf, wait_until
+from test_http3 import cert  # noqa: F401 (fixture)
 from test_proxy import upstreams  # noqa: F401 (fixture)
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("gtlsclient") is None, reason="needs gtlsclient (ngtcp2-client)"),
     pytest.mark.skipif(harness.IS_NGINX, reason="Debian's nginx has no HTTP/3"),
 ]
-
-
-@pytest.fixture(scope="module")
-def cert(tmp_path_factory):
-    d = tmp_path_factory.mktemp("h3certs")
-    r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "a.test.key",
-                        "-out", "a.test.pem", "-days", "2", "-subj", "/CN=a.test",
-                        "-addext", "subjectAltName=DNS:a.test"], cwd=d, capture_output=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    return d
 
 
 @pytest.fixture
