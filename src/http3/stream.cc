@@ -9,6 +9,7 @@
 #include "core/clock.h"
 #include "core/worker.h"
 #include "http/pipeline.h"
+#include "http/stream_request.h"
 #include "http1/parser.h"
 #include "http3/session.h"
 #include "log/error_log.h"
@@ -91,21 +92,9 @@ void Stream::run() {
   const auto& binding = session_.binding();
   exchange_.emplace(*this, session_.info(), session_.host().services());
   http::Exchange& ex = *exchange_;
-  // The config as of this stream's start: a reload mid-request leaves it on its snapshot.
-  ex.config = binding->config;
-  const config::ListenGroup& group = *binding->group;
-  ex.server = group.default_server.get();
-  ex.start_unix_ms = core::unix_ms();
   ex.early_data = early_data_;
-  std::string reason;
-  const int status = head_fields_.build(ex, 30, had_body_, reason);
-  if (status != 0) {
-    TORII_LOG(info, "%s, client: %s", reason.c_str(), session_.info().remote_addr.c_str());
-    http::send_error(ex, status);
-  } else {
-    ex.server = &config::find_server(group, ex.req.host);
+  if (http::prepare_stream_request(ex, binding->config, *binding->group, head_fields_, 30, had_body_))
     session_.host().run_request(ex);
-  }
   if (ex.close_connection && !ex.head_sent() && !closed_) reset(kH3RequestCancelled);  // return 444
   if (!body_.empty() || (remote_closed_ && had_body_)) session_.stream_wants_delivery(*this);
 }
