@@ -5,6 +5,7 @@ names. See tools/h3raw/h3raw.cc for the script language and its output."""
 
 import os
 import subprocess
+import threading
 
 import harness
 
@@ -125,16 +126,28 @@ def resets(lines, stream):
 
 class Live:
     """h3raw fed a line at a time, for scripts that wait on something
-    outside the connection (an upstream) between steps."""
+    outside the connection (an upstream, a signal) between steps."""
 
     def __init__(self, port, sni="a.test"):
         self.proc = subprocess.Popen([BIN, "127.0.0.1", str(port), sni], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.lines = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for raw in iter(self.proc.stdout.readline, b""):
+            self.lines.append(raw.decode("latin-1").rstrip("\n"))
 
     def send(self, *lines):
         self.proc.stdin.write(("\n".join(lines) + "\n").encode())
         self.proc.stdin.flush()
 
+    def wait_for(self, prefix, timeout=10):
+        harness.wait_until(lambda: any(line.startswith(prefix) for line in self.lines), timeout, what=prefix)
+
     def finish(self, timeout=30):
-        out, _ = self.proc.communicate(timeout=timeout)
-        return out.decode("latin-1").splitlines()
+        self.proc.stdin.close()
+        self.proc.wait(timeout=timeout)
+        self.reader.join()
+        return self.lines

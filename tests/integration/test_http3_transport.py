@@ -209,3 +209,41 @@ def test_cancelled_proxied_request_lets_the_upstream_go_and_logs_499(make_server
     wait_until(lambda: log.exists() and "GET /hold/8 HTTP/3.0|" in log.read_text(), 5, what="log line")
     assert f"GET /hold/8 HTTP/3.0|499|127.0.0.1:{up.port}|-" in log.read_text(), log.read_text()
     assert "client prematurely closed connection, so upstream connection is closed too" in srv.error_log_text()
+
+
+@pytest.mark.skipif(not h.AVAILABLE, reason="h3raw not built")
+def test_graceful_stop_waits_for_an_upload_in_flight(make_server, cert):
+    # SIGQUIT while a request body is still coming: GOAWAY, the upload
+    # finishes and is answered, then CONNECTION_CLOSE(H3_NO_ERROR) and the
+    # process exits.
+    from echo_backend import EchoBackend
+    backend = EchoBackend("up")
+    srv = make_server(base_conf(f"""
+    server {{
+        listen 127.0.0.1:@PORT0@ ssl;
+        http3 on;
+        server_name a.test;
+        ssl_certificate {cert}/a.test.pem;
+        ssl_certificate_key {cert}/a.test.key;
+        location / {{ proxy_pass http://127.0.0.1:{backend.port}; }}
+        location = /ping {{ return 200 "pong\n"; }}
+    }}
+""", error_level="info"))
+    head = h.request("/upload", method="POST", extra=[("content-length", "130000")])
+    client = h.Live(srv.port)
+    try:
+        # The ping's answer says the upload's head (sent before it) is in.
+        client.send(f"uni {h.hx(h.control_stream())}", f"bidi {h.hx(head + h.frame(h.DATA, b'a' * 30000))}",
+                    f"bidi {h.hx(h.request('/ping'))} fin", "until 5000 fin 4")
+        client.wait_for("fin 4")
+        srv.signal(3)  # SIGQUIT
+        client.send("until 5000 goaway", f"send 0 {h.hx(h.frame(h.DATA, b'b' * 100000))} fin",
+                    "until 10000 fin 0", "until 10000 close")
+    finally:
+        lines = client.finish()
+        backend.server.shutdown()
+    assert h.status(lines, 0) == 200, "\n".join(lines) + srv.error_log_text()
+    assert any(line.startswith("goaway") for line in lines), lines
+    assert any(line.startswith("fin 0 ") and "backend=up uri=/upload".encode().hex() in line for line in lines), lines
+    assert h.closed_with(lines) == ("app", h.H3_NO_ERROR), lines
+    assert srv.wait_exit(10) is not None

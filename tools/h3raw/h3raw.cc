@@ -37,6 +37,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -351,12 +352,14 @@ class Client {
   void send_packets() {
     if (over) return;
     uint8_t buf[1500];
+    std::vector<int64_t> blocked;  // flow control holds these until MAX_STREAM_DATA
     for (int guard = 0; guard < 1000; ++guard) {
       int64_t id = -1;
       ngtcp2_vec vec{};
       uint32_t flags = 0;
       OutStream* os = nullptr;
       for (auto& [sid, s] : out) {
+        if (std::find(blocked.begin(), blocked.end(), sid) != blocked.end()) continue;
         if (s.sent < s.data.size() || (s.fin && !s.fin_sent)) {
           id = sid;
           os = &s;
@@ -370,8 +373,12 @@ class Client {
       ngtcp2_pkt_info pi;
       const ngtcp2_ssize n = ngtcp2_conn_writev_stream(conn, &path.path, &pi, buf, sizeof buf, &accepted, flags, id,
                                                        os ? &vec : nullptr, os ? 1 : 0, uint64_t(now_ns()));
-      if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED || n == NGTCP2_ERR_STREAM_SHUT_WR || n == NGTCP2_ERR_STREAM_NOT_FOUND) {
-        if (os) os->fin_sent = true, os->sent = os->data.size();  // give up on it
+      if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
+        blocked.push_back(id);
+        continue;
+      }
+      if (n == NGTCP2_ERR_STREAM_SHUT_WR || n == NGTCP2_ERR_STREAM_NOT_FOUND) {
+        if (os) os->fin_sent = true, os->sent = os->data.size();  // the server reset it: nothing more to send
         continue;
       }
       if (n < 0) {
