@@ -29,7 +29,7 @@ constexpr uint64_t kMaxRecvUdpPayload = 4096;
 constexpr size_t kQpackTableCapacity = 4096;
 constexpr size_t kQpackBlockedStreams = 100;
 // Unidirectional streams a client may open: control, QPACK encoder and
-// decoder, and a few it may use for grease or extensions.
+// decoder, as nginx allows (a grease stream then takes one of those three).
 constexpr uint64_t kMaxUniStreams = 3;
 
 constexpr uint64_t kH3NoError = 0x0100;

@@ -283,3 +283,17 @@ def test_keepalive_time_sends_goaway_after_the_request_that_reaches_it(site):
     assert any(line.startswith("goaway") for line in lines), lines
     assert h.closed_with(lines) == ("app", h.H3_NO_ERROR), lines
 
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["content-length", "no-content-length"])
+def test_body_over_client_max_body_size_gets_413(site, declared):
+    # With or without content-length: the stream is answered 413 and the
+    # connection takes the next request.
+    srv = site(server="client_max_body_size 1k; location = /up { proxy_pass http://127.0.0.1:9; }")
+    extra = [("content-length", "5000")] if declared else []
+    big = h.request("/up", method="POST", extra=extra) + h.frame(h.DATA, b"z" * 5000)
+    lines = h.run(srv.port, [f"uni {CONTROL}", f"bidi {h.hx(big)} fin", "until 5000 fin 0",
+                             f"bidi {HELLO} fin", "until 5000 fin 4"])
+    assert h.status(lines, 0) == 413, lines
+    still_answers(lines, 4)
+    assert "client intended to send too large body" in srv.error_log_text()
