@@ -25,11 +25,17 @@ void OutputQueue::push_back(Piece p) {
 }
 
 void OutputQueue::pop_front() {
-  pieces_[first_] = Piece{};  // lets go of the memory and the file now
-  if (++first_ == pieces_.size()) {
-    pieces_.clear();
+  if (first_ + 1 == pieces_.size()) {
+    pieces_.clear();  // the last one: every slot goes
     first_ = 0;
-  } else if (first_ >= kCompactAfter && first_ * 2 >= pieces_.size()) {
+    return;
+  }
+  // Lets go of the memory and the file now. Only what the piece holds is
+  // reset: assigning a whole new Piece cost more than the rest of the pop.
+  Piece& spent = pieces_[first_];
+  if (spent.file) spent.file.reset();
+  else std::string().swap(spent.data);
+  if (++first_ >= kCompactAfter && first_ * 2 >= pieces_.size()) {
     // A stream whose queue never empties: drop the spent slots (amortised O(1)).
     pieces_.erase(pieces_.begin(), pieces_.begin() + ptrdiff_t(first_));
     first_ = 0;
