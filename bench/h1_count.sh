@@ -9,7 +9,7 @@
 # open; ACCESS_LOG=1 logs every request in the combined format to a file).
 # Each figure is (count(N2) - count(N1)) / (N2 - N1) on the same number of
 # connections, so start-up and connection set-up cancel out.
-# Usage: bench/h1_count.sh  (env: SERVERS="nginx torii floor", OLD_BIN,
+# Usage: bench/h1_count.sh  (env: SERVERS="nginx torii floor" (h2o too, when installed), OLD_BIN,
 #        N1, N2, CLIENTS, COUNT="instructions syscalls")
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,7 +58,32 @@ CONF
 }
 
 binary_of() {
-  case $1 in nginx) echo "$NGINX_BIN" ;; old) echo "$OLD_BIN" ;; floor) echo "$work/torii-floor" ;; *) echo "$TORII_BIN" ;; esac
+  case $1 in
+    nginx) echo "$NGINX_BIN" ;; old) echo "$OLD_BIN" ;; floor) echo "$work/torii-floor" ;; h2o) command -v h2o ;;
+    *) echo "$TORII_BIN" ;;
+  esac
+}
+
+# h2o (when installed) with bench/run's config for the site: one thread,
+# its defaults (its own open-file cache, no access log unless asked).
+write_h2o_conf() {  # write_h2o_conf PORT
+  local log=""
+  [ "$ACCESS_LOG" = 1 ] && log="access-log: $work/logs/h2o-access.log"
+cat > "$work/h2o.conf" <<CONF
+user: $(id -un)
+num-threads: 1
+pid-file: $work/logs/h2o.pid
+error-log: $work/logs/h2o-error.log
+$log
+hosts:
+  "localhost":
+    listen:
+      host: 127.0.0.1
+      port: $1
+    paths:
+      /:
+        file.dir: $work/www
+CONF
 }
 
 # The floor answers with the head torii sends for the file, byte for byte.
@@ -88,6 +113,9 @@ start_counted() {  # start_counted SERVER PORT TOOL -> server_pid
     floor_head
     args=(--static "127.0.0.1:$2" "$work/www/index.html" "$work/head")
     [ "$OPEN_FILE_CACHE" = 1 ] || args+=(--open-each)
+  elif [ "$1" = h2o ]; then
+    write_h2o_conf "$2"
+    args=(-m worker -c "$work/h2o.conf")
   else
     write_conf "$1" "$2"
     args=(-p "$work" -c "$work/$1.conf")
@@ -153,6 +181,7 @@ syscalls_during() {  # URL N -> system calls the server made during the run
   load "$1" "$2"
   kill -INT "$tracer"
   wait "$tracer" 2>/dev/null || true
+  [ -n "${KEEP_STRACE:-}" ] && cp "$work/strace.out" "$KEEP_STRACE.$server.$2"
   awk '$NF == "total" { print $4 }' "$work/strace.out"
 }
 
