@@ -20,6 +20,7 @@
 
 #include "config/core_settings.h"
 #include "config/limits_config.h"
+#include "config/process_settings.h"
 #include "config/template.h"
 #include "core/result.h"
 #include "http/method.h"
@@ -330,6 +331,7 @@ struct Config {
   // connections before closing them; 0: as long as they last.
   int64_t worker_shutdown_timeout_ms = 0;
   uint64_t worker_rlimit_nofile = 0;  // 0: leave as is
+  ProcessSettings process;  // worker_cpu_affinity, worker_priority, worker_rlimit_core, working_directory
   bool multi_accept = false;
   bool quic_bpf = false;  // a reuseport eBPF program steers QUIC datagrams to their worker
   std::string pid_path;  // absolute

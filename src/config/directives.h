@@ -121,6 +121,8 @@ std::span<const DirectiveSpec> sub_directives();  // directives_sub.cc: sub_filt
 std::span<const DirectiveSpec> referer_directives();  // directives_referer.cc: valid_referers, referer_hash_*
 std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_link.cc: secure_link*
 std::span<const DirectiveSpec> small_module_directives();  // directives_small_modules.cc: split_clients, empty_gif
+// worker_cpu_affinity, worker_priority, worker_rlimit_core, working_directory... (directives_process.cc).
+std::span<const DirectiveSpec> process_directives();
 std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: proxy_cache*, fastcgi_cache*, uwsgi_cache*
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.

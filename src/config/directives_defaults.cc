@@ -34,10 +34,6 @@ constexpr uint16_t kHSL = kHttp | kServer | kLocation;
 constexpr uint16_t kHS = kHttp | kServer;
 
 constexpr DefaultOnly kDefaults[] = {
-    // main and events
-    {"worker_priority", kMain, Kind::word, {"0"}},
-    {"pcre_jit", kMain, Kind::word, {"off"}},
-    {"lock_file", kMain, Kind::word, {"logs/nginx.lock"}},
     // http core
     {"server_names_hash_max_size", kHttp, Kind::any_size, {}},
     {"server_names_hash_bucket_size", kHttp, Kind::any_size, {}},

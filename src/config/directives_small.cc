@@ -57,6 +57,8 @@ Status accept_recoding(Compiler& c, Scope&, const Node& n) {
 
 // ---- accepted: torii's model already does their job ---------------------------
 
+Status accept_flag(Compiler&, Scope&, const Node&) { return Ok{}; }
+
 Status accept_time(Compiler&, Scope&, const Node& n) {
   int64_t ms = 0;
   if (!parse_time_ms(n.args[0], ms)) return invalid_value(n, n.args[0]);
@@ -171,6 +173,13 @@ constexpr DirectiveSpec kSmallDirectives[] = {
     {"fastcgi_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
     {"uwsgi_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
     {"scgi_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
+    // Sizes of nginx's per-connection and per-request memory pools; torii's
+    // connections and requests hold no such pools.
+    {"connection_pool_size", kHttp | kServer, kArgs1, true, false, kMain, &accept_size},
+    {"request_pool_size", kHttp | kServer, kArgs1, true, false, kMain, &accept_size},
+    // Only kqueue systems watch cached descriptors for changes; on Linux
+    // nginx ignores it too.
+    {"open_file_cache_events", kHSL, kFlag, true, false, kMain, &accept_flag},
 };
 
 }  // namespace
