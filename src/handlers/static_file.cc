@@ -275,8 +275,7 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
 
   http::ResponseHead head;
   head.headers.reserve(6);
-  char date[http::kHttpDateLen];
-  http::format_http_date(f.mtime, date);
+  const std::string_view date = http::cached_mtime_date(f.mtime);
 
   if (err_status == 0) {
     const int pre = evaluate_preconditions(ex, f, etag);
@@ -284,7 +283,7 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
     if (pre == 304) {
       // A 304 carries the validators but no body, length or type.
       head.status = 304;
-      head.add("Last-Modified", std::string(date, sizeof date));
+      head.add("Last-Modified", std::string(date));
       if (!etag.empty()) head.add("ETag", std::string(etag));
       ex.header_only = true;
       ex.send_head(std::move(head));
@@ -296,7 +295,7 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
   const std::string_view type = config::mime_type(s, ex.req.path);
   head.status = err_status != 0 ? err_status : 200;
   if (!type.empty()) head.add("Content-Type", std::string(type));
-  head.add("Last-Modified", std::string(date, sizeof date));
+  head.add("Last-Modified", std::string(date));
   if (!etag.empty()) head.add("ETag", std::string(etag));
   const uint32_t max_ranges = s.core.max_ranges;  // 0: no ranges, and no Accept-Ranges
   if (err_status == 0 && max_ranges > 0) head.add("Accept-Ranges", "bytes");
