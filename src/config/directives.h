@@ -78,6 +78,7 @@ struct Scope {
   bool referer_here = false;        // valid_referers set in this block (directives_referer.cc)
   bool referer_regex_here = false;  // and one of its lines had a regex
   uint32_t secure_link_here = 0;    // secure_link* set in this block (directives_secure_link.cc)
+  bool mirror_here = false;         // `mirror` set in this block (directives_mirror.cc)
 };
 
 struct DirectiveSpec {
@@ -121,6 +122,7 @@ std::span<const DirectiveSpec> sub_directives();  // directives_sub.cc: sub_filt
 std::span<const DirectiveSpec> referer_directives();  // directives_referer.cc: valid_referers, referer_hash_*
 std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_link.cc: secure_link*
 std::span<const DirectiveSpec> small_module_directives();  // directives_small_modules.cc: split_clients, empty_gif
+std::span<const DirectiveSpec> mirror_directives();  // directives_mirror.cc: mirror, mirror_request_body
 std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: proxy_cache*, fastcgi_cache*, uwsgi_cache*
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.
