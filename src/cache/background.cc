@@ -14,7 +14,7 @@ namespace torii::cache {
 // to (nowhere; its end tells the owner).
 struct BackgroundUpdates::Update final : http::ResponseSink {
   Update(BackgroundUpdates& o, http::Exchange& client) : owner(o), conn(client.conn()), ex(*this, conn, client.services()) {
-    copy_head(client.req);
+    http::copy_head(client.req, ex.req, bytes);
   }
 
   void send_head(const http::ResponseHead&) override {}
@@ -27,28 +27,6 @@ struct BackgroundUpdates::Update final : http::ResponseSink {
     owner.loop_.defer([owner = &owner, alive = std::weak_ptr<char>(owner.alive_), self = this] {
       if (!alive.expired()) owner->ended(self);
     });
-  }
-
-  // The client's head refers to its connection's buffer: its bytes are
-  // copied into one string sized first, so the views into it stay put.
-  void copy_head(const http::RequestHead& from) {
-    size_t total = from.method_name.size() + from.target.size() + from.raw_path.size() + from.query.size();
-    for (const auto& h : from.headers) total += h.name.size() + h.value.size();
-    bytes.reserve(total);
-    auto keep = [this](std::string_view v) {
-      const size_t at = bytes.size();
-      bytes.append(v);
-      return std::string_view(bytes.data() + at, v.size());
-    };
-    ex.req = from;
-    ex.req.method_name = keep(from.method_name);
-    ex.req.target = keep(from.target);
-    ex.req.raw_path = keep(from.raw_path);
-    ex.req.query = keep(from.query);
-    for (auto& h : ex.req.headers) {
-      h.name = keep(h.name);
-      h.value = keep(h.value);
-    }
   }
 
   BackgroundUpdates& owner;

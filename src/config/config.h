@@ -59,6 +59,7 @@ struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
 struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
 struct GeoConfig;            // config/geo_config.h: a geo {} block
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
+struct MirrorConfig;         // config/mirror_config.h: mirror, mirror_request_body
 
 // http2_* directives, nginx's defaults.
 struct Http2Settings {
@@ -227,6 +228,7 @@ struct LocationSettings {
   std::shared_ptr<const SubFilterConfig> sub_filter;  // null: no sub_filter* directive applies (modules/sub)
   std::shared_ptr<const RefererConfig> referer;       // null: no valid_referers applies (modules/referer)
   std::shared_ptr<const SecureLinkConfig> secure_link;  // null: no secure_link* directive applies (modules/secure_link)
+  std::shared_ptr<const MirrorConfig> mirror;  // null: no mirror* directive applies (modules/mirror)
   bool empty_gif = false;  // `empty_gif`: this location answers with a 1x1 GIF (modules/empty_gif); not inherited
   bool random_index = false;  // `random_index on`: a directory's URI goes to one of its files at random
 };

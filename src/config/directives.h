@@ -78,6 +78,7 @@ struct Scope {
   bool referer_here = false;        // valid_referers set in this block (directives_referer.cc)
   bool referer_regex_here = false;  // and one of its lines had a regex
   uint32_t secure_link_here = 0;    // secure_link* set in this block (directives_secure_link.cc)
+  bool mirror_here = false;         // `mirror` set in this block (directives_mirror.cc)
 };
 
 struct DirectiveSpec {
@@ -123,6 +124,7 @@ std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_l
 std::span<const DirectiveSpec> small_module_directives();  // directives_small_modules.cc: split_clients, empty_gif
 // worker_cpu_affinity, worker_priority, worker_rlimit_core, working_directory... (directives_process.cc).
 std::span<const DirectiveSpec> process_directives();
+std::span<const DirectiveSpec> mirror_directives();  // directives_mirror.cc: mirror, mirror_request_body
 std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: proxy_cache*, fastcgi_cache*, uwsgi_cache*
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.

@@ -13,6 +13,7 @@
 #include "cache/background.h"
 #include "modules/metrics/worker_metrics.h"
 #include "core/fd_budget.h"
+#include "modules/mirror/mirrors.h"
 #include "dns/resolver.h"
 #include "core/proxy_protocol_reader.h"
 #include "core/recycled.h"
@@ -162,6 +163,8 @@ Worker::Worker(int index, std::shared_ptr<const config::Config> config)
   services_.resolvers = resolvers_.get();
   cache_updates_ = std::make_unique<cache::BackgroundUpdates>(loop_);
   services_.cache_updates = cache_updates_.get();
+  mirrors_ = std::make_unique<mirror::Mirrors>(loop_);
+  services_.mirrors = mirrors_.get();
 }
 
 Worker::~Worker() {
@@ -172,6 +175,7 @@ Worker::~Worker() {
   proxy_readers_.clear();
   acceptors_.clear();
   cache_updates_.reset();
+  mirrors_.reset();
   upstreams_.reset();
   resolvers_.reset();
 }
@@ -212,6 +216,7 @@ void Worker::start() {
     proxy_readers_.clear();
     acceptors_.clear();
     cache_updates_.reset();
+    mirrors_.reset();
     upstreams_.reset();  // idle upstream connections close on this thread
     resolvers_.reset();  // and so do the name servers' sockets
   });

@@ -130,6 +130,7 @@ class Worker {
   std::unique_ptr<upstream::Upstreams> upstreams_;  // groups' state and keep-alive pools
   std::unique_ptr<dns::Resolvers> resolvers_;       // `resolver` name servers and their caches
   std::unique_ptr<cache::BackgroundUpdates> cache_updates_;  // before upstreams_ at the end: they hold its connections
+  std::unique_ptr<mirror::Mirrors> mirrors_;                 // likewise
   http::WorkerServices services_;
   using AcceptorMap = std::unordered_map<std::string, std::unique_ptr<Acceptor>>;
   void retire_acceptors(AcceptorMap doomed);

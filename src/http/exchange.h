@@ -36,6 +36,9 @@ class Resolvers;
 namespace torii::cache {
 class BackgroundUpdates;
 }
+namespace torii::mirror {
+class Mirrors;
+}
 namespace torii::net {
 struct ProxyProtocolAddrs;
 struct ClientCertInfo;
@@ -76,6 +79,7 @@ struct WorkerServices {
   upstream::Upstreams* upstreams = nullptr;   // upstream groups' state and keep-alive pools
   dns::Resolvers* resolvers = nullptr;        // name resolution at request time (`resolver`)
   cache::BackgroundUpdates* cache_updates = nullptr;  // proxy_cache_background_update's requests
+  mirror::Mirrors* mirrors = nullptr;                 // the `mirror` directive's requests
 };
 
 class Exchange {
@@ -156,8 +160,16 @@ class Exchange {
 
   // Request body and flow control, for handlers that stream (the proxy).
   bool has_body() const { return req.chunked || req.content_length > 0; }
-  void read_body(BodyReader* reader) { sink_.read_body(reader); }
-  void resume_body() { sink_.resume_body(); }
+  void read_body(BodyReader* reader) { body_source ? body_source->read_body(reader) : sink_.read_body(reader); }
+  void resume_body() { body_source ? body_source->resume_body() : sink_.resume_body(); }
+  // A body read whole before the content phase (mirror_request_body):
+  // handlers then read it from here, not from the codec.
+  struct BodySource {
+    virtual ~BodySource() = default;
+    virtual void read_body(BodyReader* reader) = 0;
+    virtual void resume_body() = 0;
+  };
+  std::unique_ptr<BodySource> body_source;
   size_t queued_bytes() const { return body_filter ? body_filter->queued_bytes() : below().queued_bytes(); }
   void set_drain_callback(std::function<void()> cb) {
     (body_filter ? *body_filter : below()).set_drain_callback(std::move(cb));

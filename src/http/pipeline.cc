@@ -22,6 +22,7 @@
 #include "log/error_log.h"
 #include "modules/access/access_phase.h"
 #include "modules/client_cert/client_cert.h"
+#include "modules/mirror/mirror.h"
 #include "modules/realip/realip.h"
 #include "modules/rewrite/runner.h"
 #include "modules/stub_status/stub_status.h"
@@ -203,6 +204,7 @@ void route(Exchange& ex, Phase from) {
   // named location goes straight to that location's rewrite phase.
   bool server_phase = !ex.location || ex.location->match != config::Location::Match::named;
   while (true) {
+    const bool mirrored = from == Phase::mirrored;  // the mirror step ran here already
     if (from != Phase::start) {
       auto gate = access::run_access_phases(ex, from);
       from = Phase::start;
@@ -211,6 +213,8 @@ void route(Exchange& ex, Phase from) {
       return;
     }
     server_phase = false;
+    // Precontent: mirror (it may first read the request body).
+    if (!mirrored && mirror::run(ex) == mirror::Gate::wait) return;
     const auto& s = ex.settings();  // an `if` block's settings when one held
     if (s.metrics) {
       metrics::serve_metrics(ex);

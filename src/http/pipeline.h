@@ -23,8 +23,9 @@ void run_request(Exchange& ex);
 
 // Where a request that waited in a phase goes on from, once its wait is
 // over: after a limit_req delay (limit_conn), after an auth subrequest
-// (content).
-enum class Phase : unsigned char { start, limit_conn, access, content };
+// (content), after the mirror module read the body (mirrored: the content
+// handler, with no second mirror).
+enum class Phase : unsigned char { start, limit_conn, access, content, mirrored };
 void resume_request(Exchange& ex, Phase at);
 
 // The upstream's X-Accel-Redirect: the request goes on at `target`, a URI

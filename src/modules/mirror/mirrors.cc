@@ -1,0 +1,101 @@
+#include "modules/mirror/mirrors.h"
+
+#include <string>
+
+#include "core/event_loop.h"
+#include "core/fd_budget.h"
+#include "http/exchange.h"
+#include "http/log_context.h"
+#include "http/pipeline.h"
+#include "http/sub_exchange.h"
+#include "log/error_log.h"
+#include "modules/mirror/stored_body.h"
+
+namespace torii::mirror {
+
+// One mirror: its own copy of the client's head and connection facts, an
+// exchange over them and the sink its response goes to (nowhere; its end
+// tells the owner). The body, when it has one, is the client's stored body
+// read again from the start.
+struct Mirrors::Run final : http::ResponseSink {
+  Run(Mirrors& o, http::Exchange& client) : owner(o), conn(client.conn()), ex(*this, conn, client.services()) {
+    http::copy_head(client.req, ex.req, bytes);
+  }
+  ~Run() override { core::FdBudget::process().add(-1); }
+
+  void send_head(const http::ResponseHead&) override {}
+  void send_body(std::string_view) override {}
+  void send_file(std::shared_ptr<const http::OpenFile>, int64_t, int64_t) override {}
+  void finish() override {
+    if (done) return;
+    done = true;
+    // Ended at the end of the turn: never inside the handler's own call.
+    owner.loop_.defer([owner = &owner, alive = std::weak_ptr<char>(owner.alive_), self = this] {
+      if (!alive.expired()) owner->ended(self);
+    });
+  }
+  void abort() override { finish(); }
+  void read_body(http::BodyReader* reader) override {
+    if (body) return body->read_body(reader);
+    reader->on_body_end();
+  }
+  void resume_body() override {
+    if (body) body->resume_body();
+  }
+
+  Mirrors& owner;
+  std::string bytes;
+  http::ConnectionInfo conn;
+  std::unique_ptr<BodyReplay> body;
+  http::Exchange ex;  // last: it refers to the members above
+  bool done = false;
+};
+
+Mirrors::Mirrors(core::EventLoop& loop) : loop_(loop) {}
+Mirrors::~Mirrors() = default;
+
+void Mirrors::start(http::Exchange& client, std::string_view uri, const BodyReplay* body) {
+  // A mirror holds an upstream socket that no client connection accounts
+  // for: it is one more descriptor, and none is taken from the reserve.
+  core::FdBudget& fds = core::FdBudget::process();
+  if (fds.limit() > 0 && fds.in_use() + 1 + fds.reserve() > fds.limit()) {
+    TORII_LOG(warn, "mirror \"%.*s\" not started: no descriptor to spare%s", int(uri.size()), uri.data(),
+              http::log_context(client).c_str());
+    return;
+  }
+  fds.add(1);
+  auto run = std::make_unique<Run>(*this, client);
+  Run& r = *run;
+  runs_.emplace(&r, std::move(run));
+  http::Exchange& ex = r.ex;
+  // As nginx's subrequest: the mirror's URI with the client's arguments,
+  // method and fields; $request_uri stays the client's.
+  ex.req.path.assign(uri);
+  ex.req.expect_continue = false;
+  if (body) {
+    r.body = std::make_unique<BodyReplay>(loop_, body->body());
+    ex.req.content_length = r.body->body()->size();
+  } else {
+    ex.req.content_length = -1;
+  }
+  ex.req.chunked = false;
+  ex.config = client.config;
+  ex.server = client.server;
+  ex.variables = client.variables;
+  ex.is_internal = true;
+  ex.header_only = true;  // as nginx's: the response is not wanted
+  ex.ignore_client_abort = true;
+  ex.realip_done = true;  // the client's address is already the one realip found
+  ex.start = client.start;
+  ex.start_unix_ms = client.start_unix_ms;
+  ex.access.subrequest = true;  // past the access phases, as the client's request
+  ex.access.limit_req_status = client.access.limit_req_status;
+  ex.access.limit_conn_status = client.access.limit_conn_status;
+  http::resume_request(ex, http::Phase::start);
+  // Answered at once with nothing to send (return 444), or already done.
+  if (!ex.handler_state) r.finish();
+}
+
+void Mirrors::ended(Run* r) { runs_.erase(r); }
+
+}  // namespace torii::mirror
