@@ -327,3 +327,11 @@ def test_command_split_across_upstream_pieces(make_server):
         assert dechunk(body) == b"before V mid <!-- plain --> end"
     finally:
         up.stop()
+
+
+def test_range_request_gets_the_whole_processed_page(srv):
+    # nginx's range filter finds ranges turned off by SSI: a 200 of the page.
+    r = harness.http(srv.port, "/inc.html", headers={"Range": "bytes=0-3"})
+    assert r.status == 200
+    assert r.body == b"a[one]b[two:/two.html]c"
+    assert r.header("Accept-Ranges") is None

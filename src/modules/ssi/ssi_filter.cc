@@ -192,6 +192,13 @@ void SsiSink::end() {
   }
 }
 
+bool rewrites_body(const config::LocationSettings& s, std::string_view content_type) {
+  if (!s.ssi) return false;
+  const config::SsiConfig& c = *s.ssi;
+  if (c.on && c.types.matches(content_type)) return true;
+  return (!c.before_body.empty() || !c.after_body.empty()) && c.addition_types.matches(content_type);
+}
+
 std::shared_ptr<SsiSink> header_filter(http::Exchange& ex, http::ResponseHead& head) {
   const config::SsiConfig& cfg = *ex.settings().ssi;
   if (!cfg.on || head.content_length == 0 || head.status == 101) return nullptr;

@@ -13,16 +13,26 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 
 #include "http/response.h"
 
 namespace torii::http {
 class Exchange;
 }
+namespace torii::config {
+struct LocationSettings;
+}
 
 namespace torii::ssi {
 
 class SsiSink;
+
+// True when the SSI or addition filter will rewrite a client's 200 of
+// `content_type` here: the handler then answers a Range with the whole
+// body, as nginx's range filter, which runs after them, finds ranges
+// turned off.
+bool rewrites_body(const config::LocationSettings& s, std::string_view content_type);
 
 // Runs the header filter on `head` (which it may change). Returns the body
 // filter when the body is to be parsed, else null.
