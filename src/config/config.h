@@ -54,6 +54,7 @@ struct CompressionConfig;    // config/compression_config.h: gzip, brotli, zstd
 struct RealIpConfig;         // config/realip_config.h: set_real_ip_from, real_ip_*
 struct AutoindexConfig;      // config/autoindex_config.h: autoindex*
 struct SubFilterConfig;      // config/sub_filter_config.h: sub_filter*
+struct SsiConfig;            // config/ssi_config.h: ssi*, add_*_body
 struct RefererConfig;        // config/referer_config.h: valid_referers
 struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
 struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
@@ -226,6 +227,7 @@ struct LocationSettings {
   bool stub_status = false;                          // this location answers with the status page
   int64_t slice_size = 0;  // `slice`: the response is fetched in parts this large (modules/slice); 0: off
   std::shared_ptr<const SubFilterConfig> sub_filter;  // null: no sub_filter* directive applies (modules/sub)
+  std::shared_ptr<const SsiConfig> ssi;  // null: no ssi* or addition directive applies (modules/ssi, modules/addition)
   std::shared_ptr<const RefererConfig> referer;       // null: no valid_referers applies (modules/referer)
   std::shared_ptr<const SecureLinkConfig> secure_link;  // null: no secure_link* directive applies (modules/secure_link)
   std::shared_ptr<const MirrorConfig> mirror;  // null: no mirror* directive applies (modules/mirror)

@@ -75,6 +75,7 @@ struct Scope {
   bool realip_from_here = false;  // set_real_ip_from replaced the inherited list (directives_realip.cc)
   uint32_t compression_here = 0;  // gzip_types, gzip_disable... set in this block (directives_gzip.cc)
   uint32_t sub_filter_here = 0;   // sub_filter, sub_filter_types set in this block (directives_sub.cc)
+  uint32_t ssi_here = 0;          // ssi_types, addition_types set in this block (directives_ssi.cc)
   bool referer_here = false;        // valid_referers set in this block (directives_referer.cc)
   bool referer_regex_here = false;  // and one of its lines had a regex
   uint32_t secure_link_here = 0;    // secure_link* set in this block (directives_secure_link.cc)
@@ -119,6 +120,7 @@ std::span<const DirectiveSpec> client_cert_directives();  // directives_client_c
 std::span<const DirectiveSpec> ssl_stapling_directives();  // directives_ssl_stapling.cc: ssl_stapling...
 std::span<const DirectiveSpec> ssl_password_directives();  // directives_ssl_password.cc: ssl_password_file
 std::span<const DirectiveSpec> sub_directives();  // directives_sub.cc: sub_filter*
+std::span<const DirectiveSpec> ssi_directives();  // directives_ssi.cc: ssi*, add_*_body, addition_types
 std::span<const DirectiveSpec> referer_directives();  // directives_referer.cc: valid_referers, referer_hash_*
 std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_link.cc: secure_link*
 std::span<const DirectiveSpec> small_module_directives();  // directives_small_modules.cc: split_clients, empty_gif

@@ -46,7 +46,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"disable_symlinks", kHSL, Kind::word, {"off"}},
     {"read_ahead", kHSL, Kind::size, {"0"}},
     // modules
-    {"ssi", kHSL, Kind::word, {"off"}},
     {"userid", kHSL, Kind::word, {"off"}},
     {"dav_access", kHSL, Kind::word, {"user:rw"}},
     // ssl

@@ -19,6 +19,7 @@
 #include "http/if_modified_since.h"
 #include "http/range.h"
 #include "http/range_response.h"
+#include "modules/ssi/ssi_filter.h"
 #include "http/special_response.h"
 #include "http/variables.h"
 #include "http/log_context.h"
@@ -297,7 +298,9 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
   if (!type.empty()) head.add("Content-Type", std::string(type));
   head.add("Last-Modified", std::string(date));
   if (!etag.empty()) head.add("ETag", std::string(etag));
-  const uint32_t max_ranges = s.core.max_ranges;  // 0: no ranges, and no Accept-Ranges
+  // 0: no ranges, and no Accept-Ranges (nor where SSI or addition rewrite the body).
+  const uint32_t max_ranges =
+      ex.subrequest_depth == 0 && ssi::rewrites_body(s, type) ? 0 : s.core.max_ranges;
   if (err_status == 0 && max_ranges > 0) head.add("Accept-Ranges", "bytes");
   if (vary) head.add("Vary", "Accept-Encoding");
   if (!content_encoding.empty()) head.add("Content-Encoding", std::string(content_encoding));
