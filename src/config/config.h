@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "config/core_settings.h"
+#include "config/dav_config.h"
 #include "config/limits_config.h"
 #include "config/template.h"
 #include "core/result.h"
@@ -55,6 +56,7 @@ struct AutoindexConfig;      // config/autoindex_config.h: autoindex*
 struct SubFilterConfig;      // config/sub_filter_config.h: sub_filter*
 struct RefererConfig;        // config/referer_config.h: valid_referers
 struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
+struct UseridConfig;         // config/userid_config.h: userid*
 struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
 struct GeoConfig;            // config/geo_config.h: a geo {} block
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
@@ -207,7 +209,7 @@ struct LocationSettings {
   enum class Api : uint8_t { off, read_only, read_write };
   Api api = Api::off;    // api [write=on]: this location serves the admin API (modules/admin_api)
   bool internal = false;  // only reachable by internal redirect
-  bool dav_methods_off = true;
+  DavSettings dav;  // dav_methods, dav_access, min_delete_depth, create_full_put_path (modules/dav)
   std::shared_ptr<const dns::ResolverConfig> resolver;  // null: no `resolver` here
   // Redirects torii writes (directory slash, return, error_page): nginx's
   // absolute_redirect, port_in_redirect, server_name_in_redirect.
@@ -226,6 +228,7 @@ struct LocationSettings {
   std::shared_ptr<const SubFilterConfig> sub_filter;  // null: no sub_filter* directive applies (modules/sub)
   std::shared_ptr<const RefererConfig> referer;       // null: no valid_referers applies (modules/referer)
   std::shared_ptr<const SecureLinkConfig> secure_link;  // null: no secure_link* directive applies (modules/secure_link)
+  std::shared_ptr<const UseridConfig> userid;  // null: no userid* directive applies (modules/userid)
   bool empty_gif = false;  // `empty_gif`: this location answers with a 1x1 GIF (modules/empty_gif); not inherited
 };
 

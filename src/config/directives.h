@@ -78,6 +78,8 @@ struct Scope {
   bool referer_here = false;        // valid_referers set in this block (directives_referer.cc)
   bool referer_regex_here = false;  // and one of its lines had a regex
   uint32_t secure_link_here = 0;    // secure_link* set in this block (directives_secure_link.cc)
+  bool dav_methods_here = false;    // dav_methods replaced the inherited set (directives_dav.cc)
+  bool userid_flags_here = false;   // userid_flags replaced the inherited set (directives_userid.cc)
 };
 
 struct DirectiveSpec {
@@ -120,6 +122,8 @@ std::span<const DirectiveSpec> ssl_password_directives();  // directives_ssl_pas
 std::span<const DirectiveSpec> sub_directives();  // directives_sub.cc: sub_filter*
 std::span<const DirectiveSpec> referer_directives();  // directives_referer.cc: valid_referers, referer_hash_*
 std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_link.cc: secure_link*
+std::span<const DirectiveSpec> dav_directives();  // directives_dav.cc: dav_methods, dav_access...
+std::span<const DirectiveSpec> userid_directives();  // directives_userid.cc: userid*
 std::span<const DirectiveSpec> small_module_directives();  // directives_small_modules.cc: split_clients, empty_gif
 std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: proxy_cache*, fastcgi_cache*, uwsgi_cache*
 // Not yet implemented directives, loaded when set to nginx's default

@@ -51,8 +51,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"read_ahead", kHSL, Kind::size, {"0"}},
     // modules
     {"ssi", kHSL, Kind::word, {"off"}},
-    {"userid", kHSL, Kind::word, {"off"}},
-    {"dav_access", kHSL, Kind::word, {"user:rw"}},
     // ssl
     {"ssl_ocsp", kHS, Kind::word, {"off"}},
     {"ssl_ocsp_cache", kHS, Kind::word, {"off"}},
