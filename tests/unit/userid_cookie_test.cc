@@ -46,7 +46,7 @@ TEST(UseridCookie, CookieTimeUsesTwoDigitYearsUpTo2037) {
   append_cookie_time(2145916555, out);
   EXPECT_EQ(out, "Thu, 31-Dec-37 23:55:55 GMT");
   out.clear();
-  append_cookie_time(2145916555 + 86400 * 365, out);
+  append_cookie_time(int64_t{2145916555} + 86400 * 365, out);
   EXPECT_EQ(out, "Fri, 31-Dec-2038 23:55:55 GMT");
 }
 
