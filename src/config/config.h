@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "config/core_settings.h"
+#include "config/dav_config.h"
 #include "config/limits_config.h"
 #include "config/process_settings.h"
 #include "config/template.h"
@@ -57,6 +58,7 @@ struct SubFilterConfig;      // config/sub_filter_config.h: sub_filter*
 struct SsiConfig;            // config/ssi_config.h: ssi*, add_*_body
 struct RefererConfig;        // config/referer_config.h: valid_referers
 struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
+struct UseridConfig;         // config/userid_config.h: userid*
 struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
 struct GeoConfig;            // config/geo_config.h: a geo {} block
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
@@ -210,7 +212,7 @@ struct LocationSettings {
   enum class Api : uint8_t { off, read_only, read_write };
   Api api = Api::off;    // api [write=on]: this location serves the admin API (modules/admin_api)
   bool internal = false;  // only reachable by internal redirect
-  bool dav_methods_off = true;
+  DavSettings dav;  // dav_methods, dav_access, min_delete_depth, create_full_put_path (modules/dav)
   std::shared_ptr<const dns::ResolverConfig> resolver;  // null: no `resolver` here
   // Redirects torii writes (directory slash, return, error_page): nginx's
   // absolute_redirect, port_in_redirect, server_name_in_redirect.
@@ -231,6 +233,7 @@ struct LocationSettings {
   std::shared_ptr<const RefererConfig> referer;       // null: no valid_referers applies (modules/referer)
   std::shared_ptr<const SecureLinkConfig> secure_link;  // null: no secure_link* directive applies (modules/secure_link)
   std::shared_ptr<const MirrorConfig> mirror;  // null: no mirror* directive applies (modules/mirror)
+  std::shared_ptr<const UseridConfig> userid;  // null: no userid* directive applies (modules/userid)
   bool empty_gif = false;  // `empty_gif`: this location answers with a 1x1 GIF (modules/empty_gif); not inherited
   bool random_index = false;  // `random_index on`: a directory's URI goes to one of its files at random
 };

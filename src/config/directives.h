@@ -80,6 +80,8 @@ struct Scope {
   bool referer_regex_here = false;  // and one of its lines had a regex
   uint32_t secure_link_here = 0;    // secure_link* set in this block (directives_secure_link.cc)
   bool mirror_here = false;         // `mirror` set in this block (directives_mirror.cc)
+  bool dav_methods_here = false;    // dav_methods replaced the inherited set (directives_dav.cc)
+  bool userid_flags_here = false;   // userid_flags replaced the inherited set (directives_userid.cc)
 };
 
 struct DirectiveSpec {
@@ -123,6 +125,8 @@ std::span<const DirectiveSpec> sub_directives();  // directives_sub.cc: sub_filt
 std::span<const DirectiveSpec> ssi_directives();  // directives_ssi.cc: ssi*, add_*_body, addition_types
 std::span<const DirectiveSpec> referer_directives();  // directives_referer.cc: valid_referers, referer_hash_*
 std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_link.cc: secure_link*
+std::span<const DirectiveSpec> dav_directives();  // directives_dav.cc: dav_methods, dav_access...
+std::span<const DirectiveSpec> userid_directives();  // directives_userid.cc: userid*
 std::span<const DirectiveSpec> small_module_directives();  // directives_small_modules.cc: split_clients, empty_gif
 // worker_cpu_affinity, worker_priority, worker_rlimit_core, working_directory... (directives_process.cc).
 std::span<const DirectiveSpec> process_directives();

@@ -45,9 +45,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"client_body_in_file_only", kHSL, Kind::word, {"off"}},
     {"disable_symlinks", kHSL, Kind::word, {"off"}},
     {"read_ahead", kHSL, Kind::size, {"0"}},
-    // modules
-    {"userid", kHSL, Kind::word, {"off"}},
-    {"dav_access", kHSL, Kind::word, {"user:rw"}},
     // ssl
     {"ssl_ocsp", kHS, Kind::word, {"off"}},
     {"ssl_ocsp_cache", kHS, Kind::word, {"off"}},

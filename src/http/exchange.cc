@@ -16,6 +16,7 @@
 #include "modules/sub/sub_filter.h"
 #include "modules/addition/addition_filter.h"
 #include "modules/ssi/ssi_filter.h"
+#include "modules/userid/userid.h"
 #include "log/error_log.h"
 
 namespace torii::http {
@@ -96,6 +97,7 @@ void Exchange::send_head(ResponseHead head) {
     if (strcasecmp(h.name.c_str(), "Content-Type") == 0) head.remove("Content-Type");
     head.add(h.name, value);
   }
+  if (s.userid) userid::header_filter(*this, head);  // after add_header, as nginx's filter order
   head_in_filters = nullptr;
   // A server that also answers HTTP/3 says where on its TCP responses
   // (RFC 7838 Alt-Svc), so browsers move over; `http3_alt_svc off` stops it.

@@ -21,6 +21,9 @@
 #include "http/request.h"
 #include "http/response.h"
 
+namespace torii::userid {
+struct UidState;
+}
 namespace torii::handlers {
 class OpenFileCache;
 }
@@ -188,6 +191,8 @@ class Exchange {
     virtual void on_client_gone() {}
   };
   std::unique_ptr<HandlerState> handler_state;
+  // The userid module's cookies for this request, made when first asked for.
+  std::shared_ptr<userid::UidState> uid;
 
   // The codec calls this when the client closed (or failed) before the
   // response was complete, just before the request is logged: nginx's 499

@@ -30,6 +30,7 @@
 #include "modules/geo/geo_variable.h"
 #include "modules/referer/referer.h"
 #include "modules/secure_link/secure_link.h"
+#include "modules/userid/userid.h"
 #include "modules/split_clients/split_clients.h"
 #include "modules/realip/variables.h"
 #include "modules/stub_status/stub_status.h"
@@ -508,6 +509,10 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return secure_link::append_secure_link(ex, out);
     case VarId::secure_link_expires:
       return secure_link::append_secure_link_expires(ex, out);
+    case VarId::uid_got:
+      return userid::append_uid_got(ex, out);
+    case VarId::uid_set:
+      return userid::append_uid_set(ex, out);
     case VarId::slice_range:
       if (ex.slice_range.empty()) return false;
       out.append(ex.slice_range);
