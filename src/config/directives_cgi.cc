@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "config/upstream_bind.h"
 #include "config/upstream_config.h"
 
 namespace torii::config {
@@ -160,6 +161,13 @@ Status set_ignore_headers(Scope& s, const Node& n, Member m) {
 Status accept_size(const Node& n) {
   int64_t v = 0;
   if (!parse_size(n.args[0], v)) return invalid_value(n, n.args[0]);
+  return Ok{};
+}
+
+Status set_bind(Scope& s, const Node& n, Member m) {
+  auto bind = parse_upstream_bind(n);
+  if (!bind) return Error{bind.error()};
+  editable(s, m).upstream.bind = std::move(*bind);
   return Ok{};
 }
 

@@ -23,6 +23,7 @@
 #include "config/cache_config.h"
 #include "config/directives.h"
 #include "config/proxy_config.h"
+#include "config/upstream_bind.h"
 #include "config/upstream_config.h"
 #include "config/upstream_tls_config.h"
 #include "core/event_loop.h"
@@ -39,6 +40,7 @@
 #include "http1/response_parser.h"
 #include "log/error_log.h"
 #include "net/tls_client.h"
+#include "upstream/local_bind.h"
 #include "upstream/socket_handler.h"
 #include "upstream/try_times.h"
 #include "upstream/upstreams.h"
@@ -135,6 +137,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   void connect_to(int peer);
   // `readable`: the event that completed the connect also said data came.
   void on_connected(bool readable = false);
+  bool bind_source();  // false: failed, the request answered
   void start_codec_output();  // a multiplexed protocol's first bytes on this try's connection
   void start_tls();
   void continue_handshake();
@@ -452,6 +455,7 @@ void ProxySession::connect_to(int peer) {
     if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one) != 0)
       log_upstream(config::LogLevel::alert, errno, "setsockopt(SO_KEEPALIVE) failed", "connecting to upstream");
   }
+  if (cfg_.bind && server.addr.ss_family != AF_UNIX && !bind_source()) return;
   loop_.add(fd, handler_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP);
   int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&server.addr), server.addr_len);
   if (rc == 0) {
@@ -464,6 +468,28 @@ void ProxySession::connect_to(int peer) {
   }
   phase_ = Phase::connecting;
   arm(cfg_.connect_timeout.count());
+}
+
+// *_bind: the source address, rendered when it has variables (empty: none;
+// not an address: logged and none, as nginx). A failure answers 500.
+bool ProxySession::bind_source() {
+  const config::UpstreamBind& b = *cfg_.bind;
+  sockaddr_storage addr = b.addr;
+  socklen_t len = b.addr_len;
+  std::string name = b.name;
+  if (!b.value.empty()) {
+    name = http::render(b.value, ex_);
+    if (name.empty()) return true;
+    if (!config::upstream_bind_address(name, addr, len)) {
+      TORII_LOG(error, "invalid local address \"%s\"%s", name.c_str(), http::log_context(ex_, upstream_url()).c_str());
+      return true;
+    }
+  }
+  upstream::BindFailure failure;
+  if (upstream::bind_local(fd_, addr, len, b.transparent, name, failure)) return true;
+  log_upstream(failure.level, failure.err, failure.what.c_str(), "connecting to upstream");
+  respond(500);
+  return false;
 }
 
 void ProxySession::start_codec_output() {
