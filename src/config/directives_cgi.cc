@@ -171,6 +171,13 @@ Status set_bind(Scope& s, const Node& n, Member m) {
   return Ok{};
 }
 
+Status set_limit_rate(Scope& s, const Node& n, Member m) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v)) return invalid_value(n, n.args[0]);
+  editable(s, m).upstream.limit_rate = static_cast<size_t>(v);
+  return Ok{};
+}
+
 }  // namespace cgi
 
 void reset_uninherited_cgi(LocationSettings& s) {
