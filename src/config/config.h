@@ -203,6 +203,7 @@ struct LocationSettings {
   std::shared_ptr<const ProxyConfig> proxy;  // set: proxy_pass is this location's handler
   std::shared_ptr<const CgiConfig> fastcgi;  // fastcgi_*: with upstream set, fastcgi_pass is the handler
   std::shared_ptr<const CgiConfig> uwsgi;    // uwsgi_*, the same
+  std::shared_ptr<const CgiConfig> scgi;     // scgi_*, the same
   std::shared_ptr<const CgiConfig> grpc;     // grpc_*: with upstream set, grpc_pass is the handler (no params)
   std::shared_ptr<const CompressionConfig> compression;  // null: no gzip/brotli/zstd directive here
   OpenFileCache open_file_cache;

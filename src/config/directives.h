@@ -115,6 +115,7 @@ std::span<const DirectiveSpec> limits_directives();   // directives_limits.cc (l
 std::span<const DirectiveSpec> auth_directives();     // directives_auth.cc (auth_basic, auth_request, satisfy)
 std::span<const DirectiveSpec> fastcgi_directives();  // directives_fastcgi.cc
 std::span<const DirectiveSpec> uwsgi_directives();    // directives_uwsgi.cc
+std::span<const DirectiveSpec> scgi_directives();     // directives_scgi.cc
 std::span<const DirectiveSpec> grpc_directives();     // directives_grpc.cc
 std::span<const DirectiveSpec> identity_directives();  // directives_identity.cc: realip, geo
 std::span<const DirectiveSpec> status_directives();    // directives_status.cc: stub_status, autoindex

@@ -49,6 +49,7 @@ struct CgiModule {
 };
 using FastcgiModule = CgiModule<&LocationSettings::fastcgi, 16>;
 using UwsgiModule = CgiModule<&LocationSettings::uwsgi, 24>;
+using ScgiModule = CgiModule<&LocationSettings::scgi, 28>;
 
 enum : uint32_t { kValidHere = 1, kBypassHere = 2, kNoCacheHere = 4, kPurgeHere = 8 };
 
@@ -324,12 +325,15 @@ const DirectiveSpec kCacheDirectives[] = {
     {"proxy_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
     {"fastcgi_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
     {"uwsgi_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
+    {"scgi_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
     {"proxy_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers<ProxyModule>},
     {"fastcgi_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers<FastcgiModule>},
     {"uwsgi_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers<UwsgiModule>},
+    {"scgi_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers<ScgiModule>},
     TORII_CACHE_ROWS("proxy", ProxyModule),
     TORII_CACHE_ROWS("fastcgi", FastcgiModule),
     TORII_CACHE_ROWS("uwsgi", UwsgiModule),
+    TORII_CACHE_ROWS("scgi", ScgiModule),
 };
 
 #undef TORII_CACHE_ROWS

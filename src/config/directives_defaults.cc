@@ -51,7 +51,6 @@ constexpr DefaultOnly kDefaults[] = {
     // proxy
     {"proxy_store", kHSL, Kind::word, {"off"}},
     {"proxy_store_access", kHSL, Kind::word, {"user:rw"}},
-    {"proxy_limit_rate", kHSL, Kind::size, {"0"}},
     {"proxy_force_ranges", kHSL, Kind::word, {"off"}},
     {"proxy_headers_hash_max_size", kHSL, Kind::any_size, {}},
     {"proxy_headers_hash_bucket_size", kHSL, Kind::any_size, {}},

@@ -250,6 +250,7 @@ void route(Exchange& ex, Phase from) {
     // answers later), else static files.
     auto result = s.fastcgi && s.fastcgi->upstream.upstream ? handlers::serve_fastcgi(ex)
                   : s.uwsgi && s.uwsgi->upstream.upstream   ? handlers::serve_uwsgi(ex)
+                  : s.scgi && s.scgi->upstream.upstream     ? handlers::serve_scgi(ex)
                   : s.grpc && s.grpc->upstream.upstream     ? handlers::serve_grpc(ex)
                                                             : handlers::serve_static(ex);
     switch (result.kind) {
