@@ -115,7 +115,7 @@ Status accept_accept_mutex(Compiler& c, Scope&, const Node& n) {
 Status accept_notice_on(Compiler& c, Scope&, const Node& n) {
   if (n.args[0] == "on") {
     if (n.name == "recursive_error_pages") c.warn(n, "\"recursive_error_pages on\": torii follows one error_page only");
-    if (n.name == "log_subrequest") c.warn(n, "\"log_subrequest on\": torii makes no subrequests");
+    if (n.name == "log_subrequest") c.warn(n, "\"log_subrequest on\" has no effect: subrequests (SSI includes, mirrors, auth_request) are not written to the access log");
     if (n.name == "msie_refresh") c.warn(n, "\"msie_refresh on\" has no effect: redirects always use Location");
   }
   return Ok{};

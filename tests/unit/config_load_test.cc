@@ -649,7 +649,7 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http {\ngzip_comp_level 10; }", "string:2: value must be between 1 and 9"},
       {"http {\ngzip_proxied expired sometimes; }", "string:2: invalid value \"sometimes\" in \"gzip_proxied\" directive"},
       {"http {\ngzip_http_version 2.0; }", "string:2: invalid value \"2.0\" in \"gzip_http_version\" directive"},
-      {"http {\ndav_methods PUT; }", "string:2: \"dav_methods PUT\" is not yet supported"},
+      {"http {\nproxy_store on; }", "string:2: \"proxy_store on\" is not yet supported (ngx_http_proxy_module)"},
       {"http { server {\nlisten unix:/tmp/s; } }",
        "string:2: unix domain sockets are not supported in \"listen\" directive"},
       {"http { server {\nlisten 70000; } }", "string:2: invalid port in \"70000\" of the \"listen\" directive"},
