@@ -4,20 +4,13 @@
 #include <cstring>
 #include <ctime>
 
+#include "core/base64.h"
+
 namespace torii::userid {
 
 namespace {
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int sextet(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
 
 }  // namespace
 
@@ -35,22 +28,12 @@ void encode_uid(const uint32_t uid[4], std::string& out) {
 }
 
 bool decode_uid(std::string_view value, uint32_t uid[4]) {
+  // 22 characters carry the 16 bytes (and 4 bits nginx ignores); nginx
+  // reads the first 22 and ignores what follows.
   if (value.size() < 22) return false;
-  unsigned char b[18] = {};
-  size_t n = 0;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (size_t i = 0; i < 22; ++i) {
-    const int s = sextet(value[i]);
-    if (s < 0) return false;
-    acc = acc << 6 | uint32_t(s);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      if (n < 16) b[n++] = static_cast<unsigned char>(acc >> bits & 0xff);
-    }
-  }
-  std::memcpy(uid, b, 16);
+  std::string raw;
+  if (!core::decode_base64(value.substr(0, 22), raw) || raw.size() < 16) return false;
+  std::memcpy(uid, raw.data(), 16);
   return true;
 }
 
