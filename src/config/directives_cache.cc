@@ -47,7 +47,9 @@ struct CgiModule {
   static uint32_t& here(Scope& s) { return s.cgi_here; }
   static constexpr uint32_t kShift = Shift;
 };
-using FastcgiModule = CgiModule<&LocationSettings::fastcgi, 16>;
+// Scope::cgi_here holds each module's own array bits (fastcgi 0, scgi 4,
+// uwsgi 8, grpc 16) and their cache lists' (these three): no two overlap.
+using FastcgiModule = CgiModule<&LocationSettings::fastcgi, 20>;
 using UwsgiModule = CgiModule<&LocationSettings::uwsgi, 24>;
 using ScgiModule = CgiModule<&LocationSettings::scgi, 28>;
 
