@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     pairs.emplace_back(rest.substr(0, a), rest.substr(a + 1, b - a - 1));
     rest.remove_prefix(b + 1);
   }
-  scgi::HeadBuilder head(int64_t(size));
+  scgi::HeadBuilder head{static_cast<int64_t>(size)};
   for (const auto& [n, v] : pairs) head.add(n, v);
   std::string out;
   head.finish(out);
