@@ -103,7 +103,9 @@ Status accept_time(Compiler&, Scope&, const Node& n) {
   return Ok{};
 }
 
-Status accept_path(Compiler&, Scope&, const Node&) { return Ok{}; }
+// pcre_jit (its flag is checked by the table), lock_file: nothing to apply.
+// pcre_jit (the table checks its flag) and lock_file: nothing to apply.
+Status accept_as_written(Compiler&, Scope&, const Node&) { return Ok{}; }
 
 Status accept_debug_points(Compiler& c, Scope&, const Node& n) {
   if (n.args[0] != "stop" && n.args[0] != "abort") return invalid_value(n, n.args[0]);
@@ -155,9 +157,9 @@ constexpr DirectiveSpec kProcessDirectives[] = {
     {"worker_priority", kMain, kArgs1, true, false, kMain, &set_priority},
     {"worker_rlimit_core", kMain, kArgs1, true, false, kMain, &set_rlimit_core},
     {"working_directory", kMain, kArgs1, true, false, kMain, &set_working_directory},
-    {"pcre_jit", kMain, kFlag, true, false, kMain, &accept_path},
+    {"pcre_jit", kMain, kFlag, true, false, kMain, &accept_as_written},
     {"timer_resolution", kMain, kArgs1, true, false, kMain, &accept_time},
-    {"lock_file", kMain, kArgs1, true, false, kMain, &accept_path},
+    {"lock_file", kMain, kArgs1, true, false, kMain, &accept_as_written},
     {"debug_points", kMain, kArgs1, true, false, kMain, &accept_debug_points},
     {"thread_pool", kMain, kArgs2 | kArgs3, false, false, kMain, &accept_thread_pool},
     {"epoll_events", kEvents, kArgs1, true, false, kMain, &accept_positive_number},
