@@ -6,6 +6,7 @@ cookie either one set is read by the other. Also runs against nginx
 (TORII_BIN=/usr/sbin/nginx)."""
 
 import base64
+import itertools
 import re
 import struct
 
@@ -64,9 +65,17 @@ def text(name, w):
     return name + "=" + "".join("%08X" % x for x in w)
 
 
-def log_line(srv, uri):
-    """The access log line of the last request for `uri` (polled: the line
+# Each request carries a query of its own, so the log line of the last
+# request for a path cannot be mistaken for an earlier one's.
+_request_numbers = itertools.count()
+_last_uri = {}
+
+
+def log_line(srv, path):
+    """The access log line of the last request for `path` (polled: the line
     is written once the response is out)."""
+    uri = _last_uri[path]
+
     def find():
         log = srv.prefix.joinpath("logs", "uid.log")
         if not log.exists():  # torii creates an access log with its first line
@@ -78,7 +87,8 @@ def log_line(srv, uri):
 
 def get(srv, path, cookie=None):
     headers = {"Cookie": cookie} if cookie else None
-    return harness.http(srv.port, path, headers=headers)
+    _last_uri[path] = f"{path}?n={next(_request_numbers)}"
+    return harness.http(srv.port, _last_uri[path], headers=headers)
 
 
 def test_new_visitor_gets_a_cookie(srv):
