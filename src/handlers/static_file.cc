@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/autoindex_config.h"
+#include "core/event_loop.h"
 #include "handlers/open_file_cache.h"
 #include "http/date.h"
 #include "http/document_root.h"
@@ -43,8 +44,10 @@ bool map_uri(const Exchange& ex, std::string_view uri, std::string& out) { retur
 OpenResult open_path(Exchange& ex, const std::string& path) {
   const config::OpenFileCache& c = ex.settings().open_file_cache;
   OpenFileCache* cache = ex.services().open_files;
-  if (c.enabled && cache != nullptr) return cache->open(path, c);
-  return open_file(path);
+  if (cache == nullptr) return open_file(path);
+  if (c.enabled) return cache->open(path, c);
+  core::EventLoop* loop = ex.services().loop;
+  return loop != nullptr ? cache->open_this_turn(path, *loop) : open_file(path);
 }
 
 bool is_missing(int err) {
