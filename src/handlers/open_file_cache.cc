@@ -122,10 +122,10 @@ OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCa
   return r;
 }
 
-OpenResult OpenFileCache::open_this_turn(const std::string& path, core::EventLoop& loop) {
+OpenResult OpenFileCache::open_this_turn(const std::string& path, bool with_bytes, core::EventLoop& loop) {
   for (size_t i = 0; i < turn_used_; ++i)
     if (turn_[i].path == path) return {turn_[i].file, 0};
-  OpenResult r = open_file(path);
+  OpenResult r = open_file(path, with_bytes ? kMaxContentBytes : 0);
   if (!r.ok() || turn_used_ == kTurnEntries) return r;
   if (turn_used_ == 0) loop.defer([this] { forget_this_turn(); });
   if (turn_.size() == turn_used_) turn_.emplace_back();

@@ -83,7 +83,10 @@ class OpenFileCache {
   // turn on, as with an open per request; at saturation the open, fstat
   // and close are shared by a turn's requests instead of made by each.
   // Only files and folders that opened are kept, at most kTurnEntries.
-  OpenResult open_this_turn(const std::string& path, core::EventLoop& loop);
+  // `with_bytes`: the response will copy the file through memory (TLS,
+  // HTTP/2 and 3, sendfile off), so a small file's bytes are read with the
+  // open and the turn's other responses take them from there too.
+  OpenResult open_this_turn(const std::string& path, bool with_bytes, core::EventLoop& loop);
   // torii changed a file itself (WebDAV, a stored response): the next
   // open must see it even within this turn.
   void forget_this_turn();
