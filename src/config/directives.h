@@ -59,6 +59,7 @@ struct Scope {
   std::vector<std::string_view> seen;  // unique directives already set here
   // Array directives replace what was inherited at their first use here.
   bool add_header_here = false;
+  bool add_trailer_here = false;
   bool access_rules_here = false;
   bool error_page_here = false;
   bool index_here = false;
@@ -122,6 +123,7 @@ std::span<const DirectiveSpec> sub_directives();  // directives_sub.cc: sub_filt
 std::span<const DirectiveSpec> referer_directives();  // directives_referer.cc: valid_referers, referer_hash_*
 std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_link.cc: secure_link*
 std::span<const DirectiveSpec> small_module_directives();  // directives_small_modules.cc: split_clients, empty_gif
+std::span<const DirectiveSpec> trailer_directives();  // directives_trailer.cc: add_trailer
 std::span<const DirectiveSpec> mirror_directives();  // directives_mirror.cc: mirror, mirror_request_body
 std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: proxy_cache*, fastcgi_cache*, uwsgi_cache*
 // Not yet implemented directives, loaded when set to nginx's default
