@@ -192,6 +192,30 @@ void apply_rlimit(const Config& cfg) {
   }
 }
 
+// worker_rlimit_core, at start and on reload (one process: the limit is
+// the workers' as well).
+void apply_rlimit_core(const Config& cfg) {
+  if (cfg.process.rlimit_core < 0) return;
+  const auto v = static_cast<rlim_t>(cfg.process.rlimit_core);
+  rlimit rl{v, v};
+  if (setrlimit(RLIMIT_CORE, &rl) != 0) {
+    TORII_LOG(alert, "setrlimit(RLIMIT_CORE, %lld) failed (%d: %s)", static_cast<long long>(cfg.process.rlimit_core),
+              errno, strerror(errno));
+  }
+}
+
+// working_directory: nginx's workers chdir() there, and a failure is fatal
+// to them; torii's paths are absolute by then, so only a core dump or a
+// program's relative path sees it. At start a failure stops torii; on
+// reload it is logged and the old directory kept.
+bool apply_working_directory(const Config& cfg) {
+  const std::string& dir = cfg.process.working_directory;
+  if (dir.empty()) return true;
+  if (chdir(dir.c_str()) == 0) return true;
+  TORII_LOG(alert, "chdir(\"%s\") failed (%d: %s)", dir.c_str(), errno, strerror(errno));
+  return false;
+}
+
 // Written to a temporary name and renamed, so a reader (systemd's PIDFile=,
 // `torii -s`, a script) sees either no file or the whole pid, never an empty one.
 bool write_pid(const std::string& path) {
@@ -233,6 +257,8 @@ void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstr
     TORII_LOG(warn, "worker_processes changed from %d to %d: takes effect on restart", current->worker_processes,
               cfg->worker_processes);
   }
+  apply_rlimit_core(*cfg);
+  apply_working_directory(*cfg);
   names.use_config(cfg);   // before the workers and the prober: resolved addresses carry over
   health.use_config(cfg);  // before the workers, so they see the carried-over verdicts
   torii::cache::Zone::start_all();  // zones the new config added
@@ -263,6 +289,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   apply_rlimit(*cfg);
+  apply_rlimit_core(*cfg);
+  if (!apply_working_directory(*cfg)) {
+    fprintf(stderr, "torii: [emerg] chdir(\"%s\") failed, see the error log\n", cfg->process.working_directory.c_str());
+    return 1;
+  }
   for (const auto& g : cfg->listen_groups) {
     if (g.listen.quic) continue;  // UDP: no TCP socket to probe
     auto free = torii::net::probe_address_free(g.listen);

@@ -19,7 +19,9 @@
 #include <vector>
 
 #include "config/core_settings.h"
+#include "config/dav_config.h"
 #include "config/limits_config.h"
+#include "config/process_settings.h"
 #include "config/template.h"
 #include "core/result.h"
 #include "http/method.h"
@@ -53,8 +55,10 @@ struct CompressionConfig;    // config/compression_config.h: gzip, brotli, zstd
 struct RealIpConfig;         // config/realip_config.h: set_real_ip_from, real_ip_*
 struct AutoindexConfig;      // config/autoindex_config.h: autoindex*
 struct SubFilterConfig;      // config/sub_filter_config.h: sub_filter*
+struct SsiConfig;            // config/ssi_config.h: ssi*, add_*_body
 struct RefererConfig;        // config/referer_config.h: valid_referers
 struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
+struct UseridConfig;         // config/userid_config.h: userid*
 struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
 struct GeoConfig;            // config/geo_config.h: a geo {} block
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
@@ -200,6 +204,7 @@ struct LocationSettings {
   std::shared_ptr<const ProxyConfig> proxy;  // set: proxy_pass is this location's handler
   std::shared_ptr<const CgiConfig> fastcgi;  // fastcgi_*: with upstream set, fastcgi_pass is the handler
   std::shared_ptr<const CgiConfig> uwsgi;    // uwsgi_*, the same
+  std::shared_ptr<const CgiConfig> scgi;     // scgi_*, the same
   std::shared_ptr<const CgiConfig> grpc;     // grpc_*: with upstream set, grpc_pass is the handler (no params)
   std::shared_ptr<const CompressionConfig> compression;  // null: no gzip/brotli/zstd directive here
   OpenFileCache open_file_cache;
@@ -209,7 +214,7 @@ struct LocationSettings {
   enum class Api : uint8_t { off, read_only, read_write };
   Api api = Api::off;    // api [write=on]: this location serves the admin API (modules/admin_api)
   bool internal = false;  // only reachable by internal redirect
-  bool dav_methods_off = true;
+  DavSettings dav;  // dav_methods, dav_access, min_delete_depth, create_full_put_path (modules/dav)
   std::shared_ptr<const dns::ResolverConfig> resolver;  // null: no `resolver` here
   // Redirects torii writes (directory slash, return, error_page): nginx's
   // absolute_redirect, port_in_redirect, server_name_in_redirect.
@@ -226,10 +231,13 @@ struct LocationSettings {
   bool stub_status = false;                          // this location answers with the status page
   int64_t slice_size = 0;  // `slice`: the response is fetched in parts this large (modules/slice); 0: off
   std::shared_ptr<const SubFilterConfig> sub_filter;  // null: no sub_filter* directive applies (modules/sub)
+  std::shared_ptr<const SsiConfig> ssi;  // null: no ssi* or addition directive applies (modules/ssi, modules/addition)
   std::shared_ptr<const RefererConfig> referer;       // null: no valid_referers applies (modules/referer)
   std::shared_ptr<const SecureLinkConfig> secure_link;  // null: no secure_link* directive applies (modules/secure_link)
   std::shared_ptr<const MirrorConfig> mirror;  // null: no mirror* directive applies (modules/mirror)
+  std::shared_ptr<const UseridConfig> userid;  // null: no userid* directive applies (modules/userid)
   bool empty_gif = false;  // `empty_gif`: this location answers with a 1x1 GIF (modules/empty_gif); not inherited
+  bool random_index = false;  // `random_index on`: a directory's URI goes to one of its files at random
 };
 
 struct Location {
@@ -333,6 +341,7 @@ struct Config {
   // connections before closing them; 0: as long as they last.
   int64_t worker_shutdown_timeout_ms = 0;
   uint64_t worker_rlimit_nofile = 0;  // 0: leave as is
+  ProcessSettings process;  // worker_cpu_affinity, worker_priority, worker_rlimit_core, working_directory
   bool multi_accept = false;
   bool quic_bpf = false;  // a reuseport eBPF program steers QUIC datagrams to their worker
   std::string pid_path;  // absolute

@@ -77,12 +77,6 @@ Status accept_size(Compiler&, Scope&, const Node& n) {
   return Ok{};
 }
 
-// A flag directive of which only "off" exists today.
-Status only_off(Compiler&, Scope&, const Node& n) {
-  if (n.args[0] == "off") return Ok{};
-  return not_yet(n, n.name + " " + n.args[0]);
-}
-
 // ---- main and events -------------------------------------------------------
 
 Status set_worker_processes(Compiler& c, Scope&, const Node& n) {
@@ -822,7 +816,6 @@ const DirectiveSpec kDirectives[] = {
     {"server_tokens", kHSL, kArgs1, true, false, kNone, &set_server_tokens},
     {"access_log", kHSL | kLocationIf, kArgs1More, false, false, kNone, &set_access_log},
     {"log_format", kHttp, kArgs2More, false, false, kNone, &set_log_format},
-    {"dav_methods", kHSL, kArgs1More, true, false, kNone, &only_off},
     {"client_header_timeout", kHS, kArgs1, true, false, kNone, &srv_time<&Server::client_header_timeout>},
     {"client_header_buffer_size", kHS, kArgs1, true, false, kNone, &set_client_header_buffer},
     {"large_client_header_buffers", kHS, kArgs2, true, false, kNone, &set_large_buffers},
@@ -869,10 +862,10 @@ const DirectiveSpec* find_directive(std::string_view name) {
   for (auto table : {ssl_directives(), proxy_directives(), proxy_ssl_directives(), http2_directives(), http3_directives(),
                      rewrite_directives(), gzip_directives(), resolver_directives(), small_directives(), core_extra_directives(), nginx_compat_directives(),
                      limits_directives(), auth_directives(),
-                     fastcgi_directives(), uwsgi_directives(), grpc_directives(),
+                     fastcgi_directives(), uwsgi_directives(), scgi_directives(), grpc_directives(),
                      identity_directives(), status_directives(), client_cert_directives(),
-                     ssl_stapling_directives(), ssl_password_directives(), cache_directives(), sub_directives(),
-                     referer_directives(), secure_link_directives(), small_module_directives(), mirror_directives(), trailer_directives(),
+                     ssl_stapling_directives(), ssl_password_directives(), cache_directives(), sub_directives(), ssi_directives(),
+                     referer_directives(), secure_link_directives(), small_module_directives(), process_directives(), mirror_directives(), trailer_directives(), dav_directives(), userid_directives(),
                      default_only_directives(), admin_directives()}) {
     for (const auto& d : table)
       if (d.name == name) return &d;

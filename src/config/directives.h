@@ -76,10 +76,13 @@ struct Scope {
   bool realip_from_here = false;  // set_real_ip_from replaced the inherited list (directives_realip.cc)
   uint32_t compression_here = 0;  // gzip_types, gzip_disable... set in this block (directives_gzip.cc)
   uint32_t sub_filter_here = 0;   // sub_filter, sub_filter_types set in this block (directives_sub.cc)
+  uint32_t ssi_here = 0;          // ssi_types, addition_types set in this block (directives_ssi.cc)
   bool referer_here = false;        // valid_referers set in this block (directives_referer.cc)
   bool referer_regex_here = false;  // and one of its lines had a regex
   uint32_t secure_link_here = 0;    // secure_link* set in this block (directives_secure_link.cc)
   bool mirror_here = false;         // `mirror` set in this block (directives_mirror.cc)
+  bool dav_methods_here = false;    // dav_methods replaced the inherited set (directives_dav.cc)
+  bool userid_flags_here = false;   // userid_flags replaced the inherited set (directives_userid.cc)
 };
 
 struct DirectiveSpec {
@@ -113,6 +116,7 @@ std::span<const DirectiveSpec> limits_directives();   // directives_limits.cc (l
 std::span<const DirectiveSpec> auth_directives();     // directives_auth.cc (auth_basic, auth_request, satisfy)
 std::span<const DirectiveSpec> fastcgi_directives();  // directives_fastcgi.cc
 std::span<const DirectiveSpec> uwsgi_directives();    // directives_uwsgi.cc
+std::span<const DirectiveSpec> scgi_directives();     // directives_scgi.cc
 std::span<const DirectiveSpec> grpc_directives();     // directives_grpc.cc
 std::span<const DirectiveSpec> identity_directives();  // directives_identity.cc: realip, geo
 std::span<const DirectiveSpec> status_directives();    // directives_status.cc: stub_status, autoindex
@@ -120,10 +124,15 @@ std::span<const DirectiveSpec> client_cert_directives();  // directives_client_c
 std::span<const DirectiveSpec> ssl_stapling_directives();  // directives_ssl_stapling.cc: ssl_stapling...
 std::span<const DirectiveSpec> ssl_password_directives();  // directives_ssl_password.cc: ssl_password_file
 std::span<const DirectiveSpec> sub_directives();  // directives_sub.cc: sub_filter*
+std::span<const DirectiveSpec> ssi_directives();  // directives_ssi.cc: ssi*, add_*_body, addition_types
 std::span<const DirectiveSpec> referer_directives();  // directives_referer.cc: valid_referers, referer_hash_*
 std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_link.cc: secure_link*
+std::span<const DirectiveSpec> dav_directives();  // directives_dav.cc: dav_methods, dav_access...
+std::span<const DirectiveSpec> userid_directives();  // directives_userid.cc: userid*
 std::span<const DirectiveSpec> small_module_directives();  // directives_small_modules.cc: split_clients, empty_gif
 std::span<const DirectiveSpec> trailer_directives();  // directives_trailer.cc: add_trailer
+// worker_cpu_affinity, worker_priority, worker_rlimit_core, working_directory... (directives_process.cc).
+std::span<const DirectiveSpec> process_directives();
 std::span<const DirectiveSpec> mirror_directives();  // directives_mirror.cc: mirror, mirror_request_body
 std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: proxy_cache*, fastcgi_cache*, uwsgi_cache*
 // Not yet implemented directives, loaded when set to nginx's default

@@ -47,8 +47,11 @@ struct CgiModule {
   static uint32_t& here(Scope& s) { return s.cgi_here; }
   static constexpr uint32_t kShift = Shift;
 };
-using FastcgiModule = CgiModule<&LocationSettings::fastcgi, 16>;
+// Scope::cgi_here holds each module's own array bits (fastcgi 0, scgi 4,
+// uwsgi 8, grpc 16) and their cache lists' (these three): no two overlap.
+using FastcgiModule = CgiModule<&LocationSettings::fastcgi, 20>;
 using UwsgiModule = CgiModule<&LocationSettings::uwsgi, 24>;
+using ScgiModule = CgiModule<&LocationSettings::scgi, 28>;
 
 enum : uint32_t { kValidHere = 1, kBypassHere = 2, kNoCacheHere = 4, kPurgeHere = 8 };
 
@@ -324,12 +327,15 @@ const DirectiveSpec kCacheDirectives[] = {
     {"proxy_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
     {"fastcgi_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
     {"uwsgi_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
+    {"scgi_cache_path", kHttp, kArgs2More, false, false, kMain, &set_cache_path},
     {"proxy_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers<ProxyModule>},
     {"fastcgi_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers<FastcgiModule>},
     {"uwsgi_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers<UwsgiModule>},
+    {"scgi_ignore_headers", kHSL, kArgs1More, true, false, kMain, &set_ignore_headers<ScgiModule>},
     TORII_CACHE_ROWS("proxy", ProxyModule),
     TORII_CACHE_ROWS("fastcgi", FastcgiModule),
     TORII_CACHE_ROWS("uwsgi", UwsgiModule),
+    TORII_CACHE_ROWS("scgi", ScgiModule),
 };
 
 #undef TORII_CACHE_ROWS

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "config/upstream_bind.h"
 #include "config/upstream_config.h"
 
 namespace torii::config {
@@ -163,11 +164,26 @@ Status accept_size(const Node& n) {
   return Ok{};
 }
 
+Status set_bind(Scope& s, const Node& n, Member m) {
+  auto bind = parse_upstream_bind(n);
+  if (!bind) return Error{bind.error()};
+  editable(s, m).upstream.bind = std::move(*bind);
+  return Ok{};
+}
+
+Status set_limit_rate(Scope& s, const Node& n, Member m) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v)) return invalid_value(n, n.args[0]);
+  editable(s, m).upstream.limit_rate = static_cast<size_t>(v);
+  return Ok{};
+}
+
 }  // namespace cgi
 
 void reset_uninherited_cgi(LocationSettings& s) {
   // fastcgi_pass and uwsgi_pass belong to their location, as proxy_pass.
-  for (auto member : {&LocationSettings::fastcgi, &LocationSettings::uwsgi, &LocationSettings::grpc}) {
+  for (auto member : {&LocationSettings::fastcgi, &LocationSettings::uwsgi, &LocationSettings::scgi,
+                        &LocationSettings::grpc}) {
     auto& slot = s.*member;
     if (!slot || !slot->upstream.upstream) continue;
     auto copy = std::make_shared<CgiConfig>(*slot);

@@ -35,6 +35,8 @@ Status set_next_tries(Scope& s, const Node& n, Member m);
 Status parse_ignore_headers(const Node& n, uint32_t& mask);
 Status set_ignore_headers(Scope& s, const Node& n, Member m);
 Status accept_size(const Node& n);
+Status set_bind(Scope& s, const Node& n, Member m);
+Status set_limit_rate(Scope& s, const Node& n, Member m);
 
 // Table rows bind a module's member with these wrappers.
 template <Member M>
@@ -53,6 +55,8 @@ struct For {
   static Status next_upstream(Compiler&, Scope& s, const Node& n) { return set_next_upstream(s, n, M); }
   static Status next_tries(Compiler&, Scope& s, const Node& n) { return set_next_tries(s, n, M); }
   static Status ignore_headers(Compiler&, Scope& s, const Node& n) { return set_ignore_headers(s, n, M); }
+  static Status limit_rate(Compiler&, Scope& s, const Node& n) { return set_limit_rate(s, n, M); }
+  static Status bind(Compiler&, Scope& s, const Node& n) { return set_bind(s, n, M); }
   static Status accepted_size(Compiler&, Scope&, const Node& n) { return accept_size(n); }
   static Status accepted(Compiler&, Scope&, const Node&) { return Ok{}; }
 };

@@ -34,10 +34,6 @@ constexpr uint16_t kHSL = kHttp | kServer | kLocation;
 constexpr uint16_t kHS = kHttp | kServer;
 
 constexpr DefaultOnly kDefaults[] = {
-    // main and events
-    {"worker_priority", kMain, Kind::word, {"0"}},
-    {"pcre_jit", kMain, Kind::word, {"off"}},
-    {"lock_file", kMain, Kind::word, {"logs/nginx.lock"}},
     // http core
     {"server_names_hash_max_size", kHttp, Kind::any_size, {}},
     {"server_names_hash_bucket_size", kHttp, Kind::any_size, {}},
@@ -48,17 +44,12 @@ constexpr DefaultOnly kDefaults[] = {
     {"client_body_in_file_only", kHSL, Kind::word, {"off"}},
     {"disable_symlinks", kHSL, Kind::word, {"off"}},
     {"read_ahead", kHSL, Kind::size, {"0"}},
-    // modules
-    {"ssi", kHSL, Kind::word, {"off"}},
-    {"userid", kHSL, Kind::word, {"off"}},
-    {"dav_access", kHSL, Kind::word, {"user:rw"}},
     // ssl
     {"ssl_ocsp", kHS, Kind::word, {"off"}},
     {"ssl_ocsp_cache", kHS, Kind::word, {"off"}},
     // proxy
     {"proxy_store", kHSL, Kind::word, {"off"}},
     {"proxy_store_access", kHSL, Kind::word, {"user:rw"}},
-    {"proxy_limit_rate", kHSL, Kind::size, {"0"}},
     {"proxy_force_ranges", kHSL, Kind::word, {"off"}},
     {"proxy_headers_hash_max_size", kHSL, Kind::any_size, {}},
     {"proxy_headers_hash_bucket_size", kHSL, Kind::any_size, {}},

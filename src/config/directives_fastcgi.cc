@@ -63,6 +63,8 @@ const DirectiveSpec kFastcgiDirectives[] = {
     {"fastcgi_pass_request_body", kHSL, kFlag, true, false, kMain, &F::flag<&ProxyConfig::pass_request_body>},
     {"fastcgi_ignore_client_abort", kHSL, kFlag, true, false, kMain, &F::flag<&ProxyConfig::ignore_client_abort>},
     {"fastcgi_socket_keepalive", kHSL, kFlag, true, false, kMain, &F::flag<&ProxyConfig::socket_keepalive>},
+    {"fastcgi_limit_rate", kHSL, kArgs1, true, false, kMain, &F::limit_rate},
+    {"fastcgi_bind", kHSL, kArgs1 | kArgs2, true, false, kMain, &F::bind},
     {"fastcgi_buffer_size", kHSL, kArgs1, true, false, kMain, &F::size<&ProxyConfig::buffer_size>},
     {"fastcgi_buffers", kHSL, kArgs2, true, false, kMain, &F::buffers},
     {"fastcgi_busy_buffers_size", kHSL, kArgs1, true, false, kMain, &F::size<&ProxyConfig::busy_buffers_size>},

@@ -76,6 +76,7 @@ const DirectiveSpec kGrpcDirectives[] = {
     {"grpc_read_timeout", kHSL, kArgs1, true, false, kMain, &G::timeout<&ProxyConfig::read_timeout>},
     {"grpc_intercept_errors", kHSL, kFlag, true, false, kMain, &G::flag<&ProxyConfig::intercept_errors>},
     {"grpc_socket_keepalive", kHSL, kFlag, true, false, kMain, &G::flag<&ProxyConfig::socket_keepalive>},
+    {"grpc_bind", kHSL, kArgs1 | kArgs2, true, false, kMain, &G::bind},
     {"grpc_buffer_size", kHSL, kArgs1, true, false, kMain, &G::size<&ProxyConfig::buffer_size>},
     {"grpc_next_upstream", kHSL, kArgs1More, true, false, kMain, &G::next_upstream},
     {"grpc_next_upstream_tries", kHSL, kArgs1, true, false, kMain, &G::next_tries},

@@ -50,9 +50,32 @@ Status obsolete(Compiler& c, Scope&, const Node& n) {
   return Ok{};
 }
 
+// Sizes of nginx's own HTTP/2 structures (a memory pool, the stream index
+// hash): checked as nginx checks them; torii's sessions have neither.
+Status accept_pool_size(Compiler&, Scope&, const Node& n) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v) || v <= 0) return node_error(n, "invalid value \"" + n.args[0] + "\"");
+  return Ok{};
+}
+
+Status accept_streams_index_size(Compiler&, Scope&, const Node& n) {
+  uint64_t v = 0;
+  if (!parse_number(n.args[0], v) || v == 0 || (v & (v - 1)) != 0)
+    return node_error(n, "\"" + n.name + "\" directive must be a power of two");
+  return Ok{};
+}
+
 // Server push was removed from browsers; nginx 1.25 removed it too.
 Status push_off(Compiler& c, Scope&, const Node& n) {
   if (n.args[0] != "off") c.warn(n, "\"" + n.name + "\" is ignored: HTTP/2 server push is not supported");
+  return Ok{};
+}
+
+// http2_max_concurrent_pushes N: 0 is what torii does; more asks for push.
+Status push_off_count(Compiler& c, Scope&, const Node& n) {
+  uint64_t v = 0;
+  if (!parse_number(n.args[0], v)) return node_error(n, "\"" + n.name + "\" directive invalid number");
+  if (v != 0) c.warn(n, "\"" + n.name + "\" is ignored: HTTP/2 server push is not supported");
   return Ok{};
 }
 
@@ -75,6 +98,9 @@ constexpr DirectiveSpec kHttp2Directives[] = {
     {"http2_max_header_size", kHS, kArgs1, true, false, kMain, &obsolete},
     {"http2_push", kHS | kLocation, kArgs1, false, false, kMain, &push_off},
     {"http2_push_preload", kHS | kLocation, kFlag, true, false, kMain, &push_off},
+    {"http2_max_concurrent_pushes", kHS, kArgs1, true, false, kMain, &push_off_count},
+    {"http2_pool_size", kHS, kArgs1, true, false, kMain, &accept_pool_size},
+    {"http2_streams_index_size", kHS, kArgs1, true, false, kMain, &accept_streams_index_size},
 };
 
 }  // namespace

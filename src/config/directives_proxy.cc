@@ -11,6 +11,7 @@
 #include "config/directives.h"
 #include "config/directives_cgi.h"
 #include "config/directives_health_check.h"
+#include "config/upstream_bind.h"
 #include "upstream/live_group.h"
 #include "config/nginx_directives.h"
 #include "config/map_config.h"
@@ -761,6 +762,24 @@ Status accept_size_or_zero(Compiler&, Scope&, const Node& n) {
   return Ok{};
 }
 
+Status set_limit_rate(Compiler&, Scope& s, const Node& n) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v)) return invalid_value(n, n.args[0]);
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.limit_rate = static_cast<size_t>(v);
+    return Ok{};
+  });
+}
+
+Status set_bind(Compiler&, Scope& s, const Node& n) {
+  auto bind = parse_upstream_bind(n);
+  if (!bind) return Error{bind.error()};
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.bind = std::move(*bind);
+    return Ok{};
+  });
+}
+
 constexpr uint16_t kHSL = kHttp | kServer | kLocation;
 
 const DirectiveSpec kProxyDirectives[] = {
@@ -790,6 +809,8 @@ const DirectiveSpec kProxyDirectives[] = {
     {"proxy_pass_request_body", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::pass_request_body>},
     {"proxy_ignore_client_abort", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::ignore_client_abort>},
     {"proxy_socket_keepalive", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::socket_keepalive>},
+    {"proxy_limit_rate", kHSL, kArgs1, true, false, kMain, &set_limit_rate},
+    {"proxy_bind", kHSL, kArgs1 | kArgs2, true, false, kMain, &set_bind},
     {"proxy_buffer_size", kHSL, kArgs1, true, false, kMain, &set_size<&ProxyConfig::buffer_size>},
     {"proxy_buffers", kHSL, kArgs2, true, false, kMain, &set_buffers},
     {"proxy_busy_buffers_size", kHSL, kArgs1, true, false, kMain, &set_size<&ProxyConfig::busy_buffers_size>},

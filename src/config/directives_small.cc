@@ -57,6 +57,8 @@ Status accept_recoding(Compiler& c, Scope&, const Node& n) {
 
 // ---- accepted: torii's model already does their job ---------------------------
 
+Status accept_flag(Compiler&, Scope&, const Node&) { return Ok{}; }
+
 Status accept_time(Compiler&, Scope&, const Node& n) {
   int64_t ms = 0;
   if (!parse_time_ms(n.args[0], ms)) return invalid_value(n, n.args[0]);
@@ -113,7 +115,7 @@ Status accept_accept_mutex(Compiler& c, Scope&, const Node& n) {
 Status accept_notice_on(Compiler& c, Scope&, const Node& n) {
   if (n.args[0] == "on") {
     if (n.name == "recursive_error_pages") c.warn(n, "\"recursive_error_pages on\": torii follows one error_page only");
-    if (n.name == "log_subrequest") c.warn(n, "\"log_subrequest on\": torii makes no subrequests");
+    if (n.name == "log_subrequest") c.warn(n, "\"log_subrequest on\" has no effect: subrequests (SSI includes, mirrors, auth_request) are not written to the access log");
     if (n.name == "msie_refresh") c.warn(n, "\"msie_refresh on\" has no effect: redirects always use Location");
   }
   return Ok{};
@@ -171,6 +173,13 @@ constexpr DirectiveSpec kSmallDirectives[] = {
     {"fastcgi_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
     {"uwsgi_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
     {"scgi_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
+    // Sizes of nginx's per-connection and per-request memory pools; torii's
+    // connections and requests hold no such pools.
+    {"connection_pool_size", kHttp | kServer, kArgs1, true, false, kMain, &accept_size},
+    {"request_pool_size", kHttp | kServer, kArgs1, true, false, kMain, &accept_size},
+    // Only kqueue systems watch cached descriptors for changes; on Linux
+    // nginx ignores it too.
+    {"open_file_cache_events", kHSL, kFlag, true, false, kMain, &accept_flag},
 };
 
 }  // namespace

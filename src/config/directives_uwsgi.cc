@@ -47,6 +47,8 @@ const DirectiveSpec kUwsgiDirectives[] = {
     {"uwsgi_pass_request_body", kHSL, kFlag, true, false, kMain, &U::flag<&ProxyConfig::pass_request_body>},
     {"uwsgi_ignore_client_abort", kHSL, kFlag, true, false, kMain, &U::flag<&ProxyConfig::ignore_client_abort>},
     {"uwsgi_socket_keepalive", kHSL, kFlag, true, false, kMain, &U::flag<&ProxyConfig::socket_keepalive>},
+    {"uwsgi_limit_rate", kHSL, kArgs1, true, false, kMain, &U::limit_rate},
+    {"uwsgi_bind", kHSL, kArgs1 | kArgs2, true, false, kMain, &U::bind},
     {"uwsgi_buffer_size", kHSL, kArgs1, true, false, kMain, &U::size<&ProxyConfig::buffer_size>},
     {"uwsgi_buffers", kHSL, kArgs2, true, false, kMain, &U::buffers},
     {"uwsgi_busy_buffers_size", kHSL, kArgs1, true, false, kMain, &U::size<&ProxyConfig::busy_buffers_size>},

@@ -17,6 +17,7 @@ namespace torii::config {
 struct UpstreamGroupConfig;
 struct UpstreamTlsConfig;
 struct CacheSettings;  // config/cache_config.h
+struct UpstreamBind;   // config/upstream_bind.h
 class Regex;          // config/regex.h
 
 // proxy_next_upstream conditions.
@@ -126,6 +127,10 @@ struct ProxyConfig {
   bool pass_request_body = true;
   bool ignore_client_abort = false;
   bool socket_keepalive = false;  // SO_KEEPALIVE on the upstream socket (*_socket_keepalive)
+  // *_limit_rate: bytes per second read from the upstream while the
+  // response is buffered (as nginx's event pipe); 0: no limit.
+  size_t limit_rate = 0;
+  std::shared_ptr<const UpstreamBind> bind;  // *_bind: the connection's source address; null: off
   // proxy_cache and its directives (config/cache_config.h); null: never set.
   std::shared_ptr<const CacheSettings> cache;
   uint32_t ignore_headers = 0;  // IgnoreHeader bits

@@ -73,6 +73,8 @@ constexpr Named kPlain[] = {
     {"invalid_referer", VarId::invalid_referer},
     {"secure_link", VarId::secure_link},
     {"secure_link_expires", VarId::secure_link_expires},
+    {"uid_got", VarId::uid_got},
+    {"uid_set", VarId::uid_set},
     {"upstream_response_length", VarId::upstream_response_length},
     {"uri", VarId::uri},
     {"binary_remote_addr", VarId::binary_remote_addr},

@@ -87,6 +87,8 @@ enum class VarId : uint8_t {
   invalid_referer,      // referer module: "1" when valid_referers refuses the Referer
   secure_link,          // secure_link module: "1", "0" (expired) or the link (secure_link_secret)
   secure_link_expires,  // secure_link module: the expiry time the link carries
+  uid_got,    // userid module: "NAME=HEX" of the cookie the client sent
+  uid_set,    // userid module: "NAME=HEX" of the cookie this response sets
   uri,
   // Client identity (modules/realip/variables.cc).
   binary_remote_addr,

@@ -17,6 +17,7 @@
 #include "dns/resolver.h"
 #include "core/proxy_protocol_reader.h"
 #include "core/recycled.h"
+#include "core/worker_placement.h"
 #include "handlers/open_file_cache.h"
 #include "http1/connection.h"
 #include "http2/connection.h"
@@ -202,6 +203,7 @@ bool Worker::open_listeners() {
 void Worker::start() {
   thread_ = std::thread([this] {
     metrics::bind_worker(index_);
+    place_worker_thread(config_->process, index_);
     for (auto& [name, a] : acceptors_) a->watch();
     for (auto& [name, e] : quic_endpoints_) e->watch();
     loop_.arm(housekeeping_, kHousekeepingMs);
@@ -282,6 +284,7 @@ void Worker::hand_quic_datagram(std::string address, std::shared_ptr<http3::Hand
 
 void Worker::apply_config(std::shared_ptr<const config::Config> config) {
   config_ = config;
+  place_worker_thread(config->process, index_);
   upstreams_->use_config(*config);  // the old config's idle upstream connections move on or close
   // QUIC: a kept address swaps its binding in place (connections keep the
   // settings they started with; new streams take the new config); a gone

@@ -6,6 +6,7 @@
 #include "handlers/fastcgi/fastcgi_codec.h"
 #include "handlers/grpc/grpc_codec.h"
 #include "handlers/proxy.h"
+#include "handlers/scgi/scgi_codec.h"
 #include "handlers/uwsgi/uwsgi_codec.h"
 #include "http/exchange.h"
 
@@ -22,6 +23,13 @@ HandlerResult serve_uwsgi(http::Exchange& ex) {
   if (auto decided = apply_try_files(ex)) return std::move(*decided);
   const auto& cfg = *ex.settings().uwsgi;
   serve_upstream(ex, cfg.upstream, std::make_unique<uwsgi::UwsgiCodec>(ex, cfg));
+  return HandlerResult::done();
+}
+
+HandlerResult serve_scgi(http::Exchange& ex) {
+  if (auto decided = apply_try_files(ex)) return std::move(*decided);
+  const auto& cfg = *ex.settings().scgi;
+  serve_upstream(ex, cfg.upstream, std::make_unique<scgi::ScgiCodec>(ex, cfg));
   return HandlerResult::done();
 }
 

@@ -14,6 +14,7 @@ namespace torii::handlers {
 
 HandlerResult serve_fastcgi(http::Exchange& ex);
 HandlerResult serve_uwsgi(http::Exchange& ex);
+HandlerResult serve_scgi(http::Exchange& ex);
 // grpc_pass: the session with the HTTP/2 codec (no try_files, as nginx's
 // grpc module has no content-phase files to try).
 HandlerResult serve_grpc(http::Exchange& ex);

@@ -23,6 +23,7 @@
 #include "config/cache_config.h"
 #include "config/directives.h"
 #include "config/proxy_config.h"
+#include "config/upstream_bind.h"
 #include "config/upstream_config.h"
 #include "config/upstream_tls_config.h"
 #include "core/event_loop.h"
@@ -39,6 +40,7 @@
 #include "http1/response_parser.h"
 #include "log/error_log.h"
 #include "net/tls_client.h"
+#include "upstream/local_bind.h"
 #include "upstream/socket_handler.h"
 #include "upstream/try_times.h"
 #include "upstream/upstreams.h"
@@ -135,6 +137,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   void connect_to(int peer);
   // `readable`: the event that completed the connect also said data came.
   void on_connected(bool readable = false);
+  bool bind_source();  // false: failed, the request answered
   void start_codec_output();  // a multiplexed protocol's first bytes on this try's connection
   void start_tls();
   void continue_handshake();
@@ -232,6 +235,12 @@ class ProxySession final : public http::Exchange::HandlerState,
   bool paused_ = false;  // the client's queue is full: wait for its drain
   size_t queue_limit_ = 0;
   bool upstream_eof_ = false;
+  // *_limit_rate for this response (0: none): bytes read since its start.
+  size_t rate_ = 0;
+  int64_t rate_start_ms_ = 0;
+  int64_t rate_read_ = 0;
+  bool rate_delayed_ = false;  // over the rate: the timer resumes reading
+  int64_t rate_allowance() const;
 };
 
 // ---- start -----------------------------------------------------------------------
@@ -452,6 +461,7 @@ void ProxySession::connect_to(int peer) {
     if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one) != 0)
       log_upstream(config::LogLevel::alert, errno, "setsockopt(SO_KEEPALIVE) failed", "connecting to upstream");
   }
+  if (cfg_.bind && server.addr.ss_family != AF_UNIX && !bind_source()) return;
   loop_.add(fd, handler_.get(), EPOLLIN | EPOLLOUT | EPOLLRDHUP);
   int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&server.addr), server.addr_len);
   if (rc == 0) {
@@ -464,6 +474,28 @@ void ProxySession::connect_to(int peer) {
   }
   phase_ = Phase::connecting;
   arm(cfg_.connect_timeout.count());
+}
+
+// *_bind: the source address, rendered when it has variables (empty: none;
+// not an address: logged and none, as nginx). A failure answers 500.
+bool ProxySession::bind_source() {
+  const config::UpstreamBind& b = *cfg_.bind;
+  sockaddr_storage addr = b.addr;
+  socklen_t len = b.addr_len;
+  std::string name = b.name;
+  if (!b.value.empty()) {
+    name = http::render(b.value, ex_);
+    if (name.empty()) return true;
+    if (!config::upstream_bind_address(name, addr, len)) {
+      TORII_LOG(error, "invalid local address \"%s\"%s", name.c_str(), http::log_context(ex_, upstream_url()).c_str());
+      return true;
+    }
+  }
+  upstream::BindFailure failure;
+  if (upstream::bind_local(fd_, addr, len, b.transparent, name, failure)) return true;
+  log_upstream(failure.level, failure.err, failure.what.c_str(), "connecting to upstream");
+  respond(500);
+  return false;
 }
 
 void ProxySession::start_codec_output() {
@@ -838,10 +870,18 @@ void ProxySession::on_head(size_t head_len) {
   // X-Accel-Buffering switches proxy_buffering for this response, as
   // nginx's proxy, FastCGI and uwsgi modules let it (gRPC never buffers):
   // here, how much a slow client may leave queued.
+  bool buffering = cfg_.buffering && !codec_->full_duplex();
   if (!codec_->full_duplex()) {
-    if (const int buffering = accel_buffering(cfg_, resp_); buffering >= 0)
+    if (const int accel = accel_buffering(cfg_, resp_); accel >= 0) {
+      buffering = accel;
       queue_limit_ = buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
+    }
   }
+  // nginx paces only a buffered response (its event pipe).
+  rate_ = buffering ? cfg_.limit_rate : 0;
+  rate_start_ms_ = loop_.now_ms();
+  rate_read_ = 0;
+  rate_delayed_ = false;
 
   // A HEAD the cache sent as GET gets the body, which only the cache keeps.
   const bool head_request = ex_.req.method == http::Method::head && !(fill_ && fill_->changes.get_for_head);
@@ -904,8 +944,21 @@ bool ProxySession::feed_body(std::string_view data) {
   return true;
 }
 
+// Bytes the rate lets be read now: a second's worth at the start, then
+// the rate over the time since (nginx's pipe, counted in milliseconds).
+int64_t ProxySession::rate_allowance() const {
+  return int64_t(rate_) * (loop_.now_ms() - rate_start_ms_) / 1000 + int64_t(rate_) - rate_read_;
+}
+
 void ProxySession::stream_body(bool drained) {
   while (phase_ == Phase::streaming) {
+    if (rate_delayed_) return;
+    const int64_t allowed = rate_ ? rate_allowance() : INT64_MAX;
+    if (allowed <= 0) {
+      rate_delayed_ = true;
+      arm(-allowed * 1000 / int64_t(rate_) + 1);
+      return;
+    }
     // Once drained, read at least once: the codec's low mark may be above
     // queue_limit_ (proxy_buffering off), and waiting again at once would
     // spin on a drain callback that fires straight back.
@@ -926,8 +979,10 @@ void ProxySession::stream_body(bool drained) {
     drained = false;
     const size_t queued = ex_.queued_bytes();
     size_t room = std::min(kReadChunk, std::max<size_t>(queue_limit_ > queued ? queue_limit_ - queued : 0, 4096));
+    room = size_t(std::min<int64_t>(int64_t(room), allowed));
     ssize_t n = recv_upstream(scratch(), room);
     if (n > 0) {
+      rate_read_ += n;
       arm(cfg_.read_timeout.count());
       if (!feed_body(std::string_view(scratch(), size_t(n)))) return;
       continue;
@@ -1133,6 +1188,12 @@ void ProxySession::on_timeout() {
                  request_sent_ ? "reading response header from upstream" : "sending request to upstream");
       return;
     case Phase::streaming:
+      if (rate_delayed_) {  // the rate's pause is over, not a timeout
+        rate_delayed_ = false;
+        arm(cfg_.read_timeout.count());
+        stream_body();
+        return;
+      }
       log_upstream(config::LogLevel::error, ETIMEDOUT, "upstream timed out", "reading upstream");
       fail_response(nullptr);
       return;

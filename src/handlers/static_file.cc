@@ -19,11 +19,13 @@
 #include "http/if_modified_since.h"
 #include "http/range.h"
 #include "http/range_response.h"
+#include "modules/ssi/ssi_filter.h"
 #include "http/special_response.h"
 #include "http/variables.h"
 #include "http/log_context.h"
 #include "log/error_log.h"
 #include "modules/autoindex/autoindex.h"
+#include "modules/random_index/random_index.h"
 #include "modules/compression/compression_filter.h"
 
 namespace torii::handlers {
@@ -136,6 +138,11 @@ HandlerResult serve_index(Exchange& ex) {
   if (!map_uri(ex, ex.req.path, dir)) return HandlerResult::error(404);
   if (dir.empty() || dir.back() != '/') dir.push_back('/');
   ex.request_filename = dir;
+  if (s.random_index) {  // before the index files, as nginx's module order has it
+    random_index::Pick pick = random_index::pick_file(ex, dir);
+    if (pick.status != 0) return HandlerResult::error(pick.status);
+    if (!pick.name.empty()) return redirect_with_args(ex, ex.req.path + pick.name);
+  }
 
   std::string file;
   for (size_t i = 0; i < s.index.size(); ++i) {
@@ -269,8 +276,7 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
 
   http::ResponseHead head;
   head.headers.reserve(6);
-  char date[http::kHttpDateLen];
-  http::format_http_date(f.mtime, date);
+  const std::string_view date = http::cached_mtime_date(f.mtime);
 
   if (err_status == 0) {
     const int pre = evaluate_preconditions(ex, f, etag);
@@ -278,7 +284,7 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
     if (pre == 304) {
       // A 304 carries the validators but no body, length or type.
       head.status = 304;
-      head.add("Last-Modified", std::string(date, sizeof date));
+      head.add("Last-Modified", std::string(date));
       if (!etag.empty()) head.add("ETag", std::string(etag));
       ex.header_only = true;
       ex.send_head(std::move(head));
@@ -290,9 +296,11 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
   const std::string_view type = config::mime_type(s, ex.req.path);
   head.status = err_status != 0 ? err_status : 200;
   if (!type.empty()) head.add("Content-Type", std::string(type));
-  head.add("Last-Modified", std::string(date, sizeof date));
+  head.add("Last-Modified", std::string(date));
   if (!etag.empty()) head.add("ETag", std::string(etag));
-  const uint32_t max_ranges = s.core.max_ranges;  // 0: no ranges, and no Accept-Ranges
+  // 0: no ranges, and no Accept-Ranges (nor where SSI or addition rewrite the body).
+  const uint32_t max_ranges =
+      ex.subrequest_depth == 0 && ssi::rewrites_body(s, type) ? 0 : s.core.max_ranges;
   if (err_status == 0 && max_ranges > 0) head.add("Accept-Ranges", "bytes");
   if (vary) head.add("Vary", "Accept-Encoding");
   if (!content_encoding.empty()) head.add("Content-Encoding", std::string(content_encoding));

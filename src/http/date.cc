@@ -187,6 +187,16 @@ std::string_view cached_http_date(int64_t unix_sec) {
   return {cache.text, cache.len};
 }
 
+std::string_view cached_mtime_date(int64_t unix_sec) {
+  thread_local SecondCache cache;
+  if (cache.second != unix_sec) {
+    format_http_date(unix_sec, cache.text);
+    cache.len = kHttpDateLen;
+    cache.second = unix_sec;
+  }
+  return {cache.text, cache.len};
+}
+
 std::optional<int64_t> parse_http_date(std::string_view text) {
   Cursor c{text};
   // Weekday: letters up to ',' (IMF-fixdate, RFC 850) or ' ' (asctime).

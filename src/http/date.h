@@ -24,6 +24,11 @@ std::string format_http_date(int64_t unix_sec);
 // view stays valid until this thread asks for a different second.
 std::string_view cached_http_date(int64_t unix_sec);
 
+// The same for a file's Last-Modified, from a cache of its own: a file
+// server answers for the same few files, and sharing the clock's entry
+// would reformat both on every response.
+std::string_view cached_mtime_date(int64_t unix_sec);
+
 // Parses any of the three formats a recipient must accept: IMF-fixdate,
 // obsolete RFC 850 ("Sunday, 06-Nov-94 08:49:37 GMT", two-digit years below
 // 70 are 20xx) and asctime ("Sun Nov  6 08:49:37 1994"). The weekday is not

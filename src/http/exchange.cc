@@ -14,7 +14,10 @@
 #include "http/log_context.h"
 #include "modules/charset/charset_filter.h"
 #include "modules/sub/sub_filter.h"
+#include "modules/addition/addition_filter.h"
+#include "modules/ssi/ssi_filter.h"
 #include "modules/trailers/add_trailer.h"
+#include "modules/userid/userid.h"
 #include "log/error_log.h"
 
 namespace torii::http {
@@ -95,6 +98,7 @@ void Exchange::send_head(ResponseHead head) {
     if (strcasecmp(h.name.c_str(), "Content-Type") == 0) head.remove("Content-Type");
     head.add(h.name, value);
   }
+  if (s.userid) userid::header_filter(*this, head);  // after add_header, as nginx's filter order
   expect_trailers_ = trailers::expect(*this, head);
   head_in_filters = nullptr;
   // A server that also answers HTTP/3 says where on its TCP responses
@@ -112,12 +116,18 @@ void Exchange::send_head(ResponseHead head) {
   // The upstream's X-Accel-Limit-Rate sets $limit_rate, then the pace is
   // fixed for the response (not for a 101's tunnel).
   if (head.accel_limit_rate >= 0) access.limit_rate = head.accel_limit_rate;
-  if (status != 101) rate_filter = limits::make_rate_sink(*this, sink_);
-  // The sub filter judges the head before compression (it takes the
-  // length away) and its body filter sits in front of compression's.
+  // A subrequest's body goes into its parent's: paced and compressed there.
+  if (status != 101 && subrequest_depth == 0) rate_filter = limits::make_rate_sink(*this, sink_);
+  // The addition, sub and SSI filters judge the head before compression
+  // (they take the length away), in nginx's order, and their body filters
+  // sit in front of compression's in the same order.
+  std::shared_ptr<http::ResponseSink> addition_filter = s.ssi ? addition::header_filter(*this, head) : nullptr;
   std::shared_ptr<sub::SubSink> sub_filter = s.sub_filter ? sub::header_filter(*this, head) : nullptr;
-  if (s.compression) body_filter = compression::header_filter(*this, head, below());
+  std::shared_ptr<ssi::SsiSink> ssi_filter = s.ssi ? ssi::header_filter(*this, head) : nullptr;
+  if (s.compression && subrequest_depth == 0) body_filter = compression::header_filter(*this, head, below());
+  if (ssi_filter) body_filter = ssi::attach(std::move(ssi_filter), std::move(body_filter), below());
   if (sub_filter) body_filter = sub::attach(std::move(sub_filter), std::move(body_filter), below());
+  if (addition_filter) body_filter = addition::attach(std::move(addition_filter), std::move(body_filter), below());
   // Ours go first, unless the upstream's were passed (proxy_pass_header).
   const bool own_server = !head.has_upstream_server_or_date || head.find("Server") == nullptr;
   const bool own_date = !head.has_upstream_server_or_date || head.find("Date") == nullptr;

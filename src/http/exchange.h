@@ -21,6 +21,9 @@
 #include "http/request.h"
 #include "http/response.h"
 
+namespace torii::userid {
+struct UidState;
+}
 namespace torii::handlers {
 class OpenFileCache;
 }
@@ -38,6 +41,9 @@ class BackgroundUpdates;
 }
 namespace torii::mirror {
 class Mirrors;
+}
+namespace torii::ssi {
+struct MainState;
 }
 namespace torii::net {
 struct ProxyProtocolAddrs;
@@ -184,6 +190,8 @@ class Exchange {
     virtual void on_client_gone() {}
   };
   std::unique_ptr<HandlerState> handler_state;
+  // The userid module's cookies for this request, made when first asked for.
+  std::shared_ptr<userid::UidState> uid;
 
   // The codec calls this when the client closed (or failed) before the
   // response was complete, just before the request is logged: nginx's 499
@@ -241,6 +249,13 @@ class Exchange {
   // main request filters the response it assembles).
   std::string slice_range;
   bool slice_part = false;
+  // A subrequest (an SSI include, an addition): how deep under the
+  // client's request (0: the client's own). Its body goes into its
+  // parent's, so it is neither compressed nor paced on its own.
+  int subrequest_depth = 0;
+  // What the SSI filters of a request and of its subrequests share
+  // (variables, blocks): made by the first one, handed to the includes.
+  std::shared_ptr<ssi::MainState> ssi_state;
   // A rewrite changed the URI inside this location and stayed (`break`):
   // proxy_pass then sends the whole URI, not its own URI part (nginx's
   // !valid_location). Cleared when the location's rewrite phase starts.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "modules/dav/dav.h"
 #include "modules/empty_gif/empty_gif.h"
 #include "modules/slice/slice.h"
 #include "modules/admin_api/api_handler.h"
@@ -240,10 +241,16 @@ void route(Exchange& ex, Phase from) {
       empty_gif::serve(ex);
       return;
     }
+    if (dav::handles(ex) && !(s.fastcgi && s.fastcgi->upstream.upstream) && !(s.uwsgi && s.uwsgi->upstream.upstream) &&
+        !(s.grpc && s.grpc->upstream.upstream)) {
+      dav::serve(ex);  // dav_methods: PUT, DELETE, MKCOL, COPY, MOVE on the files
+      return;
+    }
     // fastcgi_pass / uwsgi_pass (try_files first, then the session, which
     // answers later), else static files.
     auto result = s.fastcgi && s.fastcgi->upstream.upstream ? handlers::serve_fastcgi(ex)
                   : s.uwsgi && s.uwsgi->upstream.upstream   ? handlers::serve_uwsgi(ex)
+                  : s.scgi && s.scgi->upstream.upstream     ? handlers::serve_scgi(ex)
                   : s.grpc && s.grpc->upstream.upstream     ? handlers::serve_grpc(ex)
                                                             : handlers::serve_static(ex);
     switch (result.kind) {

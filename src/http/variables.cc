@@ -1,6 +1,7 @@
 #include "http/variables.h"
 
 #include <arpa/inet.h>
+#include <openssl/crypto.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "config/map_config.h"
 #include "config/proxy_config.h"
 #include "core/ascii.h"
+#include "http/basic_credentials.h"
 #include "handlers/fastcgi/split_path.h"
 #include "http/document_root.h"
 #include "http/exchange.h"
@@ -30,6 +32,7 @@
 #include "modules/geo/geo_variable.h"
 #include "modules/referer/referer.h"
 #include "modules/secure_link/secure_link.h"
+#include "modules/userid/userid.h"
 #include "modules/split_clients/split_clients.h"
 #include "modules/realip/variables.h"
 #include "modules/stub_status/stub_status.h"
@@ -165,46 +168,14 @@ bool append_cookie(const RequestHead& req, std::string_view name, std::string& o
   return false;
 }
 
-int base64_value(unsigned char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
 // The user of "Authorization: Basic base64(user:password)"; no value when
 // the scheme differs, the base64 is bad, or there is no ':' or no user.
 bool append_remote_user(const RequestHead& req, std::string& out) {
-  const Header* h = first_request_header(req, "authorization");
-  if (!h) return false;
-  std::string_view v = h->value;
-  if (v.size() < 6 || !iequals(v.substr(0, 6), "basic ")) return false;
-  v.remove_prefix(6);
-  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-  size_t len = 0;
-  while (len < v.size() && v[len] != '=') {
-    if (base64_value(static_cast<unsigned char>(v[len])) < 0) return false;
-    ++len;
-  }
-  if (len == 0 || len % 4 == 1) return false;
-  // Decode straight into `out`, stop at the ':'.
-  size_t mark = out.size();
-  uint32_t acc = 0;
-  int bits = 0;
-  for (size_t i = 0; i < len; ++i) {
-    acc = (acc << 6) | static_cast<uint32_t>(base64_value(static_cast<unsigned char>(v[i])));
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      char c = static_cast<char>((acc >> bits) & 0xff);
-      if (c == ':') return out.size() > mark;  // an empty user is no user
-      out.push_back(c);
-    }
-  }
-  out.resize(mark);  // no ':' at all
-  return false;
+  BasicCredentials c;
+  const bool ok = basic_credentials(req, c);
+  if (ok) out.append(c.decoded, 0, c.colon);
+  OPENSSL_cleanse(c.decoded.data(), c.decoded.size());
+  return ok;
 }
 
 void append_protocol(int version, std::string& out) {
@@ -508,6 +479,10 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return secure_link::append_secure_link(ex, out);
     case VarId::secure_link_expires:
       return secure_link::append_secure_link_expires(ex, out);
+    case VarId::uid_got:
+      return userid::append_uid_got(ex, out);
+    case VarId::uid_set:
+      return userid::append_uid_set(ex, out);
     case VarId::slice_range:
       if (ex.slice_range.empty()) return false;
       out.append(ex.slice_range);

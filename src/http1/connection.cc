@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "core/clock.h"
+#include "core/string_pool.h"
 #include "http/pipeline.h"
 #include "http1/serializer.h"
 #include "http/user_agent_quirks.h"
@@ -171,6 +172,7 @@ bool Connection::fill_buffer(std::string& buf, size_t limit) {
   // Read into scratch and append what came: a request is usually a few
   // hundred bytes, and growing the string first would zero 16 KB per read.
   char scratch[kReadChunk];
+  if (buf.empty() && buf.capacity() == std::string().capacity()) buf = core::StringPool::take();
   while (readable_) {
     size_t room = limit > buf.size() ? std::min(kReadChunk, limit - buf.size()) : 0;
     if (room == 0) return true;  // full: the caller decides (limit reached)
@@ -420,8 +422,8 @@ void Connection::start_next_request() {
     idle_since_ms_ = worker_.loop().now_ms();
     // An idle keep-alive connection holds no buffers (at most a few hundred
     // bytes each, but there may be tens of thousands of such connections).
-    std::string().swap(in_);
-    std::string().swap(body_in_);
+    core::StringPool::give(in_);
+    core::StringPool::give(body_in_);
     out_.release_if_empty();
   } else {
     arm_timer(srv.client_header_timeout.count());

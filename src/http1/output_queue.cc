@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "core/string_pool.h"
+
 namespace torii::http1 {
 
 namespace {
@@ -25,11 +27,18 @@ void OutputQueue::push_back(Piece p) {
 }
 
 void OutputQueue::pop_front() {
-  pieces_[first_] = Piece{};  // lets go of the memory and the file now
-  if (++first_ == pieces_.size()) {
-    pieces_.clear();
+  if (first_ + 1 == pieces_.size()) {
+    if (!pieces_.back().file) core::StringPool::give(pieces_.back().data);
+    pieces_.clear();  // the last one: every slot goes
     first_ = 0;
-  } else if (first_ >= kCompactAfter && first_ * 2 >= pieces_.size()) {
+    return;
+  }
+  // Lets go of the memory and the file now. Only what the piece holds is
+  // reset: assigning a whole new Piece cost more than the rest of the pop.
+  Piece& spent = pieces_[first_];
+  if (spent.file) spent.file.reset();
+  else core::StringPool::give(spent.data);
+  if (++first_ >= kCompactAfter && first_ * 2 >= pieces_.size()) {
     // A stream whose queue never empties: drop the spent slots (amortised O(1)).
     pieces_.erase(pieces_.begin(), pieces_.begin() + ptrdiff_t(first_));
     first_ = 0;
@@ -37,7 +46,11 @@ void OutputQueue::pop_front() {
 }
 
 std::string& OutputQueue::memory_tail() {
-  if (empty() || pieces_.back().file || pieces_.back().data.size() >= kMergeLimit) push_back(Piece{});
+  if (empty() || pieces_.back().file || pieces_.back().data.size() >= kMergeLimit) {
+    Piece p;
+    p.data = core::StringPool::take();
+    push_back(std::move(p));
+  }
   return pieces_.back().data;
 }
 

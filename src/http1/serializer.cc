@@ -1,6 +1,9 @@
 #include "http1/serializer.h"
 
+#include <cstring>
 #include <string_view>
+
+#include "http/field_bytes.h"
 
 namespace torii::http1 {
 
@@ -19,14 +22,6 @@ inline bool name_is(const std::string& name, std::string_view lower_name) {
   return true;
 }
 
-// CR, LF or NUL in a field would split the response (header injection), so
-// such a field is left out rather than sent.
-inline bool safe_field(const std::string& s) {
-  for (char c : s)
-    if (c == '\r' || c == '\n' || c == '\0') return false;
-  return true;
-}
-
 // Writes `v` in decimal at `p`, returns the end.
 inline char* put_uint(char* p, uint64_t v) {
   char tmp[20];
@@ -39,16 +34,9 @@ inline char* put_uint(char* p, uint64_t v) {
   return p;
 }
 
-inline void append_uint(std::string& out, uint64_t v) {
-  char buf[20];
-  out.append(buf, static_cast<size_t>(put_uint(buf, v) - buf));
-}
-
-inline void append_field(std::string& out, std::string_view name, std::string_view value) {
-  out.append(name);
-  out.append(": ", 2);
-  out.append(value);
-  out.append("\r\n", 2);
+inline char* put(char* p, std::string_view s) {
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
 }
 
 }  // namespace
@@ -63,21 +51,31 @@ void serialize_response_head(const http::ResponseHead& head, const SerializeOpti
   const bool send_length = !no_body && !opts.chunked && head.content_length >= 0;
   // nginx applies no chunked coding to a HEAD response: no body follows.
   const bool send_chunked = !no_body && opts.chunked && !opts.head_only;
+  const unsigned code = status >= 0 && status <= 999 ? static_cast<unsigned>(status) : 500u;
+  const std::string_view reason = http::reason_phrase(static_cast<int>(code));
 
-  size_t need = 64;
+  // The head is written through a pointer into room made once: appending
+  // piece by piece checked the capacity and called memcpy four times a field.
+  constexpr std::string_view kLength = "Content-Length: ";
+  constexpr std::string_view kChunked = "Transfer-Encoding: chunked\r\n";
+  constexpr std::string_view kKeepAlive = "Connection: keep-alive\r\n";
+  constexpr std::string_view kClose = "Connection: close\r\n";
+  size_t need = 9 + 4 + reason.size() + 2 + kLength.size() + 20 + 2 + kChunked.size() + kKeepAlive.size() + 2;
   for (const auto& h : head.headers) need += h.first.size() + h.second.size() + 4;
-  out.reserve(out.size() + need + 64);
+  const size_t start = out.size();
+  out.resize(start + need);
+  char* const base = out.data();
+  char* p = base + start;
 
   // nginx answers HTTP/1.0 clients with an HTTP/1.1 status line as well
   // (RFC 9110 2.5: the highest minor version the server supports).
-  out.append("HTTP/1.1 ", 9);
-  const unsigned code = status >= 0 && status <= 999 ? static_cast<unsigned>(status) : 500u;
-  char digits[3] = {static_cast<char>('0' + code / 100), static_cast<char>('0' + code / 10 % 10),
-                    static_cast<char>('0' + code % 10)};
-  out.append(digits, 3);
-  out.push_back(' ');
-  out.append(http::reason_phrase(static_cast<int>(code)));
-  out.append("\r\n", 2);
+  p = put(p, "HTTP/1.1 ");
+  *p++ = static_cast<char>('0' + code / 100);
+  *p++ = static_cast<char>('0' + code / 10 % 10);
+  *p++ = static_cast<char>('0' + code % 10);
+  *p++ = ' ';
+  p = put(p, reason);
+  p = put(p, "\r\n");
 
   bool own_connection = false;
   for (const auto& h : head.headers) {
@@ -86,6 +84,8 @@ void serialize_response_head(const http::ResponseHead& head, const SerializeOpti
     // would contradict what we write below. A 101 keeps its Connection
     // (Upgrade), which names the protocol switch.
     switch (name.size()) {
+      case 0:
+        continue;
       case 10:
         if (name_is(name, "connection")) {
           if (!upgrade) continue;
@@ -101,24 +101,32 @@ void serialize_response_head(const http::ResponseHead& head, const SerializeOpti
       default:
         break;
     }
-    if (name.empty() || !safe_field(name) || !safe_field(h.second)) continue;
-    append_field(out, name, h.second);
+    // CR, LF or NUL in a field would split the response (header
+    // injection), so such a field is left out rather than sent.
+    if (!http::no_cr_lf_nul(name) || !http::no_cr_lf_nul(h.second)) continue;
+    p = put(p, name);
+    *p++ = ':';
+    *p++ = ' ';
+    p = put(p, h.second);
+    *p++ = '\r';
+    *p++ = '\n';
   }
 
   if (send_length) {
-    out.append("Content-Length: ", 16);
-    append_uint(out, static_cast<uint64_t>(head.content_length));
-    out.append("\r\n", 2);
+    p = put(p, kLength);
+    p = put_uint(p, static_cast<uint64_t>(head.content_length));
+    p = put(p, "\r\n");
   }
-  if (send_chunked) out.append("Transfer-Encoding: chunked\r\n", 28);
+  if (send_chunked) p = put(p, kChunked);
   if (!own_connection) {
     if (opts.version <= 10) {
-      if (opts.keep_alive) out.append("Connection: keep-alive\r\n", 24);
+      if (opts.keep_alive) p = put(p, kKeepAlive);
     } else if (!opts.keep_alive) {
-      out.append("Connection: close\r\n", 19);
+      p = put(p, kClose);
     }
   }
-  out.append("\r\n", 2);
+  p = put(p, "\r\n");
+  out.resize(static_cast<size_t>(p - base));
 }
 
 void append_chunk_header(size_t size, std::string& out) {

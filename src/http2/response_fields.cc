@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/ascii.h"
+#include "http/field_bytes.h"
 
 namespace torii::http2 {
 
@@ -18,9 +19,6 @@ constexpr std::array<bool, 256> kNameByte = [] {
   for (int c = '!'; c < 0x7f; ++c) t[size_t(c)] = c != ':';
   return t;
 }();
-
-// True if any byte of the 8 in `w` is zero (the classic bit trick).
-constexpr bool has_zero_byte(uint64_t w) { return ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull) != 0; }
 
 }  // namespace
 
@@ -36,18 +34,6 @@ bool safe_name(std::string_view s) {
   return ok;
 }
 
-bool safe_value(std::string_view s) {
-  const char* p = s.data();
-  size_t n = s.size();
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    if (has_zero_byte(w) || has_zero_byte(w ^ 0x0d0d0d0d0d0d0d0dull) || has_zero_byte(w ^ 0x0a0a0a0a0a0a0a0aull))
-      return false;
-  }
-  for (; n > 0; ++p, --n)
-    if (*p == '\r' || *p == '\n' || *p == '\0') return false;
-  return true;
-}
+bool safe_value(std::string_view s) { return http::no_cr_lf_nul(s); }
 
 }  // namespace torii::http2

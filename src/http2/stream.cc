@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "core/worker.h"
 #include "http/pipeline.h"
+#include "http/stream_request.h"
 #include "http1/parser.h"
 #include "http2/response_fields.h"
 #include "http2/session.h"
@@ -71,21 +72,8 @@ void Stream::run() {
   const auto& binding = session_.binding();
   exchange_.emplace(*this, session_.info(), session_.host().services());
   http::Exchange& ex = *exchange_;
-  // The config and its listen group as of this stream's start: a reload
-  // mid-request leaves this exchange on the snapshot it holds.
-  ex.config = binding->config;
-  const config::ListenGroup& group = *binding->group;
-  ex.server = group.default_server.get();
-  ex.start_unix_ms = core::unix_ms();
-  std::string reason;
-  const int status = head_fields_.build(ex, 20, had_body_, reason);
-  if (status != 0) {
-    TORII_LOG(info, "%s, client: %s", reason.c_str(), session_.info().remote_addr.c_str());
-    http::send_error(ex, status);
-  } else {
-    ex.server = &config::find_server(group, ex.req.host);
+  if (http::prepare_stream_request(ex, binding->config, *binding->group, head_fields_, 20, had_body_))
     session_.host().run_request(ex);
-  }
   if (ex.close_connection && !ex.head_sent() && !closed_) {
     // return 444: no response at all, the stream is reset.
     nghttp2_submit_rst_stream(session_.ng(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);

@@ -178,9 +178,9 @@ void Connection::update_timer() {
     const int64_t delay_ns = expiry - mono_ns();
     delay_ms = delay_ns <= 0 ? 0 : (delay_ns + 999'999) / 1'000'000;
   }
-  // A client that owes a request body (client_body_timeout) may be due sooner.
-  if (const int64_t body_due = session_.body_deadline(); body_due != INT64_MAX)
-    delay_ms = std::min(delay_ms, std::max<int64_t>(body_due - worker_.loop().now_ms(), 0));
+  // The requests' timeouts and keepalive_timeout may be due sooner.
+  if (const int64_t due = session_.next_deadline(); due != INT64_MAX)
+    delay_ms = std::min(delay_ms, std::max<int64_t>(due - worker_.loop().now_ms(), 0));
   if (delay_ms == INT64_MAX) {
     worker_.loop().cancel(timer_);
     return;
@@ -194,7 +194,12 @@ void Connection::on_timer(void* self) {
     c->close_now();  // the closing or draining period is over
     return;
   }
-  c->session_.expire_bodies(c->worker_.loop().now_ms());
+  if (c->session_.expire_deadlines(c->worker_.loop().now_ms())) {
+    // keepalive_timeout with no request open: CONNECTION_CLOSE(H3_NO_ERROR).
+    c->session_.close_gracefully(mono_ns());
+    c->enter_closing();
+    return;
+  }
   const Session::Status st = c->session_.handle_expiry(mono_ns());
   if (st != Session::Status::ok) {
     c->handle(st);

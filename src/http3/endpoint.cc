@@ -342,6 +342,7 @@ void Endpoint::new_connection(const ngtcp2_pkt_hd& hd, uint8_t* data, size_t len
   info.server_addr = net::address_text(local);
   info.server_port = net::address_port(local);
   info.tls = true;
+  info.start_ms = worker_.loop().now_ms();  // keepalive_time
 
   auto conn = std::make_unique<Connection>(*this, worker_, info, binding_);
   Connection* raw = conn.get();

@@ -114,7 +114,9 @@ void HqStream::on_close() {
   chunks_start_ = end_ = written_ = acked_ = 0;
   if (!exchange_) return;
   http::Exchange& ex = *exchange_;
-  if (!ex.head_sent()) ex.status = 499;  // nginx's "client closed request"
+  // Cut off before its end: 499 if nothing was sent, and the handler lets
+  // go of its upstream, as over h3.
+  if (!fin_written_) ex.client_gone();
   owner_.session().host().log_request(ex);
 }
 

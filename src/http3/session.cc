@@ -29,7 +29,7 @@ constexpr uint64_t kMaxRecvUdpPayload = 4096;
 constexpr size_t kQpackTableCapacity = 4096;
 constexpr size_t kQpackBlockedStreams = 100;
 // Unidirectional streams a client may open: control, QPACK encoder and
-// decoder, and a few it may use for grease or extensions.
+// decoder, as nginx allows (a grease stream then takes one of those three).
 constexpr uint64_t kMaxUniStreams = 3;
 
 constexpr uint64_t kH3NoError = 0x0100;
@@ -57,6 +57,7 @@ class Session::Callbacks {
     s.info_.ssl_protocol = "TLSv1.3";
     if (const char* c = gnutls_ciphersuite_get(s.tls_)) s.info_.ssl_cipher = c;
     s.info_.ssl_session_reused = gnutls_session_is_resumed(s.tls_) != 0;
+    s.quiet_since_ms_ = s.host_.now_ms();
     s.host_.handshake_completed();
     // One ticket per handshake, resumed or not: TLS 1.3 clients use each
     // ticket once (RFC 8446 C.4), so a resumption must bring the next one.
@@ -84,6 +85,16 @@ class Session::Callbacks {
     const nghttp3_ssize n =
         nghttp3_conn_read_stream(s.h3_, stream_id, data, len, (flags & NGTCP2_STREAM_DATA_FLAG_FIN) != 0);
     s.reading_early_ = false;
+    if (n == NGHTTP3_ERR_MALFORMED_HTTP_MESSAGING && ngtcp2_is_bidi_stream(stream_id)) {
+      // A malformed request (a content-length its DATA contradicts, ...)
+      // is a stream error (RFC 9114 4.1.2): the connection's other
+      // requests go on. The stream's bytes go back to the connection window.
+      TORII_LOG(info, "client sent a malformed HTTP/3 request (%s), stream reset, client: %s",
+                nghttp3_strerror(int(n)), s.info_.remote_addr.c_str());
+      s.reset_stream(stream_id, NGHTTP3_H3_MESSAGE_ERROR);
+      ngtcp2_conn_extend_max_offset(conn, len);
+      return 0;
+    }
     if (n < 0) {
       TORII_LOG(info, "client sent invalid HTTP/3 data (%s), client: %s", nghttp3_strerror(int(n)),
                 s.info_.remote_addr.c_str());
@@ -119,6 +130,7 @@ class Session::Callbacks {
     if (!s.h3_) return 0;
     const int rv = nghttp3_conn_close_stream(s.h3_, stream_id, app_error);
     if (rv == NGHTTP3_ERR_STREAM_NOT_FOUND) {
+      s.stream_gone(stream_id);
       if (ngtcp2_is_bidi_stream(stream_id) && !ngtcp2_conn_is_local_stream(conn, stream_id))
         ngtcp2_conn_extend_max_streams_bidi(conn, 1);
       return 0;
@@ -135,12 +147,14 @@ class Session::Callbacks {
   static int stream_reset(ngtcp2_conn*, int64_t stream_id, uint64_t, uint64_t, void* user, void*) {
     Session& s = *of(user);
     if (s.hq_) s.hq_->on_stream_reset(stream_id);
+    if (s.h3_ && !s.count_cancel(stream_id)) return NGTCP2_ERR_CALLBACK_FAILURE;
     if (s.h3_ && nghttp3_conn_shutdown_stream_read(s.h3_, stream_id) != 0) return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
   }
   static int stream_stop_sending(ngtcp2_conn*, int64_t stream_id, uint64_t, void* user, void*) {
     Session& s = *of(user);
     if (s.hq_) s.hq_->on_stream_reset(stream_id);
+    if (s.h3_ && !s.count_cancel(stream_id)) return NGTCP2_ERR_CALLBACK_FAILURE;
     if (s.h3_ && nghttp3_conn_shutdown_stream_read(s.h3_, stream_id) != 0) return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
   }
@@ -164,6 +178,14 @@ class Session::Callbacks {
 
   static int remove_connection_id(ngtcp2_conn*, const ngtcp2_cid* cid, void* user) {
     of(user)->host_.cid_removed(*cid);
+    return 0;
+  }
+
+  // A request stream starts: client_header_timeout runs until its head is in.
+  static int stream_open(ngtcp2_conn* conn, int64_t stream_id, void* user) {
+    Session& s = *of(user);
+    if (!s.hq_ && ngtcp2_is_bidi_stream(stream_id) && !ngtcp2_conn_is_local_stream(conn, stream_id))
+      s.awaiting_head_.emplace(stream_id, s.host_.now_ms());
     return 0;
   }
 
@@ -237,6 +259,7 @@ class Session::Callbacks {
     auto* st = static_cast<Stream*>(stream_user);
     if (!st) return 0;
     st->headers_done(fin != 0);
+    s.awaiting_head_.erase(stream_id);
     if (s.reading_early_) st->mark_early_data();
     s.ready_.push_back(stream_id);
     return 0;
@@ -259,6 +282,10 @@ class Session::Callbacks {
 
   static int h3_reset_stream(nghttp3_conn*, int64_t stream_id, uint64_t app_error, void* user, void*) {
     Session& s = *of(user);
+    // nghttp3 resets a request whose fields are malformed (RFC 9114 4.1.2).
+    if (app_error == NGHTTP3_H3_MESSAGE_ERROR)
+      TORII_LOG(info, "client sent a malformed HTTP/3 request header, stream reset, client: %s",
+                s.info_.remote_addr.c_str());
     if (ngtcp2_conn_shutdown_stream_write(s.conn_, stream_id, app_error) != 0) return NGHTTP3_ERR_CALLBACK_FAILURE;
     return 0;
   }
@@ -293,6 +320,8 @@ Session::Session(SessionHost& host, const http::ConnectionInfo& info, std::share
   field_limit_ = srv.large_client_header_buffers.size;
   list_limit_ = srv.large_client_header_buffers.size * srv.large_client_header_buffers.number;
   idle_ms_ = srv.settings.keepalive_timeout.count();
+  header_timeout_ms_ = srv.client_header_timeout.count();
+  keepalive_time_ms_ = srv.settings.core.keepalive_time.count();
   max_requests_ = srv.settings.keepalive_requests;
   info_.tls = true;
   ngtcp2_path_storage_zero(&carry_path_);
@@ -336,6 +365,7 @@ bool Session::start(const SessionStart& st, int64_t now_ns) {
   cb.stream_stop_sending = &Callbacks::stream_stop_sending;
   cb.version_negotiation = ngtcp2_crypto_version_negotiation_cb;
   cb.recv_tx_key = &Callbacks::recv_tx_key;
+  cb.stream_open = &Callbacks::stream_open;
 
   ngtcp2_settings settings;
   ngtcp2_settings_default(&settings);
@@ -680,8 +710,9 @@ void Session::run_ready() {
     ++requests_;
     info_.requests = requests_;
     s->run();
-    // keepalive_requests: this connection takes no new requests.
-    if (requests_ >= max_requests_) shutdown();
+    // keepalive_requests, keepalive_time: this connection takes no new
+    // requests (as nginx's HTTP/3: GOAWAY after this one).
+    if (requests_ >= max_requests_ || host_.now_ms() - info_.start_ms > keepalive_time_ms_) shutdown();
   }
   batch_.clear();
 }
@@ -782,19 +813,68 @@ void Session::stop_reading(int64_t id) {
   if (h3_) nghttp3_conn_shutdown_stream_read(h3_, id);
 }
 
-int64_t Session::body_deadline() const {
+int64_t Session::next_deadline() const {
   int64_t due = INT64_MAX;
-  for (const auto& [id, st] : streams_) due = std::min(due, st->body_deadline());
+  for (const auto& [id, st] : streams_) due = std::min({due, st->body_deadline(), st->send_deadline()});
+  for (const auto& [id, opened] : awaiting_head_) due = std::min(due, opened + header_timeout_ms_);
+  // nginx's HTTP/3 keepalive: from the end of the last request, whatever
+  // else (PINGs, ACKs) the client sends meanwhile. QUIC's own idle timeout
+  // (the same value) ends a silent connection.
+  if (quiet()) due = std::min(due, quiet_since_ms_ + idle_ms_);
   return due;
 }
 
-void Session::expire_bodies(int64_t now_ms) {
-  // Collected first: a 408 runs handler code that may change streams_.
+bool Session::expire_deadlines(int64_t now_ms) {
+  if (quiet() && quiet_since_ms_ + idle_ms_ <= now_ms) return true;
   std::vector<int64_t> due;
+  for (const auto& [id, opened] : awaiting_head_)
+    if (opened + header_timeout_ms_ <= now_ms) due.push_back(id);
+  for (int64_t id : due) {
+    awaiting_head_.erase(id);
+    TORII_LOG(info, "client timed out (110: Connection timed out) while reading client request headers, client: %s",
+              info_.remote_addr.c_str());
+    reset_stream(id, NGHTTP3_H3_REQUEST_CANCELLED);
+  }
+  // Collected first: a 408 runs handler code that may change streams_.
+  due.clear();
   for (const auto& [id, st] : streams_)
-    if (st->body_deadline() <= now_ms) due.push_back(id);
-  for (int64_t id : due)
-    if (auto it = streams_.find(id); it != streams_.end()) it->second->body_timed_out();
+    if (std::min(st->body_deadline(), st->send_deadline()) <= now_ms) due.push_back(id);
+  for (int64_t id : due) {
+    auto it = streams_.find(id);
+    if (it == streams_.end()) continue;
+    if (it->second->send_deadline() <= now_ms) {
+      it->second->send_timed_out();
+    } else {
+      it->second->body_timed_out();
+    }
+  }
+  if (!due.empty()) host_.wake();
+  return false;
+}
+
+bool Session::count_cancel(int64_t id) {
+  if (!ngtcp2_is_bidi_stream(id)) return true;
+  Stream* st = find(id);
+  if (!st) return awaiting_head_.erase(id) > 0 ? count_cancel_budget() : true;  // cancelled before any head
+  // Once per stream (RESET_STREAM and STOP_SENDING often come together),
+  // and only for a request whose response had not ended.
+  if (st->cancel_counted() || st->response_complete()) return true;
+  st->mark_cancel_counted();
+  awaiting_head_.erase(id);
+  return count_cancel_budget();
+}
+
+bool Session::count_cancel_budget() {
+  if (flood_.count(http2::FloodGuard::Kind::reset, host_.now_ms())) return true;
+  TORII_LOG(info, "client misbehaved over HTTP/3 (%s), closing connection, client: %s", flood_.reason(),
+            info_.remote_addr.c_str());
+  ngtcp2_connection_close_error_set_application_error(&last_error_, NGHTTP3_H3_EXCESSIVE_LOAD, nullptr, 0);
+  return false;
+}
+
+void Session::stream_gone(int64_t id) {
+  awaiting_head_.erase(id);
+  if (streams_.empty() && awaiting_head_.empty()) quiet_since_ms_ = host_.now_ms();
 }
 
 void Session::on_stream_closed(int64_t id) {
@@ -803,6 +883,7 @@ void Session::on_stream_closed(int64_t id) {
     graveyard_.push_back(std::move(it->second));
     streams_.erase(it);
   }
+  stream_gone(id);
   // A request stream ended: the client may open another.
   if (ngtcp2_is_bidi_stream(id) && !ngtcp2_conn_is_local_stream(conn_, id)) ngtcp2_conn_extend_max_streams_bidi(conn_, 1);
 }

@@ -21,6 +21,7 @@
 
 #include "config/config.h"
 #include "http/exchange.h"
+#include "http2/flood_guard.h"
 
 namespace torii::core {
 struct ListenBinding;
@@ -85,10 +86,15 @@ class Session {
   Status handle_expiry(int64_t now_ns);
   int64_t expiry_ns() const;
   int64_t pto_ns() const;
-  // client_body_timeout: the soonest a stream's silent client times out
-  // (INT64_MAX: none owes a body), and the 408s (or resets) of those due.
-  int64_t body_deadline() const;
-  void expire_bodies(int64_t now_ms);
+  // The soonest a timeout of the connection's requests is due, on the
+  // loop's clock (INT64_MAX: none): client_header_timeout for a request
+  // stream whose head is not in, client_body_timeout for a client that
+  // owes a handler body bytes, send_timeout for a response the client
+  // takes nothing of, keepalive_timeout once no request is open.
+  int64_t next_deadline() const;
+  // Handles those due: the stream's reset or 408, logged. True: the
+  // connection has been without requests for keepalive_timeout and ends.
+  bool expire_deadlines(int64_t now_ms);
 
   // Writes up to `max_packets` packets for one path into `buf`. Every
   // packet but the last is `segment` bytes (what UDP GSO needs). Returns
@@ -167,6 +173,15 @@ class Session {
   void run_ready();
   void submit_pending();
   void on_stream_closed(int64_t id);
+  // Request stream `id` is gone (closed, with or without a Stream).
+  void stream_gone(int64_t id);
+  // keepalive_timeout runs: HTTP/3 with no request open.
+  bool quiet() const { return h3_ && handshake_done_ && !going_away_ && streams_.empty() && awaiting_head_.empty(); }
+  // A client cancelled request stream `id`; false once cancels come faster
+  // than the budget allows (rapid reset): the connection closes with
+  // H3_EXCESSIVE_LOAD.
+  bool count_cancel(int64_t id);
+  bool count_cancel_budget();
 
   SessionHost& host_;
   http::ConnectionInfo info_;
@@ -191,6 +206,12 @@ class Session {
   int64_t idle_ms_ = 75'000;
   uint64_t max_requests_ = 1000;
   uint64_t requests_ = 0;
+  int64_t header_timeout_ms_ = 60'000;    // client_header_timeout
+  int64_t keepalive_time_ms_ = 3'600'000;  // keepalive_time
+  // keepalive_timeout counts from here: the handshake, or the last request's end.
+  int64_t quiet_since_ms_ = 0;
+  // Request streams the client opened whose head has not arrived: when each opened.
+  std::unordered_map<int64_t, int64_t> awaiting_head_;
 
   // By id: the queues below hold ids, and a connection may carry thousands
   // of open streams, so each lookup must not scan them all.
@@ -206,6 +227,8 @@ class Session {
   bool reading_early_ = false;  // nghttp3 is reading bytes of a 0-RTT packet
   bool going_away_ = false;
   bool in_callback_ = false;
+  // Streams cancelled per second (rapid reset), HTTP/2's budget.
+  http2::FloodGuard flood_;
 };
 
 }  // namespace torii::http3

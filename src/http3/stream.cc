@@ -9,6 +9,7 @@
 #include "core/clock.h"
 #include "core/worker.h"
 #include "http/pipeline.h"
+#include "http/stream_request.h"
 #include "http1/parser.h"
 #include "http3/session.h"
 #include "log/error_log.h"
@@ -91,21 +92,9 @@ void Stream::run() {
   const auto& binding = session_.binding();
   exchange_.emplace(*this, session_.info(), session_.host().services());
   http::Exchange& ex = *exchange_;
-  // The config as of this stream's start: a reload mid-request leaves it on its snapshot.
-  ex.config = binding->config;
-  const config::ListenGroup& group = *binding->group;
-  ex.server = group.default_server.get();
-  ex.start_unix_ms = core::unix_ms();
   ex.early_data = early_data_;
-  std::string reason;
-  const int status = head_fields_.build(ex, 30, had_body_, reason);
-  if (status != 0) {
-    TORII_LOG(info, "%s, client: %s", reason.c_str(), session_.info().remote_addr.c_str());
-    http::send_error(ex, status);
-  } else {
-    ex.server = &config::find_server(group, ex.req.host);
+  if (http::prepare_stream_request(ex, binding->config, *binding->group, head_fields_, 30, had_body_))
     session_.host().run_request(ex);
-  }
   if (ex.close_connection && !ex.head_sent() && !closed_) reset(kH3RequestCancelled);  // return 444
   if (!body_.empty() || (remote_closed_ && had_body_)) session_.stream_wants_delivery(*this);
 }
@@ -192,7 +181,7 @@ void Stream::resume_body() {
 int64_t Stream::body_deadline() const {
   // Only while the client owes bytes to a handler that wants them: a
   // paused reader is our wait, not the client's.
-  if (!reading_ || !reader_ || reader_paused_ || remote_closed_ || closed_ || !exchange_) return INT64_MAX;
+  if (!reading_ || !reader_ || reader_paused_ || remote_closed_ || closed_ || reset_ || !exchange_) return INT64_MAX;
   return exchange_->body_timeout_at(body_activity_ms_);
 }
 
@@ -209,8 +198,20 @@ void Stream::body_timed_out() {
   session_.host().wake();
 }
 
+int64_t Stream::send_deadline() const {
+  if (!submitted_ || closed_ || reset_ || !exchange_ || queued_bytes() == 0) return INT64_MAX;
+  return send_activity_ms_ + exchange_->settings().send_timeout.count();
+}
+
+void Stream::send_timed_out() {
+  TORII_LOG(info, "client timed out (110: Connection timed out) while sending response to client, client: %s",
+            session_.info().remote_addr.c_str());
+  reset(kH3RequestCancelled);
+}
+
 void Stream::reset(uint64_t app_error) {
   if (closed_) return;
+  reset_ = true;
   session_.reset_stream(id_, app_error);
   session_.host().wake();
 }
@@ -232,7 +233,10 @@ void Stream::on_close() {
   queued_memory_ = 0;
   if (!exchange_) return;
   http::Exchange& ex = *exchange_;
-  if (!ex.head_sent()) ex.status = 499;  // nginx's "client closed request"
+  // Reset or cut off before the response ended: 499 if nothing was sent,
+  // and the handler lets go of its upstream (noting the try for the log),
+  // as over HTTP/1.1 and HTTP/2.
+  if (!eof_sent_) ex.client_gone();
   session_.host().log_request(ex);
 }
 
@@ -247,6 +251,7 @@ void Stream::send_head(const http::ResponseHead& head) {
 
 void Stream::send_body(std::string_view data) {
   if (closed_ || data.empty()) return;
+  if (queued_bytes() == 0) send_activity_ms_ = session_.host().now_ms();  // send_timeout starts now
   if (first_piece_ < pieces_.size() && !pieces_.back().file) {
     pieces_.back().data.append(data);
   } else {
@@ -261,6 +266,7 @@ void Stream::send_body(std::string_view data) {
 
 void Stream::send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) {
   if (closed_ || length <= 0) return;
+  if (queued_bytes() == 0) send_activity_ms_ = session_.host().now_ms();  // send_timeout starts now
   Piece p;
   p.file = std::move(file);
   p.offset = offset;
@@ -341,6 +347,7 @@ void Stream::submit() {
   }
   exchange_->header_bytes = header_bytes;
   submitted_ = true;
+  send_activity_ms_ = session_.host().now_ms();
   const bool body = !ex.header_only && !no_body && (queued_total_ > 0 || !finished_);
   int rv;
   if (body) {
@@ -448,10 +455,12 @@ nghttp3_ssize Stream::read_data(nghttp3_vec* vec, size_t veccnt, uint32_t* flags
     deferred_ = true;  // more output or an acknowledgement resumes us
     return NGHTTP3_ERR_WOULDBLOCK;
   }
+  send_activity_ms_ = session_.host().now_ms();
   return nghttp3_ssize(n);
 }
 
 void Stream::on_acked(uint64_t n) {
+  if (n > 0) send_activity_ms_ = session_.host().now_ms();
   inflight_bytes_ -= size_t(std::min<uint64_t>(n, inflight_bytes_));
   while (n > 0 && !inflight_.empty()) {
     InFlight& f = inflight_.front();

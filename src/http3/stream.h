@@ -50,6 +50,10 @@ class Stream final : public http::ResponseSink {
   int64_t body_deadline() const;
   // That time came: 408, or a reset once the response has begun.
   void body_timed_out();
+  // send_timeout: when a client that takes none of the response's waiting
+  // bytes times out (INT64_MAX: nothing waits on it), and the reset then.
+  int64_t send_deadline() const;
+  void send_timed_out();
   // Part of the request head came in 0-RTT packets: it may be a replay.
   void mark_early_data() { early_data_ = true; }
   void on_data(const uint8_t* data, size_t len);
@@ -61,6 +65,11 @@ class Stream final : public http::ResponseSink {
   void on_close();
   bool closed() const { return closed_; }
   bool started() const { return exchange_.has_value(); }
+  // The whole response was handed over (its end included).
+  bool response_complete() const { return eof_sent_; }
+  // The client's cancel of this stream was counted (rapid reset budget).
+  bool cancel_counted() const { return cancel_counted_; }
+  void mark_cancel_counted() { cancel_counted_ = true; }
 
   // ---- response, pulled by the session -------------------------------------
   bool head_ready() const { return head_ != nullptr && !submitted_ && !closed_; }
@@ -151,6 +160,9 @@ class Stream final : public http::ResponseSink {
   // At the end of the body: the trailers, if any, end the stream instead.
   void submit_trailers(uint32_t* flags);
   bool closed_ = false;
+  bool cancel_counted_ = false;
+  bool reset_ = false;  // we reset it: no timeout applies any more
+  int64_t send_activity_ms_ = 0;  // response bytes last handed over or acknowledged
   std::function<void()> drain_cb_;
 };
 

@@ -18,12 +18,12 @@ DEBIAN_NGINX = Path("/etc/nginx")
 
 
 def copy_debian_params(dest):
-    """Debian's fastcgi_params, fastcgi.conf, uwsgi_params and
+    """Debian's fastcgi_params, fastcgi.conf, uwsgi_params, scgi_params and
     snippets/fastcgi-php.conf, unchanged, where a config's relative include
     finds them (the server's prefix, its config's directory)."""
     dest = Path(dest)
     (dest / "snippets").mkdir(parents=True, exist_ok=True)
-    for name in ("fastcgi_params", "fastcgi.conf", "uwsgi_params", "snippets/fastcgi-php.conf"):
+    for name in ("fastcgi_params", "fastcgi.conf", "uwsgi_params", "scgi_params", "snippets/fastcgi-php.conf"):
         shutil.copyfile(DEBIAN_NGINX / name, dest / name)
 
 
@@ -97,15 +97,16 @@ catch_workers_output = no
 
 class Uwsgi:
     """uwsgi with the python3 plugin running `app` (a WSGI file) on a
-    loopback port; `address` is what uwsgi_pass takes."""
+    loopback port; `address` is what uwsgi_pass takes (scgi_pass with
+    socket="--scgi-socket": uwsgi speaks SCGI there)."""
 
-    def __init__(self, root, app_source):
+    def __init__(self, root, app_source, socket="--socket"):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "app.py").write_text(app_source)
         self.lease = harness.PortLease()
         self.address = f"127.0.0.1:{self.lease.port}"
-        cmd = [UWSGI, "--plugin", "python3", "--socket", self.address, "--wsgi-file", str(self.root / "app.py"),
+        cmd = [UWSGI, "--plugin", "python3", socket, self.address, "--wsgi-file", str(self.root / "app.py"),
                "--processes", "2", "--master", "--die-on-term", "--need-app", "--buffer-size", "32768",
                "--disable-logging"]
         self.out = open(self.root / "uwsgi.out", "wb")

@@ -156,7 +156,6 @@ def test_the_defaults_start_and_serve(make_server):
 
 @pytest.mark.parametrize("block,line", [
     ("http", "ssl_ocsp on;"),
-    ("http", "ssi on;"),
     ("http", "send_lowat 1k;"),
     ("http", "proxy_store on;"),
     ("http", "output_buffers 4 32k;"),

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <thread>
 
+#include "config/cache_config.h"
+#include "config/cgi_config.h"
 #include "config/config.h"
 #include "config/directives.h"
 #include "config/loader.h"
@@ -649,7 +651,7 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http {\ngzip_comp_level 10; }", "string:2: value must be between 1 and 9"},
       {"http {\ngzip_proxied expired sometimes; }", "string:2: invalid value \"sometimes\" in \"gzip_proxied\" directive"},
       {"http {\ngzip_http_version 2.0; }", "string:2: invalid value \"2.0\" in \"gzip_http_version\" directive"},
-      {"http {\ndav_methods PUT; }", "string:2: \"dav_methods PUT\" is not yet supported"},
+      {"http {\nproxy_store on; }", "string:2: \"proxy_store on\" is not yet supported (ngx_http_proxy_module)"},
       {"http { server {\nlisten unix:/tmp/s; } }",
        "string:2: unix domain sockets are not supported in \"listen\" directive"},
       {"http { server {\nlisten 70000; } }", "string:2: invalid port in \"70000\" of the \"listen\" directive"},
@@ -882,6 +884,42 @@ TEST(ConfigLoad, ShippedMimeTypesFileLoads) {
   EXPECT_EQ(mime_type(s, "/a.woff2"), "font/woff2");
   EXPECT_EQ(mime_type(s, "/a.svg"), "image/svg+xml");
   EXPECT_EQ(mime_type(s, "/a.mp4"), "video/mp4");
+}
+
+}  // namespace
+}  // namespace torii::config
+
+namespace torii::config {
+namespace {
+
+// Each module's array directives keep their own "set in this block" bits:
+// grpc_hide_header in a location must not make fastcgi_cache_bypass there
+// add to the inherited list instead of replacing it (and the other way).
+TEST(ConfigLoad, ArrayDirectivesOfDifferentModulesDoNotShareTheirFirstUse) {
+  auto cfg = load_ok(R"(
+    http {
+      fastcgi_cache_path /tmp/fcgi-cache keys_zone=f:1m;
+      fastcgi_cache_bypass $cookie_nocache;
+      grpc_hide_header X-Outer;
+      server {
+        location /a {
+          grpc_hide_header X-Inner;
+          fastcgi_cache_bypass $arg_x;
+        }
+        location /b {
+          fastcgi_cache_bypass $arg_y;
+          grpc_hide_header X-Inner;
+        }
+      }
+    })");
+  ASSERT_TRUE(cfg);
+  for (std::string_view path : {"/a", "/b"}) {
+    const Location* l = loc(*cfg->servers[0], path);
+    ASSERT_TRUE(l && l->settings.fastcgi && l->settings.fastcgi->upstream.cache) << path;
+    EXPECT_EQ(l->settings.fastcgi->upstream.cache->bypass.size(), 1u) << path;
+    ASSERT_TRUE(l->settings.grpc) << path;
+    EXPECT_EQ(l->settings.grpc->upstream.hide_headers.size(), 1u) << path;
+  }
 }
 
 }  // namespace

@@ -400,6 +400,36 @@ TEST(Http1Parser, HeaderValueErrors) {
   expect_refused("GET / HTTP/1.1\r\nHost: h\r\nX: \x1b[31m\r\n\r\n", 400);
 }
 
+// Values and targets are scanned eight bytes a step: a control byte or DEL
+// is refused at every position of a long value or target, while HTAB,
+// obs-text and every visible byte pass.
+TEST(Http1Parser, EveryBadByteFoundInLongValuesAndTargets) {
+  const std::string value = "abcdefghijklmnopqrstuvwxyz0123";
+  const std::string target = "/abcdefghijklmnopqrstuvwxyz0123";
+  for (size_t at = 0; at < value.size(); ++at) {
+    for (char bad : {'\x01', '\x1f', '\x7f', '\0'}) {
+      std::string v = value;
+      v[at] = bad;
+      expect_refused("GET / HTTP/1.1\r\nHost: h\r\nX: " + v + "\r\n\r\n", 400);
+    }
+  }
+  for (size_t at = 1; at < target.size(); ++at) {
+    for (char bad : {'\x01', '\x1f', '\x7f'}) {
+      std::string t = target;
+      t[at] = bad;
+      expect_refused("GET " + t + " HTTP/1.1\r\nHost: h\r\n\r\n", 400);
+    }
+  }
+  std::string ok = value;
+  ok[3] = '\t';
+  ok[9] = '\x80';
+  ok[17] = '\xff';
+  ok[25] = '~';
+  Outcome r = expect_done("GET " + target + "?q=\x80 HTTP/1.1\r\nHost: h\r\nX: " + ok + "\r\n\r\n");
+  ASSERT_EQ(r.head.headers.size(), 2u);
+  EXPECT_EQ(r.head.headers[1].value, ok);
+}
+
 TEST(Http1Parser, HeaderValuesAreTrimmed) {
   Outcome r = expect_done("GET / HTTP/1.1\r\nHost: h\r\nA:  \t x y \t \r\nB:\r\nC: \r\nD:\xc3\xa9\r\n\r\n");
   ASSERT_EQ(r.head.headers.size(), 5u);

@@ -111,6 +111,27 @@ TEST(Http1Serializer, FieldsThatWouldSplitTheResponseAreLeftOut) {
   EXPECT_EQ(head_of(h), "HTTP/1.1 200 OK\r\nX-Good: ok\r\n\r\n");
 }
 
+// The check looks at words, the last one overlapping: a bad byte is found
+// at every position of names and values of every length around a word.
+TEST(Http1Serializer, BadByteFoundAtEveryPosition) {
+  for (size_t len = 1; len <= 25; ++len) {
+    for (size_t at = 0; at < len; ++at) {
+      for (char bad : {'\r', '\n', '\0'}) {
+        std::string text(len, 'x');
+        text[at] = bad;
+        http::ResponseHead in_value;
+        in_value.add("X-Value", text);
+        in_value.add("X-Good", std::string(len, 'y'));
+        EXPECT_EQ(head_of(in_value), "HTTP/1.1 200 OK\r\nX-Good: " + std::string(len, 'y') + "\r\n\r\n")
+            << "value of " << len << " bytes, byte " << int(bad) << " at " << at;
+        http::ResponseHead in_name;
+        in_name.add(text, "v");
+        EXPECT_EQ(head_of(in_name), "HTTP/1.1 200 OK\r\n\r\n") << "name of " << len << " bytes, bad at " << at;
+      }
+    }
+  }
+}
+
 TEST(Http1Serializer, UnknownStatus) {
   http::ResponseHead h;
   h.status = 599;

@@ -15,6 +15,7 @@
 
 #include "core/blocking_pool.h"
 #include "core/event_loop.h"
+#include "http/basic_credentials.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "http/variables.h"
@@ -29,53 +30,16 @@ namespace {
 constexpr size_t kMaxFileSize = 16 << 20;
 constexpr size_t kMaxRemembered = 4096;
 
-int base64_value(unsigned char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-// nginx's ngx_http_auth_basic_user: "Basic" (any case), spaces, base64 of
-// "user:password"; no user, no ':' or bad base64 is no credentials at all.
+// nginx's ngx_http_auth_basic_user (http/basic_credentials).
 bool basic_credentials(const http::RequestHead& req, std::string& user, std::string& password) {
-  const http::Header* auth = nullptr;
-  for (const auto& h : req.headers) {
-    if (h.name.size() == 13 && strncasecmp(h.name.data(), "authorization", 13) == 0) {
-      auth = &h;
-      break;
-    }
+  http::BasicCredentials c;
+  const bool ok = http::basic_credentials(req, c);
+  if (ok) {
+    user = c.decoded.substr(0, c.colon);
+    password = c.decoded.substr(c.colon + 1);
   }
-  if (!auth) return false;
-  std::string_view v = auth->value;
-  if (v.size() < 6 || strncasecmp(v.data(), "basic ", 6) != 0) return false;
-  v.remove_prefix(6);
-  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-  size_t len = 0;
-  while (len < v.size() && v[len] != '=') {
-    if (base64_value(static_cast<unsigned char>(v[len])) < 0) return false;
-    ++len;
-  }
-  if (len == 0 || len % 4 == 1) return false;
-  std::string decoded;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (size_t i = 0; i < len; ++i) {
-    acc = (acc << 6) | uint32_t(base64_value(static_cast<unsigned char>(v[i])));
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      decoded.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  size_t colon = decoded.find(':');
-  if (colon == 0 || colon == std::string::npos) return false;
-  user = decoded.substr(0, colon);
-  password = decoded.substr(colon + 1);
-  OPENSSL_cleanse(decoded.data(), decoded.size());
-  return true;
+  OPENSSL_cleanse(c.decoded.data(), c.decoded.size());
+  return ok;
 }
 
 int set_realm(http::Exchange& ex, const std::string& realm) {

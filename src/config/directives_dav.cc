@@ -1,0 +1,101 @@
+// The WebDAV module's directives (nginx's ngx_http_dav_module):
+// dav_methods, dav_access, min_delete_depth, create_full_put_path. Each
+// inherits into nested blocks; the handler is modules/dav.
+#include <string>
+
+#include "config/directives.h"
+#include "core/ascii.h"
+
+namespace torii::config {
+
+namespace {
+
+constexpr uint16_t kHSL = kHttp | kServer | kLocation;
+
+std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+// dav_methods off | METHOD...: the first line in a block replaces what the
+// block inherited; more lines add to it (nginx's bitmask slot).
+Status set_dav_methods(Compiler&, Scope& s, const Node& n) {
+  DavSettings& d = s.settings->dav;
+  if (!s.dav_methods_here) d.methods = 0;
+  s.dav_methods_here = true;
+  static constexpr std::pair<std::string_view, uint8_t> kNames[] = {
+      {"off", 0},
+      {"put", DavSettings::put},
+      {"delete", DavSettings::del},
+      {"mkcol", DavSettings::mkcol},
+      {"copy", DavSettings::copy},
+      {"move", DavSettings::move},
+  };
+  for (const std::string& a : n.args) {
+    bool known = false;
+    for (const auto& [name, bit] : kNames) {
+      if (core::iequals(a, name)) {
+        d.methods |= bit;
+        known = true;
+        break;
+      }
+    }
+    if (!known) return node_error(n, "invalid value " + q(a));
+  }
+  return Ok{};
+}
+
+// dav_access [user:]rw|r [group:rw|r] [all:rw|r]: nginx's access slot.
+// The owner keeps rw unless a user: part says otherwise.
+Status set_dav_access(Compiler&, Scope& s, const Node& n) {
+  if (n.args.size() > 3) return node_error(n, "invalid number of arguments in \"dav_access\" directive");
+  uint16_t mode = 0;
+  uint16_t user = 0600;
+  for (const std::string& a : n.args) {
+    std::string_view v = a;
+    int shift = 0;
+    if (v.starts_with("user:")) {
+      shift = 6;
+      user = 0;
+      v.remove_prefix(5);
+    } else if (v.starts_with("group:")) {
+      shift = 3;
+      v.remove_prefix(6);
+    } else if (v.starts_with("all:")) {
+      v.remove_prefix(4);
+    } else {
+      return node_error(n, "invalid value " + q(a));
+    }
+    if (v == "rw") {
+      mode |= static_cast<uint16_t>(6 << shift);
+    } else if (v == "r") {
+      mode |= static_cast<uint16_t>(4 << shift);
+    } else {
+      return node_error(n, "invalid value " + q(a));
+    }
+  }
+  s.settings->dav.access = mode | user;
+  return Ok{};
+}
+
+Status set_min_delete_depth(Compiler&, Scope& s, const Node& n) {
+  uint64_t v = 0;
+  if (!parse_number(n.args[0], v) || v > 0xffffffffu) return node_error(n, "\"min_delete_depth\" directive invalid number");
+  s.settings->dav.min_delete_depth = static_cast<uint32_t>(v);
+  return Ok{};
+}
+
+Status set_create_full_put_path(Compiler&, Scope& s, const Node& n) {
+  s.settings->dav.create_full_put_path = n.args[0] == "on";
+  return Ok{};
+}
+
+constexpr DirectiveSpec kDavDirectives[] = {
+    {"dav_methods", kHSL, kArgs1More, false, false, kMain, &set_dav_methods},
+    {"dav_access", kHSL, kArgs1More, true, false, kMain, &set_dav_access},
+    {"min_delete_depth", kHSL, kArgs1, true, false, kMain, &set_min_delete_depth},
+    {"create_full_put_path", kHSL, kFlag, true, false, kMain, &set_create_full_put_path},
+};
+
+}  // namespace
+
+std::span<const DirectiveSpec> dav_directives() { return kDavDirectives; }
+
+}  // namespace torii::config

@@ -1,0 +1,46 @@
+#include "modules/ssi/request_variable.h"
+
+#include "config/geo_config.h"
+#include "config/map_config.h"
+#include "config/split_clients_config.h"
+#include "config/template.h"
+#include "http/exchange.h"
+#include "http/variables.h"
+
+namespace torii::ssi {
+
+namespace {
+
+// The variables a config defines are known by name only while it compiles;
+// at request time they are found in the config itself.
+bool defined_by_config(const config::Config& cfg, std::string_view name, config::Variable& v) {
+  for (size_t i = 0; i < cfg.variables.size(); ++i) {
+    if (cfg.variables[i] == name && name != "args") {
+      v.id = config::VarId::user_;
+      v.index = uint32_t(i);
+      return true;
+    }
+  }
+  auto by_name = [&](const auto& list, config::VarId id) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (list[i] && list[i]->name == name) {
+        v.id = id;
+        v.arg = std::to_string(i);
+        return true;
+      }
+    }
+    return false;
+  };
+  return by_name(cfg.maps, config::VarId::map_) || by_name(cfg.geos, config::VarId::geo_) ||
+         by_name(cfg.split_clients, config::VarId::split_clients_);
+}
+
+}  // namespace
+
+bool request_variable(const http::Exchange& ex, std::string_view name, std::string& out) {
+  config::Variable v{};
+  if (!(ex.config && defined_by_config(*ex.config, name, v)) && !config::lookup_variable(name, v)) return false;
+  return http::append_variable(v, ex, out);
+}
+
+}  // namespace torii::ssi
