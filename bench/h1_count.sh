@@ -10,7 +10,8 @@
 # Each figure is (count(N2) - count(N1)) / (N2 - N1) on the same number of
 # connections, so start-up and connection set-up cancel out.
 # Usage: bench/h1_count.sh  (env: SERVERS="nginx torii floor" (h2o too, when installed), OLD_BIN,
-#        N1, N2, CLIENTS, COUNT="instructions syscalls")
+#        N1, N2, CLIENTS, COUNT="instructions syscalls", KEEP_PROFILE=PREFIX keeps each
+#        callgrind dump, CALLGRIND_OPTS (e.g. "--compress-strings=no" for a dump read on its own))
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"

@@ -14,7 +14,8 @@
 # Usage: bench/h2_count.sh   (env: ROWS="static proxy", SERVERS="nginx torii",
 #        OLD_BIN (adds a server "old", e.g. the binary before a change),
 #        N1, N2, CLIENTS, STREAMS, COUNT="instructions syscalls",
-#        OPEN_FILE_CACHE=0 drops `open_file_cache` from the servers' config)
+#        OPEN_FILE_CACHE=0 drops `open_file_cache` from the servers' config,
+#        KEEP_PROFILE=PREFIX keeps each callgrind dump, CALLGRIND_OPTS)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
@@ -127,7 +128,7 @@ start_counted() {
   local args=(-p "$work" -c "$work/$1.conf")
   [ "$1" = nginx ] && args+=(-g 'daemon off; master_process off;')
   if [ "$3" = instructions ]; then
-    taskset -c "$SERVER_CPU" valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" \
+    taskset -c "$SERVER_CPU" valgrind --tool=callgrind ${CALLGRIND_OPTS:-} --callgrind-out-file="$work/cg.%p" \
       "$bin" "${args[@]}" 2> "$work/valgrind.log" &
   else
     taskset -c "$SERVER_CPU" "$bin" "${args[@]}" &
@@ -164,6 +165,7 @@ instructions_now() {
     [ -n "$f" ] && grep -q '^totals:' "$f" 2>/dev/null && break
     sleep 0.1
   done
+  [ -n "${KEEP_PROFILE:-}" ] && cp "$f" "$KEEP_PROFILE.$server_pid.$(date +%s%N)"
   awk '/^totals:/ { print $2 }' "$f"
 }
 
