@@ -40,11 +40,22 @@ using http::Method;
 
 bool map_uri(const Exchange& ex, std::string_view uri, std::string& out) { return http::map_uri_to_path(ex, uri, out); }
 
+// disable_symlinks for this path: the mode, and where a from= prefix
+// (rendered per request) lets the walk start.
+SymlinkPolicy symlink_policy(const Exchange& ex, const std::string& path) {
+  const config::DisableSymlinks& d = ex.settings().disable_symlinks;
+  if (d.mode == config::DisableSymlinks::Mode::off) return {};
+  const auto mode = d.mode == config::DisableSymlinks::Mode::on ? SymlinkPolicy::Mode::on
+                                                                  : SymlinkPolicy::Mode::if_not_owner;
+  return symlink_policy_for(mode, d.from ? http::render(*d.from, ex) : std::string(), path);
+}
+
 OpenResult open_path(Exchange& ex, const std::string& path) {
   const config::OpenFileCache& c = ex.settings().open_file_cache;
   OpenFileCache* cache = ex.services().open_files;
-  if (c.enabled && cache != nullptr) return cache->open(path, c);
-  return open_file(path);
+  const SymlinkPolicy symlinks = symlink_policy(ex, path);
+  if (c.enabled && cache != nullptr) return cache->open(path, c, symlinks);
+  return open_file(path, 0, symlinks);
 }
 
 bool is_missing(int err) {
