@@ -25,10 +25,15 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "config/config.h"
 #include "handlers/symlink_walk.h"
 #include "http/response.h"
+
+namespace torii::core {
+class EventLoop;
+}
 
 namespace torii::handlers {
 
@@ -76,6 +81,23 @@ class OpenFileCache {
   OpenResult open(const std::string& path, const config::OpenFileCache& cfg, int64_t now_ms,
                   const SymlinkPolicy& symlinks = {});
 
+  // Without open_file_cache: a file opened in this loop turn also serves
+  // the turn's other requests for the same path, and is let go at the
+  // turn's end. Requests handled in one turn are served as if they had
+  // come together, so a file replaced on disk is still seen from the next
+  // turn on, as with an open per request; at saturation the open, fstat
+  // and close are shared by a turn's requests instead of made by each.
+  // Only files and folders that opened are kept, at most kTurnEntries.
+  // `with_bytes`: the response will copy the file through memory (TLS,
+  // HTTP/2 and 3, sendfile off), so a small file's bytes are read with the
+  // open and the turn's other responses take them from there too.
+  // A file opened under another symlink policy is not shared.
+  OpenResult open_this_turn(const std::string& path, bool with_bytes, core::EventLoop& loop,
+                            const SymlinkPolicy& symlinks = {});
+  // torii changed a file itself (WebDAV, a stored response): the next
+  // open must see it even within this turn.
+  void forget_this_turn();
+
   size_t size() const { return lru_.size(); }
   const Stats& stats() const { return stats_; }
   void clear();
@@ -100,6 +122,15 @@ class OpenFileCache {
   void hold(Entry& e, std::shared_ptr<const http::OpenFile> file);
   // Re-stats a cached file; false if it changed or vanished.
   static bool still_same(const Entry& e);
+
+  struct TurnEntry {
+    std::string path;
+    std::shared_ptr<const http::OpenFile> file;
+    SymlinkPolicy symlinks;
+  };
+  static constexpr size_t kTurnEntries = 8;
+  std::vector<TurnEntry> turn_;  // the first turn_used_ are this turn's; the rest keep their paths' memory
+  size_t turn_used_ = 0;
 
   List lru_;
   // Keys view Entry::path, which a std::list node never moves.
