@@ -13,6 +13,7 @@
 #include "config/autoindex_config.h"
 #include "core/event_loop.h"
 #include "handlers/open_file_cache.h"
+#include "handlers/symlink_policy.h"
 #include "http/date.h"
 #include "http/document_root.h"
 #include "http/etag.h"
@@ -40,16 +41,6 @@ using http::Method;
 // ---- mapping a URI to a file name ----------------------------------------
 
 bool map_uri(const Exchange& ex, std::string_view uri, std::string& out) { return http::map_uri_to_path(ex, uri, out); }
-
-// disable_symlinks for this path: the mode, and where a from= prefix
-// (rendered per request) lets the walk start.
-SymlinkPolicy symlink_policy(const Exchange& ex, const std::string& path) {
-  const config::DisableSymlinks& d = ex.settings().disable_symlinks;
-  if (d.mode == config::DisableSymlinks::Mode::off) return {};
-  const auto mode = d.mode == config::DisableSymlinks::Mode::on ? SymlinkPolicy::Mode::on
-                                                                  : SymlinkPolicy::Mode::if_not_owner;
-  return symlink_policy_for(mode, d.from ? http::render(*d.from, ex) : std::string(), path);
-}
 
 OpenResult open_path(Exchange& ex, const std::string& path) {
   const config::OpenFileCache& c = ex.settings().open_file_cache;

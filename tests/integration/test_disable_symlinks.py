@@ -43,6 +43,14 @@ CONF = base_conf(http="\n".join([
         open_file_cache_errors on;
         location /loose/ { alias @PREFIX@/www/; }
         location /strict/ { alias @PREFIX@/www/; disable_symlinks on; }"""),
+    # The rewrite module's file tests open under the policy too.
+    server_block(7, "@PREFIX@/www", """disable_symlinks on;
+        location = /on { if (-f $document_root$arg_p) { return 200 "file\\n"; } return 200 "no\\n"; }
+        location = /off {
+            disable_symlinks off;
+            if (-f $document_root$arg_p) { return 200 "file\\n"; }
+            return 200 "no\\n";
+        }"""),
 ]))
 
 
@@ -54,7 +62,7 @@ def needs_root():
 
 @pytest.fixture
 def srv(make_server):
-    s = make_server(CONF, nports=7, start=False)
+    s = make_server(CONF, nports=8, start=False)
     www = s.prefix / "www"
     (www / "sub").mkdir(parents=True)
     (www / "real.html").write_text("real\n")
@@ -130,6 +138,17 @@ def test_open_file_cache_keeps_policies_apart(srv):
         assert get(srv, 6, "/loose/link.html").status == 200
         assert get(srv, 6, "/strict/link.html").status == 403
     assert get(srv, 6, "/loose/link.html").status == 200
+
+
+@pytest.mark.parametrize("path, body", [
+    ("/on?p=/real.html", b"file\n"),
+    ("/on?p=/link.html", b"no\n"),
+    ("/on?p=/dirlink/page.html", b"no\n"),
+    ("/off?p=/link.html", b"file\n"),
+])
+def test_file_tests_follow_the_policy(srv, path, body):
+    r = get(srv, 7, path)
+    assert r.status == 200 and r.body == body
 
 
 @pytest.mark.parametrize("line, message", [
