@@ -160,6 +160,14 @@ struct OpenFileCache {
   bool errors = false;
 };
 
+// disable_symlinks: how the static handler may cross symbolic links
+// (handlers/symlink_walk.h); `from` is rendered per request.
+struct DisableSymlinks {
+  enum class Mode : uint8_t { off, on, if_not_owner };
+  Mode mode = Mode::off;
+  std::optional<Template> from;
+};
+
 using MimeTypes = std::unordered_map<std::string, std::string>;  // ext (lower) -> type
 
 // Settings a location inherits from its server and the http block.
@@ -208,6 +216,7 @@ struct LocationSettings {
   std::shared_ptr<const CgiConfig> grpc;     // grpc_*: with upstream set, grpc_pass is the handler (no params)
   std::shared_ptr<const CompressionConfig> compression;  // null: no gzip/brotli/zstd directive here
   OpenFileCache open_file_cache;
+  DisableSymlinks disable_symlinks;
   bool log_not_found = true;
   bool etag = true;
   bool metrics = false;  // metrics: this location serves the Prometheus text

@@ -42,7 +42,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"output_buffers", kHSL, Kind::size, {"2 32k"}},
     {"send_lowat", kHSL, Kind::size, {"0"}},
     {"client_body_in_file_only", kHSL, Kind::word, {"off"}},
-    {"disable_symlinks", kHSL, Kind::word, {"off"}},
     {"read_ahead", kHSL, Kind::size, {"0"}},
     // ssl
     {"ssl_ocsp", kHS, Kind::word, {"off"}},

@@ -27,8 +27,8 @@ void read_content(int fd, int64_t size, std::string& out) {
 
 }  // namespace
 
-OpenResult open_file(const std::string& path, size_t keep_content_up_to) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+OpenResult open_file(const std::string& path, size_t keep_content_up_to, const SymlinkPolicy& symlinks) {
+  const int fd = open_with_policy(path, O_RDONLY | O_NONBLOCK, symlinks);
   if (fd < 0) return {nullptr, errno};
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -56,14 +56,15 @@ OpenResult open_file(const std::string& path, size_t keep_content_up_to) {
   return {std::move(f), 0};
 }
 
-OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCache& cfg) {
-  if (!cfg.enabled || cfg.max == 0) return open_file(path);
-  return open(path, cfg, now_steady_ms());
+OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCache& cfg,
+                               const SymlinkPolicy& symlinks) {
+  if (!cfg.enabled || cfg.max == 0) return open_file(path, 0, symlinks);
+  return open(path, cfg, now_steady_ms(), symlinks);
 }
 
 OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCache& cfg,
-                               int64_t now_ms) {
-  if (!cfg.enabled || cfg.max == 0) return open_file(path);
+                               int64_t now_ms, const SymlinkPolicy& symlinks) {
+  if (!cfg.enabled || cfg.max == 0) return open_file(path, 0, symlinks);
   expire(cfg, now_ms);
 
   auto found = index_.find(std::string_view(path));
@@ -73,14 +74,14 @@ OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCa
     Entry& e = *it;
     e.last_used_ms = now_ms;
     if (e.uses < cfg.min_uses) ++e.uses;
-    const bool fresh = now_ms - e.validated_ms < cfg.valid.count();
+    const bool fresh = now_ms - e.validated_ms < cfg.valid.count() && e.symlinks == symlinks;
     if (e.file) {
       if (fresh) {
         ++stats_.hits;
         return {e.file, 0};
       }
       ++stats_.revalidations;
-      if (still_same(e)) {
+      if (e.symlinks == symlinks && still_same(e)) {
         e.validated_ms = now_ms;
         ++stats_.hits;
         return {e.file, 0};
@@ -94,8 +95,9 @@ OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCa
     ++stats_.misses;
     const bool keep = e.uses >= cfg.min_uses;
     hold(e, nullptr);  // a changed file's bytes go (responses in flight keep theirs)
-    OpenResult r = keep ? open_kept(path) : open_file(path);
+    OpenResult r = keep ? open_kept(path, symlinks) : open_file(path, 0, symlinks);
     e.validated_ms = now_ms;
+    e.symlinks = symlinks;
     hold(e, (r.ok() && keep) ? r.file : nullptr);
     e.err = r.ok() ? 0 : r.err;
     if (!r.ok() && !cfg.errors) erase(it);
@@ -104,7 +106,7 @@ OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCa
 
   ++stats_.misses;
   const bool keep = cfg.min_uses <= 1;
-  OpenResult r = keep ? open_kept(path) : open_file(path);
+  OpenResult r = keep ? open_kept(path, symlinks) : open_file(path, 0, symlinks);
   if (!r.ok() && !cfg.errors) return r;
   while (lru_.size() >= cfg.max) {
     ++stats_.evictions;
@@ -115,6 +117,7 @@ OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCa
   e.uses = 1;
   e.last_used_ms = now_ms;
   e.validated_ms = now_ms;
+  e.symlinks = symlinks;
   e.err = r.ok() ? 0 : r.err;
   if (r.ok() && keep) hold(e, r.file);
   lru_.push_front(std::move(e));
@@ -122,15 +125,17 @@ OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCa
   return r;
 }
 
-OpenResult OpenFileCache::open_this_turn(const std::string& path, bool with_bytes, core::EventLoop& loop) {
+OpenResult OpenFileCache::open_this_turn(const std::string& path, bool with_bytes, core::EventLoop& loop,
+                                         const SymlinkPolicy& symlinks) {
   for (size_t i = 0; i < turn_used_; ++i)
-    if (turn_[i].path == path) return {turn_[i].file, 0};
-  OpenResult r = open_file(path, with_bytes ? kMaxContentBytes : 0);
+    if (turn_[i].path == path && turn_[i].symlinks == symlinks) return {turn_[i].file, 0};
+  OpenResult r = open_file(path, with_bytes ? kMaxContentBytes : 0, symlinks);
   if (!r.ok() || turn_used_ == kTurnEntries) return r;
   if (turn_used_ == 0) loop.defer([this] { forget_this_turn(); });
   if (turn_.size() == turn_used_) turn_.emplace_back();
   turn_[turn_used_].path = path;
   turn_[turn_used_].file = r.file;
+  turn_[turn_used_].symlinks = symlinks;
   ++turn_used_;
   return r;
 }
@@ -160,9 +165,9 @@ void OpenFileCache::clear() {
   stats_.content_bytes = 0;
 }
 
-OpenResult OpenFileCache::open_kept(const std::string& path) {
+OpenResult OpenFileCache::open_kept(const std::string& path, const SymlinkPolicy& symlinks) {
   const size_t room = kContentBudget > stats_.content_bytes ? kContentBudget - stats_.content_bytes : 0;
-  return open_file(path, std::min(kMaxContentBytes, room));
+  return open_file(path, std::min(kMaxContentBytes, room), symlinks);
 }
 
 void OpenFileCache::hold(Entry& e, std::shared_ptr<const http::OpenFile> file) {
@@ -173,7 +178,16 @@ void OpenFileCache::hold(Entry& e, std::shared_ptr<const http::OpenFile> file) {
 
 bool OpenFileCache::still_same(const Entry& e) {
   struct stat st {};
-  if (::stat(e.path.c_str(), &st) != 0) return false;
+  if (e.symlinks.mode == SymlinkPolicy::Mode::off) {
+    if (::stat(e.path.c_str(), &st) != 0) return false;
+  } else {
+    // stat() would follow a link put in the path since: walk it again.
+    const int fd = open_with_policy(e.path, O_PATH, e.symlinks);
+    if (fd < 0) return false;
+    const bool ok = ::fstat(fd, &st) == 0;
+    ::close(fd);
+    if (!ok) return false;
+  }
   const http::OpenFile& f = *e.file;
   return st.st_ino == f.inode && st.st_mtim.tv_sec == f.mtime && st.st_size == f.size &&
          S_ISDIR(st.st_mode) == f.is_dir;

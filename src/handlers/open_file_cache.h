@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "handlers/symlink_walk.h"
 #include "http/response.h"
 
 namespace torii::core {
@@ -51,7 +52,8 @@ struct OpenResult {
 // be NUL-terminated (std::string guarantees it). O_NONBLOCK keeps a FIFO
 // from blocking the worker in open(). A regular file of at most
 // `keep_content_up_to` bytes is also read into OpenFile::content.
-OpenResult open_file(const std::string& path, size_t keep_content_up_to = 0);
+// `symlinks` is disable_symlinks (symlink_walk.h).
+OpenResult open_file(const std::string& path, size_t keep_content_up_to = 0, const SymlinkPolicy& symlinks = {});
 
 class OpenFileCache {
  public:
@@ -71,10 +73,13 @@ class OpenFileCache {
   OpenFileCache(const OpenFileCache&) = delete;
   OpenFileCache& operator=(const OpenFileCache&) = delete;
 
-  // Opens `path` under `cfg` (cfg.enabled false or max 0: no caching).
-  OpenResult open(const std::string& path, const config::OpenFileCache& cfg);
+  // Opens `path` under `cfg` (cfg.enabled false or max 0: no caching). An
+  // entry made under another symlink policy is not used: the path is
+  // opened again under this one (as nginx's cache compares them).
+  OpenResult open(const std::string& path, const config::OpenFileCache& cfg, const SymlinkPolicy& symlinks = {});
   // The same with the clock given, in milliseconds on a monotonic scale.
-  OpenResult open(const std::string& path, const config::OpenFileCache& cfg, int64_t now_ms);
+  OpenResult open(const std::string& path, const config::OpenFileCache& cfg, int64_t now_ms,
+                  const SymlinkPolicy& symlinks = {});
 
   // Without open_file_cache: a file opened in this loop turn also serves
   // the turn's other requests for the same path, and is let go at the
@@ -86,7 +91,9 @@ class OpenFileCache {
   // `with_bytes`: the response will copy the file through memory (TLS,
   // HTTP/2 and 3, sendfile off), so a small file's bytes are read with the
   // open and the turn's other responses take them from there too.
-  OpenResult open_this_turn(const std::string& path, bool with_bytes, core::EventLoop& loop);
+  // A file opened under another symlink policy is not shared.
+  OpenResult open_this_turn(const std::string& path, bool with_bytes, core::EventLoop& loop,
+                            const SymlinkPolicy& symlinks = {});
   // torii changed a file itself (WebDAV, a stored response): the next
   // open must see it even within this turn.
   void forget_this_turn();
@@ -103,13 +110,14 @@ class OpenFileCache {
     unsigned uses = 0;
     int64_t last_used_ms = 0;
     int64_t validated_ms = 0;  // when `file`/`err` was last known true
+    SymlinkPolicy symlinks;    // what the entry was opened under
   };
   using List = std::list<Entry>;  // most recently used first
 
   void expire(const config::OpenFileCache& cfg, int64_t now_ms);
   void erase(List::iterator it);
   // Opens for an entry that will keep the file: with its bytes if they fit.
-  OpenResult open_kept(const std::string& path);
+  OpenResult open_kept(const std::string& path, const SymlinkPolicy& symlinks);
   // Points the entry at `file` (or none), keeping the byte count true.
   void hold(Entry& e, std::shared_ptr<const http::OpenFile> file);
   // Re-stats a cached file; false if it changed or vanished.
@@ -118,6 +126,7 @@ class OpenFileCache {
   struct TurnEntry {
     std::string path;
     std::shared_ptr<const http::OpenFile> file;
+    SymlinkPolicy symlinks;
   };
   static constexpr size_t kTurnEntries = 8;
   std::vector<TurnEntry> turn_;  // the first turn_used_ are this turn's; the rest keep their paths' memory

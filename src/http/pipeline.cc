@@ -106,7 +106,10 @@ void send_return(Exchange& ex, const config::Return& ret) {
     send_error(ex, ret.code);
     return;
   }
-  if (!ret.has_text && ret.code >= 300) {
+  // As nginx: an error or redirect code without text is an error (in an
+  // error_page target its code becomes the status); anything else is a
+  // response whose status error_page may still override.
+  if (!ret.has_text && (ret.code >= 400 || is_redirect(ret.code))) {
     send_error(ex, ret.code);
     return;
   }
@@ -394,6 +397,7 @@ void send_error(Exchange& ex, int status) {
       int code = ep->response_code > 0 && is_redirect(ep->response_code) ? ep->response_code : 302;
       ex.response = ResponseHead();
       ex.response.set("Location", uri);
+      ex.status_override = 0;
       write_special_response(ex, code);
       return;
     }
@@ -419,6 +423,10 @@ void send_error(Exchange& ex, int status) {
     route(ex, Phase::start);
     return;
   }
+  // As nginx's err_status: an error met while serving an error_page target
+  // (a bare `return 418`, a redirect, the page's own 404) is the status now,
+  // whatever the error_page line asked for.
+  ex.status_override = 0;
   write_special_response(ex, status);
 }
 

@@ -6,13 +6,34 @@
 
 namespace torii::http {
 
+namespace {
+
+// The codes nginx has a built-in page for; any other goes out with an
+// empty body and no Content-Type. 425 and 431 are torii's own answers
+// (early data, a header section too large: nginx's 400 there has a page),
+// so they keep one.
+bool has_builtin_page(int status) {
+  switch (status) {
+    case 301: case 302: case 303: case 307: case 308:
+    case 421: case 425: case 429: case 431:
+    case 494: case 495: case 496: case 497: case 498:
+    case 507:
+      return true;
+    default:
+      return (status >= 400 && status <= 416) || (status >= 500 && status <= 505);
+  }
+}
+
+}  // namespace
+
 void write_special_response(Exchange& ex, int status) {
   ResponseHead head = std::move(ex.response);
   head.status = status;
-  bool has_page = status >= 300 && status != 304;
+  bool has_page = has_builtin_page(status);
   if (has_page)  // an error page is HTML whatever an X-Accel-Redirect carried (its other fields stay, as nginx's)
     std::erase_if(ex.redirect_headers, [](const auto& h) { return strcasecmp(h.first.c_str(), "Content-Type") == 0; });
   if (!has_page) {
+    if (status >= 300 && status != 304) head.remove("Content-Type");  // an empty error has no type
     head.content_length = status == 204 || status == 304 ? -1 : 0;
     ex.send_head(std::move(head));
     ex.finish();

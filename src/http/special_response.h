@@ -8,7 +8,8 @@ namespace torii::http {
 
 class Exchange;
 
-// Sends `status` with the built-in HTML page (none for 204/304 or HEAD),
+// Sends `status` with the built-in HTML page (nginx's codes only; none for
+// HEAD),
 // keeping any headers already put in ex.response (Location, Content-Range).
 void write_special_response(Exchange& ex, int status);
 

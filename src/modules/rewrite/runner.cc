@@ -1,11 +1,14 @@
 #include "modules/rewrite/runner.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <string>
 
+#include "handlers/symlink_policy.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "http/pipeline.h"
@@ -115,12 +118,26 @@ bool match(Run& r, const config::Regex& re, std::string_view subject) {
   return true;
 }
 
+// stat() of `path`, or, under disable_symlinks, an fstat() of it opened
+// by the policy's walk (as nginx's file tests do). "" or the call that failed.
+const char* stat_under_policy(const Exchange& ex, const std::string& path, struct stat& st) {
+  const handlers::SymlinkPolicy policy = handlers::symlink_policy(ex, path);
+  if (policy.mode == handlers::SymlinkPolicy::Mode::off) return ::stat(path.c_str(), &st) == 0 ? "" : "stat()";
+  const int fd = handlers::open_with_policy(path, O_RDONLY | O_NONBLOCK, policy);
+  if (fd < 0) return "openat()";
+  const bool ok = ::fstat(fd, &st) == 0;
+  const int err = errno;
+  ::close(fd);
+  errno = err;
+  return ok ? "" : "fstat()";
+}
+
 bool file_test(const Exchange& ex, const Condition& c, const std::string& path) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) {
+  if (const char* failed = stat_under_policy(ex, path, st); *failed != '\0') {
     if (errno != ENOENT && errno != ENOTDIR && errno != ENAMETOOLONG) {
       int err = errno;
-      TORII_LOG(crit, "stat() \"%s\" failed (%d: %s)%s", path.c_str(), err, std::strerror(err),
+      TORII_LOG(crit, "%s \"%s\" failed (%d: %s)%s", failed, path.c_str(), err, std::strerror(err),
                 http::log_context(ex).c_str());
     }
     return c.negate;
