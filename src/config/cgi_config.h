@@ -1,4 +1,5 @@
-// The settings of a gateway to an application (fastcgi_* and uwsgi_*):
+// The settings of a gateway to an application (fastcgi_*, uwsgi_*, scgi_*,
+// grpc_* and memcached_*):
 // the upstream part is the proxy's (ProxyConfig: the group, timeouts,
 // buffers, next_upstream, intercept_errors, hidden and passed fields), the
 // rest is what the application is told (params) and how. One object per
@@ -34,6 +35,9 @@ struct CgiConfig {
   // uwsgi.
   uint8_t modifier1 = 0;
   uint8_t modifier2 = 0;
+  // memcached.
+  Template memcached_key;   // "$memcached_key", compiled where memcached_pass is
+  uint64_t gzip_flag = 0;   // memcached_gzip_flag: the item flags' bits that mean gzip (0: none)
 };
 
 }  // namespace torii::config

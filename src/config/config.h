@@ -214,6 +214,7 @@ struct LocationSettings {
   std::shared_ptr<const CgiConfig> uwsgi;    // uwsgi_*, the same
   std::shared_ptr<const CgiConfig> scgi;     // scgi_*, the same
   std::shared_ptr<const CgiConfig> grpc;     // grpc_*: with upstream set, grpc_pass is the handler (no params)
+  std::shared_ptr<const CgiConfig> memcached;  // memcached_*: with upstream set, memcached_pass is the handler
   std::shared_ptr<const CompressionConfig> compression;  // null: no gzip/brotli/zstd directive here
   OpenFileCache open_file_cache;
   DisableSymlinks disable_symlinks;

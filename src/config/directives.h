@@ -118,6 +118,7 @@ std::span<const DirectiveSpec> fastcgi_directives();  // directives_fastcgi.cc
 std::span<const DirectiveSpec> uwsgi_directives();    // directives_uwsgi.cc
 std::span<const DirectiveSpec> scgi_directives();     // directives_scgi.cc
 std::span<const DirectiveSpec> grpc_directives();     // directives_grpc.cc
+std::span<const DirectiveSpec> memcached_directives();  // directives_memcached.cc
 std::span<const DirectiveSpec> identity_directives();  // directives_identity.cc: realip, geo
 std::span<const DirectiveSpec> status_directives();    // directives_status.cc: stub_status, autoindex
 std::span<const DirectiveSpec> client_cert_directives();  // directives_client_cert.cc: ssl_verify_client...

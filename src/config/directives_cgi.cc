@@ -183,7 +183,7 @@ Status set_limit_rate(Scope& s, const Node& n, Member m) {
 void reset_uninherited_cgi(LocationSettings& s) {
   // fastcgi_pass and uwsgi_pass belong to their location, as proxy_pass.
   for (auto member : {&LocationSettings::fastcgi, &LocationSettings::uwsgi, &LocationSettings::scgi,
-                        &LocationSettings::grpc}) {
+                        &LocationSettings::grpc, &LocationSettings::memcached}) {
     auto& slot = s.*member;
     if (!slot || !slot->upstream.upstream) continue;
     auto copy = std::make_shared<CgiConfig>(*slot);

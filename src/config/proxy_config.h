@@ -123,6 +123,13 @@ struct ProxyConfig {
   unsigned next_upstream_tries = 0;  // 0: unlimited
   Ms next_upstream_timeout{0};       // 0: unlimited
   bool intercept_errors = false;
+  // The upstream's 404 is answered by error handling (error_page, else the
+  // built-in page) even with no error_page for it: memcached's miss.
+  bool intercept_404 = false;
+  // nginx's upstream force_ranges (always on for memcached): a 200 of known
+  // length takes one byte range (the range filter's single_range) whether
+  // or not the upstream said Accept-Ranges.
+  bool force_ranges = false;
   bool pass_request_headers = true;
   bool pass_request_body = true;
   bool ignore_client_abort = false;

@@ -20,6 +20,7 @@
 
 #include "cache/fill.h"
 #include "cache/front.h"
+#include "cache/ranges.h"
 #include "config/cache_config.h"
 #include "config/directives.h"
 #include "config/proxy_config.h"
@@ -157,8 +158,12 @@ class ProxySession final : public http::Exchange::HandlerState,
   void read_head();
   void on_head(size_t head_len);
   void stream_body(bool drained = false);
-  bool feed_body(std::string_view data);  // false: finished or failed
+  // False: finished or failed. `phase` names the step for log lines.
+  bool feed_body(std::string_view data, const char* phase = "reading upstream");
   void finish_response(bool reusable);
+  // The connection to the keep-alive pool when the response allows it,
+  // else closed.
+  void release_connection(bool reusable);
   bool flush_codec_output();
   void start_tunnel();
   void tunnel_io();
@@ -241,6 +246,8 @@ class ProxySession final : public http::Exchange::HandlerState,
   int64_t rate_read_ = 0;
   bool rate_delayed_ = false;  // over the rate: the timer resumes reading
   int64_t rate_allowance() const;
+  // force_ranges: the client's one range, cut from the body as it streams.
+  cache::StreamedRange client_range_;
 };
 
 // ---- start -----------------------------------------------------------------------
@@ -851,15 +858,21 @@ void ProxySession::on_head(size_t head_len) {
     return;
   }
 
-  // proxy_intercept_errors: the location's error_page answers instead.
-  if (cfg_.intercept_errors && status >= 300) {
-    for (const auto& ep : ex_.settings().error_pages) {
-      if (std::find(ep.codes.begin(), ep.codes.end(), status) == ep.codes.end()) continue;
-      record_try(status);
-      close_upstream();
-      respond(status);
-      return;
-    }
+  // proxy_intercept_errors: the location's error_page answers instead
+  // (memcached's miss always). An empty answer read to its end leaves the
+  // connection for the next request, as nginx's keepalive does.
+  const auto& pages = ex_.settings().error_pages;
+  const bool intercepted =
+      (cfg_.intercept_404 && status == 404) ||
+      (cfg_.intercept_errors && status >= 300 && std::any_of(pages.begin(), pages.end(), [status](const auto& ep) {
+         return std::find(ep.codes.begin(), ep.codes.end(), status) != ep.codes.end();
+       }));
+  if (intercepted) {
+    record_try(status);
+    loop_.cancel(timer_);
+    release_connection(resp_.content_length == 0 && in_.size() == head_len);
+    respond(status);
+    return;
   }
 
   if (const auto target = accel_redirect_target(cfg_, resp_); !target.empty()) {
@@ -888,6 +901,21 @@ void ProxySession::on_head(size_t head_len) {
   framing_ = codec_->start_body(resp_, head_request);
   http::ResponseHead head;
   build_response_head(ex_, cfg_, resp_, framing_, head);
+  // force_ranges: nginx's range filter with single_range, which answers a
+  // 200 of known length with Accept-Ranges, or one range of it.
+  if (cfg_.force_ranges && !fill_ && status == 200 && head.content_length >= 0) {
+    head.remove("Accept-Ranges");
+    if (ex_.settings().core.max_ranges != 0) {
+      head.add("Accept-Ranges", "bytes");
+      const auto range = client_range_.start(ex_, head);
+      if (range == cache::StreamedRange::Outcome::part) head.remove("Accept-Ranges");
+      if (range == cache::StreamedRange::Outcome::unsatisfiable) {
+        record_try(status);
+        respond(416);
+        return;
+      }
+    }
+  }
   if (fill_ && fill_->storing() && status == 200 &&
       fill_->client_range.start(ex_, head) == cache::StreamedRange::Outcome::unsatisfiable) {
     record_try(status);  // as nginx: a 416, and the response is not stored
@@ -907,22 +935,24 @@ void ProxySession::on_head(size_t head_len) {
   // response may end right here.
   std::string first;
   first.swap(in_);
-  if (!feed_body(first)) return;
+  // nginx's unbuffered path reads this with the head; its buffered one
+  // hands it to the pipe that reads the rest.
+  if (!feed_body(first, buffering ? "reading upstream" : "reading response header from upstream")) return;
   stream_body();
 }
 
 // ---- stream the response body ----------------------------------------------------
 
 // Passes body bytes on; false once the response is finished or failed.
-bool ProxySession::feed_body(std::string_view data) {
+bool ProxySession::feed_body(std::string_view data, const char* phase) {
   size_t consumed = 0;
   auto st = codec_->feed_body(data, consumed, [this](std::string_view d) {
-    if (!fill_) return ex_.send_body(d);
+    if (!fill_) return ex_.send_body(client_range_.cut(d));
     fill_->on_body(d);
     ex_.send_body(fill_->client_range.cut(d));
   });
   response_length_ += int64_t(consumed);
-  log_stderr("reading upstream");
+  log_stderr(phase);
   if (phase_ != Phase::streaming) return false;  // the client went away meanwhile
   if (st == UpstreamCodec::Body::done) {
     std::vector<std::pair<std::string, std::string>> trailers;
@@ -1009,6 +1039,12 @@ void ProxySession::finish_response(bool reusable) {
   loop_.cancel(timer_);
   record_try(resp_.status);
   phase_ = Phase::done;
+  release_connection(reusable);
+  if (fill_) fill_->commit();
+  ex_.finish();
+}
+
+void ProxySession::release_connection(bool reusable) {
   reusable = reusable && codec_->reusable(resp_) && request_sent_ && group_->pool.enabled() &&
              conn_requests_ + 1 < group_->cfg->keepalive_requests &&
              loop_.now_ms() - conn_opened_ms_ < group_->cfg->keepalive_time.count();
@@ -1023,8 +1059,6 @@ void ProxySession::finish_response(bool reusable) {
   } else {
     close_upstream();
   }
-  if (fill_) fill_->commit();
-  ex_.finish();
 }
 
 // What a multiplexed protocol still owes the connection after the
@@ -1334,6 +1368,11 @@ std::string ProxySession::upstream_url() const {
 // record, at error level.
 void ProxySession::log_stderr(const char* phase) {
   std::string text;
+  config::LogLevel level = config::LogLevel::error;
+  while (codec_->take_log_line(level, text)) {
+    log_upstream(level, 0, text.c_str(), phase);
+    text.clear();
+  }
   while (codec_->take_stderr(text)) {
     if (log::enabled(config::LogLevel::error)) {
       log::write(config::LogLevel::error, "%s sent in stderr: \"%s\" while %s%s", codec_->name(), text.c_str(), phase,

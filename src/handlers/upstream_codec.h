@@ -3,8 +3,8 @@
 // comes back (head, body, whether the connection may serve another
 // request). Connecting, pools, balancing, retries, passive health,
 // timeouts and back-pressure stay in the session, the same for every
-// protocol; HTTP/1.x (proxy_pass), FastCGI (fastcgi_pass) and uwsgi
-// (uwsgi_pass) each implement this.
+// protocol; HTTP/1.x (proxy_pass), FastCGI (fastcgi_pass), uwsgi
+// (uwsgi_pass), SCGI, gRPC and memcached (memcached_pass) each implement this.
 #pragma once
 
 #include <cstddef>
@@ -76,6 +76,10 @@ class UpstreamCodec {
   // since the last call, for the error log; `name` says whose.
   virtual bool take_stderr(std::string&) { return false; }
   virtual const char* name() const { return ""; }
+  // A line of the protocol's own for the error log, written with the
+  // upstream's context ("... while reading upstream, client: ...") while
+  // the response goes on (memcached's "invalid trailer", its miss at info).
+  virtual bool take_log_line(config::LogLevel&, std::string&) { return false; }
 
   // ---- multiplexed protocols (gRPC over HTTP/2)
   // The request body keeps going up after the response head came back.

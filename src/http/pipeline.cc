@@ -14,6 +14,7 @@
 #include "config/regex.h"
 #include "config/cgi_config.h"
 #include "handlers/gateway.h"
+#include "handlers/memcached/memcached_handler.h"
 #include "handlers/proxy.h"
 #include "handlers/static_file.h"
 #include "http/exchange.h"
@@ -245,7 +246,7 @@ void route(Exchange& ex, Phase from) {
       return;
     }
     if (dav::handles(ex) && !(s.fastcgi && s.fastcgi->upstream.upstream) && !(s.uwsgi && s.uwsgi->upstream.upstream) &&
-        !(s.grpc && s.grpc->upstream.upstream)) {
+        !(s.grpc && s.grpc->upstream.upstream) && !(s.memcached && s.memcached->upstream.upstream)) {
       dav::serve(ex);  // dav_methods: PUT, DELETE, MKCOL, COPY, MOVE on the files
       return;
     }
@@ -255,6 +256,7 @@ void route(Exchange& ex, Phase from) {
                   : s.uwsgi && s.uwsgi->upstream.upstream   ? handlers::serve_uwsgi(ex)
                   : s.scgi && s.scgi->upstream.upstream     ? handlers::serve_scgi(ex)
                   : s.grpc && s.grpc->upstream.upstream     ? handlers::serve_grpc(ex)
+                  : s.memcached && s.memcached->upstream.upstream ? handlers::serve_memcached(ex)
                                                             : handlers::serve_static(ex);
     switch (result.kind) {
       case handlers::HandlerResult::Kind::responded:
