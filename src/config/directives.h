@@ -136,7 +136,8 @@ std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: prox
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.
 std::span<const DirectiveSpec> default_only_directives();
-std::span<const DirectiveSpec> admin_directives();  // directives_admin.cc: admin_listen, api
+std::span<const DirectiveSpec> admin_directives();
+std::span<const DirectiveSpec> stream_directives();  // stream/compile.cc: the stream {} block  // directives_admin.cc: admin_listen, api
 // Defines, before anything compiles, the variables the rewrite module makes
 // (`set $x`, named captures), so a template may use one written earlier in
 // the file than its `set`, as in nginx (directives_rewrite.cc).
