@@ -9,7 +9,7 @@
 namespace torii::stream {
 
 void Pipe::preload(std::string_view bytes) {
-  if (!buf_) buf_ = std::make_unique<char[]>(capacity_);
+  if (!buf_) buf_ = std::make_unique_for_overwrite<char[]>(capacity_);
   const size_t n = std::min(bytes.size(), capacity_ - end_);
   std::memcpy(buf_.get() + end_, bytes.data(), n);
   end_ += n;
@@ -24,7 +24,7 @@ Pipe::Io Pipe::fill(int fd) {
     begin_ = 0;
   }
   if (end_ == capacity_) return Io::blocked;
-  if (!buf_) buf_ = std::make_unique<char[]>(capacity_);
+  if (!buf_) buf_ = std::make_unique_for_overwrite<char[]>(capacity_);
   for (;;) {
     const ssize_t n = ::recv(fd, buf_.get() + end_, capacity_ - end_, 0);
     if (n > 0) {

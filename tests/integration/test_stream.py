@@ -413,3 +413,101 @@ def test_proxy_protocol_header_reaches_upstream(make_server):
         assert f"PROXY TCP4 127.0.0.1 127.0.0.1 {client_port} {server.port}".encode() in got, got
     finally:
         backend.close()
+
+
+def test_listen_proxy_protocol_reads_the_header(make_server, peers):
+    backend = peers("echo")
+    server = make_server(stream_conf(f"""
+        log_format pp '$proxy_protocol_addr:$proxy_protocol_port $remote_addr:$remote_port';
+        server {{
+            listen 127.0.0.1:@PORT0@ proxy_protocol;
+            return "$proxy_protocol_addr $proxy_protocol_port $proxy_protocol_server_addr $proxy_protocol_server_port\\n";
+        }}
+        server {{
+            listen 127.0.0.1:@PORT1@ proxy_protocol;
+            proxy_pass 127.0.0.1:{backend.port};
+            access_log @PREFIX@/logs/access.log pp;
+        }}"""), nports=2)
+    with connect(server.ports[0]) as s:
+        s.sendall(b"PROXY TCP4 192.0.2.1 192.0.2.2 1234 80\r\n")
+        assert read_to_end(s) == b"192.0.2.1 1234 192.0.2.2 80\n"
+    with connect(server.ports[1]) as s:
+        # The bytes after the header are the client's: they reach the upstream.
+        s.sendall(b"PROXY TCP4 198.51.100.7 192.0.2.2 4321 443\r\nafter the header")
+        assert read_exactly(s, 16) == b"after the header"
+        port = s.getsockname()[1]
+    wait_until(lambda: server.access_log.exists() and
+               f"198.51.100.7:4321 127.0.0.1:{port}" in server.access_log.read_text(), 10, what="the log line")
+
+
+def test_proxy_pass_with_variable(make_server, peers):
+    a = peers("echo", "a")
+    server = make_server(stream_conf(f"""
+        upstream named {{ server 127.0.0.1:{a.port}; }}
+        server {{
+            listen 127.0.0.1:@PORT0@;
+            set $target named;
+            proxy_pass $target;
+        }}
+        server {{
+            listen 127.0.0.1:@PORT1@;
+            set $target 127.0.0.1:{a.port};
+            proxy_pass $target;
+        }}"""), nports=2)
+    for port in server.ports:
+        with connect(port) as s:
+            assert read_exactly(s, 2) == b"a\n"
+
+
+def test_slow_upstream_holds_back_the_client(make_server):
+    """An upstream that reads nothing: the proxy must stop reading the
+    client once its buffer and the sockets' are full, not take in all the
+    client sends."""
+    stop = threading.Event()
+
+    def never_reads(conn):
+        stop.wait(30)
+
+    backend = sb.TcpServer(never_reads)
+    try:
+        server = make_server(stream_conf(f"""
+            server {{
+                listen 127.0.0.1:@PORT@;
+                proxy_pass 127.0.0.1:{backend.port};
+            }}"""))
+        with connect(server.port) as s:
+            s.setblocking(False)
+            chunk = b"x" * 65536
+            sent = 0
+            idle_since = time.monotonic()
+            # Send until nothing more is taken for a second (or 256 MB).
+            while sent < 256 * 1024 * 1024 and time.monotonic() - idle_since < 1.0:
+                try:
+                    sent += s.send(chunk)
+                    idle_since = time.monotonic()
+                except BlockingIOError:
+                    time.sleep(0.01)
+        # Kernel socket buffers on loopback (a few MB each way) plus one
+        # proxy_buffer_size: far below what an unbounded proxy would take.
+        assert sent < 64 * 1024 * 1024, sent
+    finally:
+        stop.set()
+        backend.close()
+
+
+def test_graceful_stop_waits_for_open_session(make_server, peers):
+    backend = peers("echo", "up")
+    server = make_server(stream_conf(f"""
+        server {{
+            listen 127.0.0.1:@PORT@;
+            proxy_pass 127.0.0.1:{backend.port};
+        }}"""))
+    with connect(server.port) as s:
+        assert read_exactly(s, 3) == b"up\n"
+        server.signal(signal.SIGQUIT)
+        # The listening socket closes; the session goes on.
+        wait_until(lambda: not harness.connectable(server.port), 10, interval=0.05, what="the listener to close")
+        s.sendall(b"ping\n")
+        assert read_exactly(s, 5) == b"ping\n"
+        assert server.alive()
+    assert server.wait_exit(10) is not None
