@@ -18,6 +18,7 @@ work=$(mktemp -d)
 backend_pid=""
 haproxy_pid=""
 cleanup() {
+  set +e  # a server that already exited must not stop the others' cleanup
   stop_servers
   for pid in $backend_pid $haproxy_pid; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
   rm -rf "$work"
@@ -51,10 +52,10 @@ write_conf() {  # write_conf NAME PORT
   cat > "$work/$1.conf" <<CONF
 $load
 worker_processes 1;
-worker_rlimit_nofile 65536;
+worker_rlimit_nofile 16384;
 pid $work/logs/$1.pid;
 error_log $work/logs/$1-error.log crit;
-events { worker_connections 16384; }
+events { worker_connections 8192; }
 stream {
     upstream app { server 127.0.0.1:$backend; }
     server { listen 127.0.0.1:$2; proxy_pass app; }
@@ -67,7 +68,7 @@ if command -v haproxy >/dev/null; then
   cat > "$work/haproxy.cfg" <<CONF
 global
     nbthread 1
-    maxconn 16384
+    maxconn 8000
 defaults
     mode tcp
     timeout connect 5s
