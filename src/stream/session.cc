@@ -9,7 +9,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "config/directives.h"
 #include "config/upstream_bind.h"
+#include "dns/resolver.h"
 #include "log/error_log.h"
 #include "net/address.h"
 #include "net/proxy_protocol.h"
@@ -233,48 +235,95 @@ void Session::write_return() {
 
 // ---- proxy -------------------------------------------------------------------
 
-bool Session::choose_group(std::string& target_error) {
-  if (server_.pass) {
-    upstream_ = server_.pass;
-    return true;
+namespace {
+
+// A group of one session's own: the addresses `proxy_pass $var` rendered
+// or the resolver answered.
+std::shared_ptr<const Upstream> session_group(const std::string& name, const std::vector<sockaddr_storage>& addrs) {
+  auto g = std::make_shared<config::UpstreamGroupConfig>();
+  g->name = name;
+  g->implicit = true;
+  for (const auto& addr : addrs) {
+    config::UpstreamServer s;
+    s.name = net::address_with_port(addr);
+    s.addr = addr;
+    s.addr_len = addr.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+    s.id = unsigned(g->servers.size());
+    g->servers.push_back(std::move(s));
   }
+  auto u = std::make_shared<Upstream>();
+  u->group = std::move(g);
+  u->per_session = true;
+  return u;
+}
+
+}  // namespace
+
+void Session::start_proxy() {
+  state_ = State::connecting;
+  if (server_.pass) {
+    proxy_to(server_.pass);
+    return;
+  }
+  // proxy_pass $var: an upstream {} of that name, an address, or a name
+  // for the resolver, as nginx.
   std::string target;
   render(*server_.pass_template, facts_, target);
   for (const auto& u : config_->stream->upstreams) {
     if (!u->group->implicit && u->group->name == target) {
-      upstream_ = u;
-      return true;
+      proxy_to(u);
+      return;
     }
   }
   sockaddr_storage addr{};
-  if (!literal_address(target, addr)) {
-    // Host names need the resolver, which stream does not use yet.
-    target_error = "no resolver defined to resolve " + target;
-    return false;
+  if (literal_address(target, addr)) {
+    proxy_to(session_group(target, {addr}));
+    return;
   }
-  auto g = std::make_shared<config::UpstreamGroupConfig>();
-  g->name = target;
-  g->implicit = true;
-  config::UpstreamServer s;
-  s.name = net::address_with_port(addr);
-  s.addr = addr;
-  s.addr_len = addr.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-  g->servers.push_back(std::move(s));
-  auto u = std::make_shared<Upstream>();
-  u->group = std::move(g);
-  u->per_session = true;
-  upstream_ = std::move(u);
-  return true;
-}
-
-void Session::start_proxy() {
-  state_ = State::connecting;
-  std::string error;
-  if (!choose_group(error)) {
-    log_error(config::LogLevel::error, error, 0, "connecting to upstream");
+  const size_t colon = target.rfind(':');
+  uint64_t port = 0;
+  if (colon == std::string::npos || colon == 0 || !config::parse_number(std::string_view(target).substr(colon + 1), port) ||
+      port == 0 || port > 65535) {
+    log_error(config::LogLevel::error, "no port in upstream \"" + target + "\"", 0, "connecting to upstream");
     finish(502);
     return;
   }
+  const std::string host = target.substr(0, colon);
+  const Settings& s = server_.settings;
+  if (!s.resolver) {
+    log_error(config::LogLevel::error, "no resolver defined to resolve " + host, 0, "connecting to upstream");
+    finish(502);
+    return;
+  }
+  dns::Resolver& resolver = worker_.resolver(*s.resolver);
+  auto resolved = [this, target, host, port](const dns::Answer& a) {
+    if (state_ == State::done) return;
+    if (a.state != 0) {
+      log_error(config::LogLevel::error,
+                host + " could not be resolved (" + std::to_string(a.state) + ": " + dns::state_text(a.state) + ")", 0,
+                "connecting to upstream");
+      finish(502);
+      return;
+    }
+    std::vector<sockaddr_storage> addrs;
+    for (const auto& r : a.addrs) {
+      sockaddr_storage x{};
+      std::memcpy(&x, &r.addr, r.len);
+      if (x.ss_family == AF_INET) reinterpret_cast<sockaddr_in&>(x).sin_port = htons(uint16_t(port));
+      if (x.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6&>(x).sin6_port = htons(uint16_t(port));
+      addrs.push_back(x);
+    }
+    proxy_to(session_group(target, addrs));
+  };
+  if (const dns::Answer* cached = resolver.cached(host)) {
+    resolved(*cached);
+    return;
+  }
+  lookup_ = resolver.resolve(host, s.resolver_timeout.count(), std::move(resolved));
+}
+
+void Session::proxy_to(std::shared_ptr<const Upstream> upstream) {
+  upstream_ = std::move(upstream);
   balancer_ = worker_.balancer(upstream_);
   const auto& servers = upstream_->group->servers;
   tried_.assign(servers.size(), 0);

@@ -19,6 +19,9 @@
 namespace torii::upstream {
 class GroupState;
 }
+namespace torii::dns {
+class Lookup;
+}
 
 namespace torii::stream {
 
@@ -54,7 +57,7 @@ class Session {
   void start_return();
   void write_return();
   void start_proxy();
-  bool choose_group(std::string& target_error);
+  void proxy_to(std::shared_ptr<const Upstream> upstream);
   void connect_next();
   void connect_to(int peer);
   void connected();
@@ -85,6 +88,7 @@ class Session {
   size_t reply_sent_ = 0;
 
   // proxy
+  std::shared_ptr<dns::Lookup> lookup_;  // proxy_pass $var naming a host: the resolver's answer
   std::shared_ptr<const Upstream> upstream_;
   std::shared_ptr<upstream::GroupState> balancer_;
   std::vector<uint8_t> tried_;

@@ -9,6 +9,7 @@
 
 #include "core/fd_budget.h"
 #include "core/worker.h"
+#include "dns/resolver.h"
 #include "log/access_log.h"
 #include "log/error_log.h"
 #include "modules/stub_status/counters.h"
@@ -153,6 +154,8 @@ void StreamWorker::release(Session* s) {
     worker_.check_drained();
   });
 }
+
+dns::Resolver& StreamWorker::resolver(const dns::ResolverConfig& cfg) { return worker_.services().resolvers->get(cfg); }
 
 uint64_t StreamWorker::next_connection_id() { return core::next_connection_id(); }
 

@@ -23,6 +23,10 @@ class AccessLogWriter;
 namespace torii::upstream {
 class GroupState;
 }
+namespace torii::dns {
+class Resolver;
+struct ResolverConfig;
+}
 
 namespace torii::stream {
 
@@ -48,6 +52,7 @@ class StreamWorker {
   uint64_t next_connection_id();
   std::shared_ptr<upstream::GroupState> balancer(const std::shared_ptr<const Upstream>& u);
   void log_session(const Settings& s, const Facts& f);
+  dns::Resolver& resolver(const dns::ResolverConfig& cfg);
   void release(Session* s);
 
  private:

@@ -511,3 +511,33 @@ def test_graceful_stop_waits_for_open_session(make_server, peers):
         assert read_exactly(s, 5) == b"ping\n"
         assert server.alive()
     assert server.wait_exit(10) is not None
+
+
+def test_proxy_pass_variable_host_goes_to_the_resolver(make_server, peers):
+    from dns_responder import DnsResponder
+    dns = DnsResponder()
+    try:
+        backend = peers("echo", "resolved")
+        dns.set("app.test", ["127.0.0.1"], ttl=60)
+        server = make_server(stream_conf(f"""
+            server {{
+                listen 127.0.0.1:@PORT0@;
+                resolver 127.0.0.1:{dns.port} ipv6=off;
+                resolver_timeout 2s;
+                set $target app.test:{backend.port};
+                proxy_pass $target;
+            }}
+            server {{
+                listen 127.0.0.1:@PORT1@;
+                resolver 127.0.0.1:{dns.port} ipv6=off;
+                resolver_timeout 2s;
+                set $target nowhere.test:{backend.port};
+                proxy_pass $target;
+            }}"""), nports=2)
+        with connect(server.ports[0]) as s:
+            assert read_exactly(s, 9) == b"resolved\n"
+        with connect(server.ports[1]) as s:
+            assert read_to_end(s) == b""
+        error_log_has(server, r"nowhere\.test could not be resolved \(3: Host not found\)")
+    finally:
+        dns.stop()
