@@ -541,3 +541,17 @@ def test_proxy_pass_variable_host_goes_to_the_resolver(make_server, peers):
         error_log_has(server, r"nowhere\.test could not be resolved \(3: Host not found\)")
     finally:
         dns.stop()
+
+
+def test_include_inside_stream(make_server, peers, tmp_path):
+    backend = peers("echo", "inc")
+    part = tmp_path / "stream-upstreams.conf"
+    part.write_text(f"upstream included {{ server 127.0.0.1:{backend.port}; }}\n")
+    server = make_server(stream_conf(f"""
+        include {part};
+        server {{
+            listen 127.0.0.1:@PORT@;
+            proxy_pass included;
+        }}"""))
+    with connect(server.port) as s:
+        assert read_exactly(s, 4) == b"inc\n"
