@@ -531,10 +531,6 @@ Status StreamCompiler::build_listen_groups() {
         if (g.listen.text == l.text)
           return make_error(srv->file + ":" + std::to_string(srv->line) + ": duplicate \"" + l.text +
                             "\" address and port pair");
-      for (const auto& g : c_.cfg().listen_groups)
-        if (!g.listen.quic && g.listen.text == l.text)
-          return make_error(srv->file + ":" + std::to_string(srv->line) + ": \"" + l.text +
-                            "\" is also an http listen address");
       ListenGroup g;
       g.listen = l;
       g.server = srv;
@@ -589,6 +585,19 @@ constexpr config::DirectiveSpec kStreamDirectives[] = {
 };
 
 }  // namespace
+
+Status check_listen_addresses(const config::Config& cfg) {
+  if (!cfg.stream) return Ok{};
+  for (const auto& sg : cfg.stream->listen_groups) {
+    for (const auto& hg : cfg.listen_groups) {
+      // Both would get SO_REUSEPORT sockets and share the connections.
+      if (!hg.listen.quic && hg.listen.text == sg.listen.text)
+        return make_error(sg.server->file + ":" + std::to_string(sg.server->line) + ": \"" + sg.listen.text +
+                          "\" is an http and a stream listen address");
+    }
+  }
+  return Ok{};
+}
 
 }  // namespace torii::stream
 

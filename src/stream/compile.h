@@ -3,3 +3,11 @@
 #pragma once
 
 #include "stream/stream_config.h"
+
+namespace torii::stream {
+
+// Once the http listen groups are built: no address may be both an http
+// and a stream one.
+Status check_listen_addresses(const config::Config& cfg);
+
+}  // namespace torii::stream

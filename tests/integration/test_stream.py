@@ -555,3 +555,19 @@ def test_include_inside_stream(make_server, peers, tmp_path):
         }}"""))
     with connect(server.port) as s:
         assert read_exactly(s, 4) == b"inc\n"
+
+
+def test_address_both_http_and_stream_is_refused(make_server, nginx_only_skip):
+    """torii opens every address with SO_REUSEPORT, so an address both
+    blocks name would silently share its connections: refused at load
+    (nginx fails to bind it at start instead)."""
+    server = make_server(base_conf("server { listen 127.0.0.1:@PORT@; }",
+                                   main="stream { server { listen 127.0.0.1:@PORT@; return x; } }"),
+                         start=False)
+    server.leases = [harness.PortLease()]
+    server.ports = [server.leases[0].port]
+    server.write_conf()
+    p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
+    out = p.stdout + p.stderr
+    assert p.returncode != 0, out
+    assert "is an http and a stream listen address" in out, out
