@@ -37,6 +37,6 @@ $SUDO apt-get install -y --no-install-recommends \
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev libc-ares-dev \
   libgtest-dev libgmock-dev clang libclang-rt-14-dev \
   python3 python3-pytest python3-h2 python3-grpcio python3-brotli python3-zstandard python3-cryptography curl apache2-utils wrk nghttp2-client ngtcp2-client \
-  nginx-light haproxy openssl gnutls-bin libaprutil1 prometheus \
+  nginx-light libnginx-mod-stream haproxy openssl gnutls-bin libaprutil1 prometheus \
   php8.2-fpm php8.2-cli uwsgi uwsgi-plugin-python3 memcached iproute2 strace chromium \
   "${bench_packages[@]}"

@@ -22,6 +22,7 @@
 #include "core/worker.h"
 #include "log/error_log.h"
 #include "net/listener.h"
+#include "stream/stream_config.h"
 #include "net/ocsp_refresher.h"
 #include "cache/zone.h"
 #include "upstream/health_checker.h"
@@ -294,9 +295,13 @@ int main(int argc, char** argv) {
     fprintf(stderr, "torii: [emerg] chdir(\"%s\") failed, see the error log\n", cfg->process.working_directory.c_str());
     return 1;
   }
-  for (const auto& g : cfg->listen_groups) {
-    if (g.listen.quic) continue;  // UDP: no TCP socket to probe
-    auto free = torii::net::probe_address_free(g.listen);
+  std::vector<const torii::config::Listen*> tcp_listens;
+  for (const auto& g : cfg->listen_groups)
+    if (!g.listen.quic) tcp_listens.push_back(&g.listen);  // UDP: no TCP socket to probe
+  if (cfg->stream)
+    for (const auto& g : cfg->stream->listen_groups) tcp_listens.push_back(&g.listen);
+  for (const auto* listen : tcp_listens) {
+    auto free = torii::net::probe_address_free(*listen);
     if (!free) {
       TORII_LOG(emerg, "%s", free.error().c_str());
       fprintf(stderr, "torii: [emerg] %s\n", free.error().c_str());

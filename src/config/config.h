@@ -36,6 +36,9 @@ struct Program;  // modules/rewrite/program.h: compiled rewrite-module directive
 namespace torii::dns {
 struct ResolverConfig;  // dns/resolver_config.h: the `resolver` directive
 }
+namespace torii::stream {
+struct StreamConfig;  // stream/stream_config.h: the stream {} block
+}
 
 namespace torii::config {
 
@@ -373,6 +376,9 @@ struct Config {
   // Charset names the config mentions (charset, source_charset): the ones
   // an upstream's X-Accel-Charset may name, as nginx's charset list.
   std::vector<std::string> charsets;
+
+  // stream {}: TCP proxying (src/stream/); null without the block.
+  std::shared_ptr<const stream::StreamConfig> stream;
 
   // Every file read, in order, with its text: for `torii -T`.
   std::vector<std::pair<std::string, std::string>> sources;

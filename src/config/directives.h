@@ -141,6 +141,7 @@ std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: prox
 std::span<const DirectiveSpec> default_only_directives();
 std::span<const DirectiveSpec> admin_directives();  // directives_admin.cc: admin_listen, api
 std::span<const DirectiveSpec> symlink_directives();  // directives_symlinks.cc: disable_symlinks
+std::span<const DirectiveSpec> stream_directives();  // stream/compile.cc: the stream {} block
 // Defines, before anything compiles, the variables the rewrite module makes
 // (`set $x`, named captures), so a template may use one written earlier in
 // the file than its `set`, as in nginx (directives_rewrite.cc).

@@ -2,7 +2,8 @@
 // nothing it does not already do, or for something it cannot do: checked
 // with nginx's syntax and wording, then accepted (with a warning where a
 // line cannot take effect).
-//   load_module FILE      torii cannot load nginx's shared objects; a config
+//   load_module FILE      torii cannot load nginx's shared objects (the stream
+//                         module's line is accepted silently: stream is built in); a config
 //                         (Debian's own nginx.conf) that includes the
 //                         modules-enabled/*.conf lines still loads. The
 //                         directives those modules bring fail by name.
@@ -28,6 +29,9 @@ namespace torii::config {
 namespace {
 
 Status accept_load_module(Compiler& c, Scope&, const Node& n) {
+  // The stream module is built in (src/stream/): its line asks for nothing.
+  const std::string_view file = n.args[0];
+  if (file == "ngx_stream_module.so" || file.ends_with("/ngx_stream_module.so")) return Ok{};
   c.warn(n, "\"load_module\" ignored: torii cannot load nginx modules (\"" + c.full_path(n.args[0]) +
                 "\"); their directives are refused by name");
   return Ok{};

@@ -13,6 +13,7 @@
 #include "config/ssl_config.h"
 #include "config/upstream_tls_config.h"
 #include "log/json_format.h"
+#include "stream/compile.h"
 
 namespace torii::config {
 
@@ -166,6 +167,8 @@ Status Compiler::run(const std::vector<Node>& main) {
   st = block(main, scope);
   if (!st) return st;
   st = build_listen_groups();
+  if (!st) return st;
+  st = stream::check_listen_addresses(cfg_);
   if (!st) return st;
   cfg_.variables = user_variable_names();
   cfg_.keep_upstream_headers = upstream_headers_used();

@@ -31,6 +31,7 @@
 #include "net/proxy_protocol.h"
 #include "net/tls_transport.h"
 #include "net/transport.h"
+#include "stream/stream_worker.h"
 #include "upstream/upstreams.h"
 
 namespace torii::core {
@@ -165,9 +166,11 @@ Worker::Worker(int index, std::shared_ptr<const config::Config> config)
   services_.cache_updates = cache_updates_.get();
   mirrors_ = std::make_unique<mirror::Mirrors>(loop_);
   services_.mirrors = mirrors_.get();
+  stream_ = std::make_unique<stream::StreamWorker>(*this, loop_, *access_log_);
 }
 
 Worker::~Worker() {
+  stream_.reset();
   quic_endpoints_.clear();
   retired_endpoints_.clear();
   h2_connections_.clear();
@@ -197,6 +200,7 @@ bool Worker::open_listeners() {
     binding->group = &group;
     acceptors_[group.listen.text] = std::make_unique<Acceptor>(*this, *fd, std::move(binding));
   }
+  if (!stream_->open_listeners(cfg)) ok = false;
   return ok;
 }
 
@@ -206,9 +210,11 @@ void Worker::start() {
     place_worker_thread(config_->process, index_);
     for (auto& [name, a] : acceptors_) a->watch();
     for (auto& [name, e] : quic_endpoints_) e->watch();
+    stream_->watch();
     loop_.arm(housekeeping_, kHousekeepingMs);
     loop_.run();
     access_log_->flush(true);
+    stream_->close_all();
     quic_endpoints_.clear();
     retired_endpoints_.clear();
     h2_connections_.clear();
@@ -286,6 +292,7 @@ void Worker::apply_config(std::shared_ptr<const config::Config> config) {
   config_ = config;
   place_worker_thread(config->process, index_);
   upstreams_->use_config(*config);  // the old config's idle upstream connections move on or close
+  stream_->apply_config(config);    // stream sessions keep the config they started with
   // QUIC: a kept address swaps its binding in place (connections keep the
   // settings they started with; new streams take the new config); a gone
   // one stops taking connections and finishes those it has.
@@ -462,6 +469,7 @@ void Worker::begin_drain() {
   draining_ = true;
   retire_acceptors(std::move(acceptors_));  // stop accepting: close our listening sockets
   acceptors_.clear();
+  stream_->stop_accepting();  // stream sessions run on until they end
   std::vector<ProxyProtocolReader*> readers;
   for (auto& [r, owned] : proxy_readers_) readers.push_back(r);
   for (auto* r : readers) r->abandon();  // nothing asked yet: close
@@ -485,7 +493,7 @@ void Worker::begin_drain() {
 // closed as a fast stop closes them.
 void Worker::on_shutdown_timeout() {
   TORII_LOG(notice, "worker_shutdown_timeout: closing %zu connections still open",
-            connections_.size() + h2_connections_.size());
+            connections_.size() + h2_connections_.size() + stream_->sessions());
   loop_.stop();
 }
 
@@ -497,7 +505,8 @@ void Worker::retire_acceptors(AcceptorMap doomed) {
 }
 
 void Worker::check_drained() {
-  if (!draining_ || !connections_.empty() || !h2_connections_.empty() || !proxy_readers_.empty()) return;
+  if (!draining_ || !connections_.empty() || !h2_connections_.empty() || !proxy_readers_.empty() || !stream_->idle())
+    return;
   for (auto& [name, e] : retired_endpoints_)
     if (e->connections() > 0) return;
   loop_.stop();

@@ -44,6 +44,9 @@ struct HandedDatagram;
 namespace torii::net {
 struct ProxyProtocolAddrs;
 }
+namespace torii::stream {
+class StreamWorker;
+}
 
 namespace torii::core {
 
@@ -131,6 +134,7 @@ class Worker {
   std::unique_ptr<dns::Resolvers> resolvers_;       // `resolver` name servers and their caches
   std::unique_ptr<cache::BackgroundUpdates> cache_updates_;  // before upstreams_ at the end: they hold its connections
   std::unique_ptr<mirror::Mirrors> mirrors_;                 // likewise
+  std::unique_ptr<stream::StreamWorker> stream_;  // stream {}: its listeners and sessions
   http::WorkerServices services_;
   using AcceptorMap = std::unordered_map<std::string, std::unique_ptr<Acceptor>>;
   void retire_acceptors(AcceptorMap doomed);

@@ -58,6 +58,12 @@ void escape_tail(std::string& out, size_t from, bool json) {
     append_default_escaped(out, scratch);
 }
 
+}  // namespace
+
+void escape_log_value(std::string& out, size_t from, bool json) { escape_tail(out, from, json); }
+
+namespace {
+
 void render_line(const config::LogFormat& fmt, const http::Exchange& ex, std::string& out) {
   for (const config::TemplatePart& p : fmt.format.parts) {
     if (!p.is_variable) {
@@ -208,29 +214,34 @@ void AccessLogWriter::log(const http::Exchange& ex) {
       line_.push_back('\n');
       rendered = al.format.get();
     }
-    if (al.syslog) {
-      // One datagram per line, without the newline; not buffered (nginx
-      // sends each line at once too). Keyed by the target as written.
-      auto it = syslogs_.find(al.path);
-      if (it == syslogs_.end()) it = syslogs_.emplace(al.path, std::make_unique<Syslog>(*al.syslog)).first;
-      it->second->send(std::string_view(line_).substr(0, line_.size() - 1));
-      continue;
-    }
-    auto it = files_.find(al.path);
-    if (it == files_.end()) {
-      auto f = std::make_unique<File>();
-      f->path = al.path;
-      it = files_.emplace(al.path, std::move(f)).first;
-    }
-    File& f = *it->second;
-    // The latest config wins when a reload changed the buffering.
-    if (f.buffer_size != al.buffer_size) {
-      f.flush();
-      f.buffer_size = al.buffer_size;
-    }
-    f.flush_interval = al.flush;
-    f.add(line_);
+    append_line(al.path, al.syslog.get(), al.buffer_size, al.flush, line_);
   }
+}
+
+void AccessLogWriter::append_line(const std::string& path, const SyslogTarget* syslog, size_t buffer_size,
+                                  config::Ms flush, std::string_view line) {
+  if (syslog) {
+    // One datagram per line, without the newline; not buffered (nginx
+    // sends each line at once too). Keyed by the target as written.
+    auto it = syslogs_.find(path);
+    if (it == syslogs_.end()) it = syslogs_.emplace(path, std::make_unique<Syslog>(*syslog)).first;
+    it->second->send(line.substr(0, line.size() - 1));
+    return;
+  }
+  auto it = files_.find(path);
+  if (it == files_.end()) {
+    auto f = std::make_unique<File>();
+    f->path = path;
+    it = files_.emplace(path, std::move(f)).first;
+  }
+  File& f = *it->second;
+  // The latest config wins when a reload changed the buffering.
+  if (f.buffer_size != buffer_size) {
+    f.flush();
+    f.buffer_size = buffer_size;
+  }
+  f.flush_interval = flush;
+  f.add(line);
 }
 
 void AccessLogWriter::flush(bool all) {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace torii::http {
@@ -15,6 +16,12 @@ class Exchange;
 
 namespace torii::log {
 
+struct SyslogTarget;
+
+// Escapes out[from..] in place as a log_format asks: JSON, or nginx's
+// default \xHH for quotes, backslashes, control and non-ASCII bytes.
+void escape_log_value(std::string& out, size_t from, bool json);
+
 class AccessLogWriter {
  public:
   AccessLogWriter();
@@ -22,6 +29,11 @@ class AccessLogWriter {
 
   // Logs the exchange to every access_log of its location (none if off).
   void log(const http::Exchange& ex);
+  // Appends one rendered line (newline included) to an access_log target:
+  // a file (buffered as the access_log says) or a syslog server. The
+  // stream module's lines come this way too.
+  void append_line(const std::string& path, const SyslogTarget* syslog, size_t buffer_size, std::chrono::milliseconds flush,
+                   std::string_view line);
   // Writes out buffers whose flush time has come (or all when `all`).
   void flush(bool all);
   // Closes and re-opens every file (SIGUSR1).

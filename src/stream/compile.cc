@@ -1,0 +1,606 @@
+// The `stream {}` block's compiler: its own directive table (nginx's
+// ngx_stream_* modules), reusing the http side's readers where the syntax
+// is the same (listen, an upstream's server lines, allow/deny, resolver,
+// proxy_bind). A directive torii knows in http but not here is refused as
+// nginx refuses it: "X" directive is not allowed here.
+#include "stream/compile.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "config/directives.h"
+#include "config/nginx_directives.h"
+#include "dns/resolver_config.h"
+#include "log/syslog.h"
+#include "stream/variables.h"
+
+namespace torii::stream {
+
+namespace {
+
+using config::Compiler;
+using config::Node;
+using config::node_error;
+
+std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+// nginx's generic slot readers (times, sizes) say it this way.
+Error slot_invalid(const Node& n) { return node_error(n, q(n.name) + " directive invalid value"); }
+
+enum Where : uint8_t { kStream = 1, kServer = 2, kBoth = 3 };
+
+struct Scope {
+  Settings* settings = nullptr;
+  Server* server = nullptr;  // null at the stream level
+  bool access_rules_here = false;
+  bool access_log_here = false;
+  std::vector<std::string_view> seen;
+};
+
+class StreamCompiler;
+using Setter = Status (*)(StreamCompiler&, Scope&, const Node&);
+
+struct Directive {
+  std::string_view name;
+  uint8_t where;
+  size_t min_args, max_args;
+  bool flag;    // exactly on|off
+  bool unique;  // a second one in one block is "duplicate"
+  Setter set;
+};
+
+class StreamCompiler {
+ public:
+  StreamCompiler(Compiler& c, StreamConfig& out) : c_(c), out_(out) {}
+  Status run(const Node& stream);
+
+  Compiler& base() { return c_; }
+  StreamConfig& out() { return out_; }
+  VariableNames& names() { return names_; }
+  Result<Template> compile(const Node& n, std::string_view text) {
+    auto t = compile_template(text, names_);
+    if (!t) return node_error(n, t.error());
+    return t;
+  }
+  const LogFormat* format(std::string_view name) const {
+    for (const auto& f : formats_)
+      if (f->name == name) return f.get();
+    return nullptr;
+  }
+  std::shared_ptr<const LogFormat> format_ptr(std::string_view name) const {
+    for (const auto& f : formats_)
+      if (f->name == name) return f;
+    return nullptr;
+  }
+  void add_format(std::shared_ptr<LogFormat> f) { formats_.push_back(std::move(f)); }
+  Status upstream(const Node& n);
+  Status server(const Settings& inherited, const Node& n);
+  Status block(const std::vector<Node>& nodes, Scope& scope, Where where);
+  // A name proxy_pass gives: an upstream {} block, else a host:port of its own.
+  Result<std::shared_ptr<const Upstream>> group_for(const Node& n, std::string_view target);
+
+ private:
+  Status build_listen_groups();
+
+  Compiler& c_;
+  StreamConfig& out_;
+  VariableNames names_;
+  std::vector<std::shared_ptr<LogFormat>> formats_;
+};
+
+// ---- setters ---------------------------------------------------------------
+
+template <Ms Settings::*F>
+Status set_time(StreamCompiler&, Scope& s, const Node& n) {
+  int64_t ms = 0;
+  if (!config::parse_time_ms(n.args[0], ms)) return slot_invalid(n);
+  s.settings->*F = Ms(ms);
+  return Ok{};
+}
+
+template <size_t Settings::*F>
+Status set_size(StreamCompiler&, Scope& s, const Node& n) {
+  int64_t v = 0;
+  if (!config::parse_size(n.args[0], v) || v <= 0) return slot_invalid(n);
+  s.settings->*F = size_t(v);
+  return Ok{};
+}
+
+template <bool Settings::*F>
+Status set_flag(StreamCompiler&, Scope& s, const Node& n) {
+  s.settings->*F = n.args[0] == "on";
+  return Ok{};
+}
+
+Status set_tries(StreamCompiler&, Scope& s, const Node& n) {
+  uint64_t v = 0;
+  if (!config::parse_number(n.args[0], v) || v > 1'000'000) return slot_invalid(n);
+  s.settings->next_upstream_tries = unsigned(v);
+  return Ok{};
+}
+
+Status set_bind(StreamCompiler&, Scope& s, const Node& n) {
+  auto bind = config::parse_upstream_bind(n);
+  if (!bind) return Error{bind.error()};
+  if (*bind && !(*bind)->value.empty() && !(*bind)->value.is_constant())
+    return node_error(n, "\"proxy_bind\" with variables is not yet supported in stream");
+  s.settings->bind = std::move(*bind);
+  return Ok{};
+}
+
+Status set_resolver(StreamCompiler&, Scope& s, const Node& n) {
+  auto r = config::parse_resolver(n);
+  if (!r) return Error{r.error()};
+  s.settings->resolver = std::move(*r);
+  return Ok{};
+}
+
+Status set_resolver_timeout(StreamCompiler&, Scope& s, const Node& n) {
+  auto t = config::parse_resolver_timeout(n);
+  if (!t) return Error{t.error()};
+  s.settings->resolver_timeout = *t;
+  return Ok{};
+}
+
+// The error log is the process's (stream sessions log there with their
+// client and server); the line is checked with the main context's rules.
+Status set_error_log(StreamCompiler& sc, Scope&, const Node& n) {
+  const auto* spec = config::find_directive("error_log");
+  config::Scope probe;
+  config::LocationSettings scratch;
+  probe.ctx = config::kServer;
+  probe.settings = &scratch;
+  return spec->set(sc.base(), probe, n);
+}
+
+Status set_access_rule(StreamCompiler& sc, Scope& s, const Node& n) {
+  // The http reader (addresses, CIDR masks, "all", its warnings).
+  config::Scope probe;
+  config::LocationSettings scratch;
+  probe.ctx = config::kServer;
+  probe.settings = &scratch;
+  auto st = config::find_directive(n.name)->set(sc.base(), probe, n);
+  if (!st) return st;
+  if (!s.access_rules_here) {
+    s.settings->access_rules.clear();
+    s.access_rules_here = true;
+  }
+  s.settings->access_rules.push_back(scratch.access_rules.back());
+  return Ok{};
+}
+
+Status set_log_format(StreamCompiler& sc, Scope&, const Node& n) {
+  if (sc.format(n.args[0])) return node_error(n, "duplicate \"log_format\" name " + q(n.args[0]));
+  auto fmt = std::make_shared<LogFormat>();
+  fmt->name = n.args[0];
+  size_t i = 1;
+  if (n.args[i].starts_with("escape=")) {
+    std::string_view e = std::string_view(n.args[i]).substr(7);
+    if (e == "json") {
+      fmt->json_escape = true;
+    } else if (e == "none") {
+      fmt->escape_none = true;
+    } else if (e != "default") {
+      return node_error(n, "unknown log format escaping \"" + std::string(e) + "\"");
+    }
+    ++i;
+  }
+  if (i >= n.args.size()) return node_error(n, "invalid number of arguments in \"log_format\" directive");
+  std::string text;
+  for (; i < n.args.size(); ++i) text += n.args[i];
+  auto t = sc.compile(n, text);
+  if (!t) return Error{t.error()};
+  fmt->format = std::move(*t);
+  sc.add_format(std::move(fmt));
+  return Ok{};
+}
+
+// access_log PATH FORMAT [buffer=] [flush=] [if=] | off. Stream has no
+// default format: nginx says "log format is not specified".
+Status set_access_log(StreamCompiler& sc, Scope& s, const Node& n) {
+  Settings& st = *s.settings;
+  if (!s.access_log_here) {
+    st.access_logs.clear();
+    st.access_log_off = false;
+    s.access_log_here = true;
+  }
+  if (n.args[0] == "off") {
+    if (n.args.size() != 1) return node_error(n, "invalid parameter " + q(n.args[1]));
+    st.access_logs.clear();
+    st.access_log_off = true;
+    return Ok{};
+  }
+  AccessLog log;
+  if (n.args[0].starts_with("syslog:")) {
+    auto target = log::parse_syslog_target(std::string_view(n.args[0]).substr(7));
+    if (!target) return node_error(n, target.error());
+    log.syslog = std::make_shared<const log::SyslogTarget>(std::move(*target));
+    log.path = n.args[0];
+  } else {
+    log.path = sc.base().full_path(n.args[0]);
+  }
+  if (n.args.size() < 2) return node_error(n, "log format is not specified");
+  log.format = sc.format_ptr(n.args[1]);
+  if (!log.format) return node_error(n, "unknown log format " + q(n.args[1]));
+  for (size_t i = 2; i < n.args.size(); ++i) {
+    std::string_view a = n.args[i];
+    if (a.starts_with("buffer=")) {
+      int64_t v = 0;
+      if (!config::parse_size(a.substr(7), v) || v == 0) return node_error(n, "invalid buffer size " + q(a.substr(7)));
+      log.buffer_size = size_t(v);
+    } else if (a.starts_with("flush=")) {
+      int64_t ms = 0;
+      if (!config::parse_time_ms(a.substr(6), ms) || ms == 0) return node_error(n, "invalid flush time " + q(a.substr(6)));
+      log.flush = Ms(ms);
+    } else if (a.starts_with("if=")) {
+      auto t = sc.compile(n, a.substr(3));
+      if (!t) return Error{t.error()};
+      log.condition = std::move(*t);
+    } else if (a == "gzip" || a.starts_with("gzip=")) {
+      return node_error(n, q(a) + " is not yet supported");
+    } else {
+      return node_error(n, "invalid parameter " + q(a));
+    }
+  }
+  if (log.flush.count() && !log.buffer_size) log.buffer_size = 64 * 1024;
+  st.access_logs.push_back(std::move(log));
+  return Ok{};
+}
+
+// listen ADDR:PORT [ssl] [reuseport] [backlog=N] [so_keepalive=..] [proxy_protocol]...
+// read by the http reader once the parameters stream does not have are
+// refused with nginx's words.
+Status set_listen(StreamCompiler& sc, Scope& s, const Node& n) {
+  for (size_t i = 1; i < n.args.size(); ++i) {
+    std::string_view a = n.args[i];
+    if (a == "default_server" || a == "default" || a == "http2" || a == "quic" || a == "deferred")
+      return node_error(n, "invalid parameter " + q(a));
+    if (a == "udp") return node_error(n, "\"listen ... udp\" is not yet supported in stream");
+    if (a == "ssl") return node_error(n, "\"listen ... ssl\" is not yet supported in stream");
+  }
+  config::Server scratch;
+  config::Scope probe;
+  probe.ctx = config::kServer;
+  probe.server = &scratch;
+  probe.settings = &scratch.settings;
+  auto st = config::find_directive("listen")->set(sc.base(), probe, n);
+  if (!st) return st;
+  for (const auto& l : s.server->listens) {
+    if (l.text == scratch.listens.back().text)
+      return node_error(n, "duplicate \"" + l.text + "\" address and port pair");
+  }
+  s.server->listens.push_back(scratch.listens.back());
+  return Ok{};
+}
+
+Status set_proxy_pass(StreamCompiler& sc, Scope& s, const Node& n) {
+  if (s.server->return_value) return node_error(n, "\"proxy_pass\" directive is duplicate");
+  const std::string& target = n.args[0];
+  if (target.find('$') != std::string::npos) {
+    auto t = sc.compile(n, target);
+    if (!t) return Error{t.error()};
+    s.server->pass_template = std::move(*t);
+    return Ok{};
+  }
+  auto g = sc.group_for(n, target);
+  if (!g) return Error{g.error()};
+  s.server->pass = std::move(*g);
+  return Ok{};
+}
+
+Status set_return(StreamCompiler& sc, Scope& s, const Node& n) {
+  if (s.server->pass || s.server->pass_template) return node_error(n, "\"return\" directive is duplicate");
+  auto t = sc.compile(n, n.args[0]);
+  if (!t) return Error{t.error()};
+  s.server->return_value = std::move(*t);
+  return Ok{};
+}
+
+Status set_set(StreamCompiler& sc, Scope& s, const Node& n) {
+  std::string_view name = n.args[0];
+  if (name.size() < 2 || name[0] != '$') return node_error(n, "invalid variable name " + q(name));
+  SetStep step;
+  step.slot = sc.names().define(name.substr(1));
+  auto t = sc.compile(n, n.args[1]);
+  if (!t) return Error{t.error()};
+  step.value = std::move(*t);
+  s.server->sets.push_back(std::move(step));
+  return Ok{};
+}
+
+Status accept_any(StreamCompiler&, Scope&, const Node&) { return Ok{}; }
+
+Status set_proxy_protocol_timeout(StreamCompiler&, Scope& s, const Node& n) {
+  int64_t ms = 0;
+  if (!config::parse_time_ms(n.args[0], ms)) return slot_invalid(n);
+  s.settings->proxy_protocol_timeout = Ms(ms);
+  return Ok{};
+}
+
+constexpr size_t kMany = 64;
+
+const Directive kDirectives[] = {
+    {"proxy_connect_timeout", kBoth, 1, 1, false, true, &set_time<&Settings::connect_timeout>},
+    {"proxy_timeout", kBoth, 1, 1, false, true, &set_time<&Settings::timeout>},
+    {"proxy_next_upstream", kBoth, 1, 1, true, true, &set_flag<&Settings::next_upstream>},
+    {"proxy_next_upstream_tries", kBoth, 1, 1, false, true, &set_tries},
+    {"proxy_next_upstream_timeout", kBoth, 1, 1, false, true, &set_time<&Settings::next_upstream_timeout>},
+    {"proxy_buffer_size", kBoth, 1, 1, false, true, &set_size<&Settings::buffer_size>},
+    {"proxy_protocol", kBoth, 1, 1, true, true, &set_flag<&Settings::proxy_protocol>},
+    {"proxy_half_close", kBoth, 1, 1, true, true, &set_flag<&Settings::half_close>},
+    {"proxy_bind", kBoth, 1, 2, false, true, &set_bind},
+    {"proxy_socket_keepalive", kBoth, 1, 1, true, true, &set_flag<&Settings::socket_keepalive>},
+    {"tcp_nodelay", kBoth, 1, 1, true, true, &set_flag<&Settings::tcp_nodelay>},
+    {"preread_buffer_size", kBoth, 1, 1, false, true, &set_size<&Settings::preread_buffer_size>},
+    {"preread_timeout", kBoth, 1, 1, false, true, &set_time<&Settings::preread_timeout>},
+    {"resolver", kBoth, 1, kMany, false, true, &set_resolver},
+    {"resolver_timeout", kBoth, 1, 1, false, true, &set_resolver_timeout},
+    {"error_log", kBoth, 1, 2, false, false, &set_error_log},
+    {"access_log", kBoth, 1, kMany, false, false, &set_access_log},
+    {"allow", kBoth, 1, 1, false, false, &set_access_rule},
+    {"deny", kBoth, 1, 1, false, false, &set_access_rule},
+    {"log_format", kStream, 2, kMany, false, false, &set_log_format},
+    {"variables_hash_max_size", kStream, 1, 1, false, true, &accept_any},
+    {"variables_hash_bucket_size", kStream, 1, 1, false, true, &accept_any},
+    {"server_names_hash_max_size", kStream, 1, 1, false, true, &accept_any},
+    {"server_names_hash_bucket_size", kStream, 1, 1, false, true, &accept_any},
+    {"listen", kServer, 1, kMany, false, false, &set_listen},
+    {"proxy_pass", kServer, 1, 1, false, true, &set_proxy_pass},
+    {"return", kServer, 1, 1, false, true, &set_return},
+    {"set", kServer, 2, 2, false, false, &set_set},
+    {"proxy_protocol_timeout", kBoth, 1, 1, false, true, &set_proxy_protocol_timeout},
+};
+
+// nginx stream directives torii has not got yet: refused by name.
+constexpr std::string_view kNotYet[] = {
+    "ssl_certificate", "ssl_certificate_key", "ssl_protocols", "ssl_ciphers", "ssl_session_cache",
+    "ssl_session_timeout", "ssl_handshake_timeout", "ssl_preread", "proxy_ssl", "proxy_ssl_verify",
+    "proxy_ssl_trusted_certificate", "proxy_ssl_server_name", "proxy_ssl_name", "proxy_ssl_certificate",
+    "proxy_ssl_certificate_key", "proxy_ssl_protocols", "proxy_ssl_ciphers", "proxy_ssl_session_reuse",
+    "proxy_responses", "proxy_requests", "proxy_download_rate", "proxy_upload_rate", "map", "geo",
+    "split_clients", "limit_conn_zone", "limit_conn", "limit_conn_log_level", "set_real_ip_from",
+    "pass", "js_import", "js_set", "server_name", "ssl_prefer_server_ciphers", "ssl_dhparam",
+    "ssl_verify_client", "ssl_client_certificate", "ssl_trusted_certificate", "ssl_password_file",
+    "ssl_session_tickets", "ssl_session_ticket_key", "ssl_ecdh_curve", "ssl_alpn", "ssl_conf_command",
+    "proxy_socket_rcvbuf", "proxy_socket_sndbuf", "geoip_country", "geoip_city", "geoip_org",
+};
+
+const Directive* find(std::string_view name) {
+  for (const auto& d : kDirectives)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+Status check(const Node& n, const Directive& d) {
+  if (n.block) return node_error(n, "directive " + q(n.name) + " is not terminated by \";\"");
+  if (n.args.size() < d.min_args || n.args.size() > d.max_args)
+    return node_error(n, "invalid number of arguments in " + q(n.name) + " directive");
+  if (d.flag && n.args[0] != "on" && n.args[0] != "off")
+    return node_error(n, "invalid value " + q(n.args[0]) + " in " + q(n.name) + " directive, it must be \"on\" or \"off\"");
+  return Ok{};
+}
+
+// The error for a name this table does not have at this level.
+Error refusal(const Node& n, Where where) {
+  if (const Directive* d = find(n.name); d && !(d->where & where))
+    return node_error(n, q(n.name) + " directive is not allowed here");
+  if ((n.name == "server" || n.name == "upstream") && where == kServer)
+    return node_error(n, q(n.name) + " directive is not allowed here");
+  if (std::find(std::begin(kNotYet), std::end(kNotYet), n.name) != std::end(kNotYet))
+    return node_error(n, q(n.name) + " directive is not yet supported in stream");
+  if (config::find_directive(n.name)) return node_error(n, q(n.name) + " directive is not allowed here");
+  return node_error(n, config::missing_directive_message(n.name));
+}
+
+Status StreamCompiler::block(const std::vector<Node>& nodes, Scope& scope, Where where) {
+  for (const auto& n : nodes) {
+    if (where == kStream && (n.name == "server" || n.name == "upstream" || n.name == "log_format")) continue;
+    const Directive* d = find(n.name);
+    if (!d || !(d->where & where)) return refusal(n, where);
+    if (auto st = check(n, *d); !st) return st;
+    if (d->unique) {
+      if (std::find(scope.seen.begin(), scope.seen.end(), d->name) != scope.seen.end())
+        return node_error(n, q(n.name) + " directive is duplicate");
+      scope.seen.push_back(d->name);
+    }
+    if (auto st = d->set(*this, scope, n); !st) return st;
+  }
+  return Ok{};
+}
+
+Status StreamCompiler::upstream(const Node& n) {
+  if (!n.block) return node_error(n, "directive \"upstream\" has no opening \"{\"");
+  if (n.args.size() != 1) return node_error(n, "invalid number of arguments in \"upstream\" directive");
+  for (const auto& u : out_.upstreams)
+    if (!u->group->implicit && u->group->name == n.args[0]) return node_error(n, "duplicate upstream " + q(n.args[0]));
+  auto up = std::make_shared<Upstream>();
+  auto g = std::make_shared<config::UpstreamGroupConfig>();
+  g->name = n.args[0];
+  g->file = n.file ? *n.file : std::string();
+  g->line = n.line;
+  using B = config::UpstreamGroupConfig::Balancer;
+  bool balancer_set = false;
+  auto balancer = [&](const Node& d, B b, size_t lo, size_t hi) -> Status {
+    if (d.block) return node_error(d, "directive " + q(d.name) + " is not terminated by \";\"");
+    if (d.args.size() < lo || d.args.size() > hi)
+      return node_error(d, "invalid number of arguments in " + q(d.name) + " directive");
+    if (balancer_set) return node_error(d, "load balancing method redefined");
+    balancer_set = true;
+    g->balancer = b;
+    return Ok{};
+  };
+  for (const auto& d : n.children) {
+    Status st = Ok{};
+    if (d.name == "server") {
+      if (d.block || d.args.empty()) return node_error(d, "invalid number of arguments in \"server\" directive");
+      // Stream has no default port.
+      std::string_view a = d.args[0];
+      const size_t bracket = a.rfind(']');
+      const size_t colon = a.rfind(':');
+      if (colon == std::string_view::npos || (bracket != std::string_view::npos && colon < bracket))
+        return node_error(d, "no port in upstream " + q(a));
+      st = config::upstream_server(*g, d);
+    } else if (d.name == "hash") {
+      st = balancer(d, B::hash, 1, 2);
+      if (st) {
+        auto t = compile(d, d.args[0]);
+        if (!t) return Error{t.error()};
+        up->hash_key = std::move(*t);
+        if (d.args.size() == 2) {
+          if (d.args[1] != "consistent") return node_error(d, "invalid parameter " + q(d.args[1]));
+          g->consistent = true;
+        }
+      }
+    } else if (d.name == "least_conn") {
+      st = balancer(d, B::least_conn, 0, 0);
+    } else if (d.name == "random") {
+      st = balancer(d, B::random, 0, 2);
+      if (st && !d.args.empty()) {
+        if (d.args[0] != "two") return node_error(d, "invalid parameter " + q(d.args[0]));
+        if (d.args.size() == 2 && d.args[1] != "least_conn") return node_error(d, "invalid parameter " + q(d.args[1]));
+        g->random_two = true;
+      }
+    } else if (d.name == "zone") {
+      // Per-worker state, as the http side: accepted for configs that share it.
+      if (d.args.empty() || d.args.size() > 2) return node_error(d, "invalid number of arguments in \"zone\" directive");
+      g->zone = true;
+    } else if (config::find_directive(d.name) || d.name == "ip_hash" || d.name == "keepalive") {
+      return node_error(d, q(d.name) + " directive is not allowed here");
+    } else {
+      return node_error(d, config::missing_directive_message(d.name));
+    }
+    if (!st) return st;
+  }
+  if (!g->resolves.empty()) return node_error(n, "\"server ... resolve\" is not yet supported in stream");
+  if (g->servers.empty()) return node_error(n, "no servers are inside upstream");
+  if (std::none_of(g->servers.begin(), g->servers.end(), [](const auto& s) { return !s.backup; }))
+    return node_error(n, "no primary servers are inside upstream");
+  if (g->balancer != B::round_robin && g->balancer != B::least_conn) {
+    for (const auto& s : g->servers)
+      if (s.backup) return node_error(n, "backup servers are not allowed with this load balancing method");
+  }
+  for (size_t i = 0; i < g->servers.size(); ++i) g->servers[i].id = unsigned(i);
+  up->group = std::move(g);
+  out_.upstreams.push_back(std::move(up));
+  return Ok{};
+}
+
+Result<std::shared_ptr<const Upstream>> StreamCompiler::group_for(const Node& n, std::string_view target) {
+  for (const auto& u : out_.upstreams)
+    if (u->group->name == target) return u;
+  const size_t bracket = target.rfind(']');
+  const size_t colon = target.rfind(':');
+  if (colon == std::string_view::npos || (bracket != std::string_view::npos && colon < bracket))
+    return node_error(n, "no port in upstream " + q(target));
+  auto g = std::make_shared<config::UpstreamGroupConfig>();
+  g->name = std::string(target);
+  g->implicit = true;
+  Node line = n;
+  line.name = "server";
+  line.args = {std::string(target)};
+  if (auto st = config::upstream_server(*g, line); !st) return Error{st.error()};
+  for (size_t i = 0; i < g->servers.size(); ++i) g->servers[i].id = unsigned(i);
+  auto up = std::make_shared<Upstream>();
+  up->group = std::move(g);
+  out_.upstreams.push_back(up);
+  return std::shared_ptr<const Upstream>(up);
+}
+
+Status StreamCompiler::server(const Settings& inherited, const Node& n) {
+  if (!n.block) return node_error(n, "directive \"server\" has no opening \"{\"");
+  if (!n.args.empty()) return node_error(n, "invalid number of arguments in \"server\" directive");
+  auto srv = std::make_shared<Server>();
+  srv->file = n.file ? *n.file : std::string();
+  srv->line = n.line;
+  srv->settings = inherited;
+  Scope scope;
+  scope.settings = &srv->settings;
+  scope.server = srv.get();
+  if (auto st = block(n.children, scope, kServer); !st) return st;
+  if (srv->listens.empty()) return node_error(n, "no \"listen\" is defined for server in " + srv->file + ":" + std::to_string(srv->line));
+  if (!srv->pass && !srv->pass_template && !srv->return_value)
+    return node_error(n, "no handler for server in " + srv->file + ":" + std::to_string(srv->line));
+  out_.servers.push_back(std::move(srv));
+  return Ok{};
+}
+
+Status StreamCompiler::build_listen_groups() {
+  for (const auto& srv : out_.servers) {
+    for (const auto& l : srv->listens) {
+      for (const auto& g : out_.listen_groups)
+        if (g.listen.text == l.text)
+          return make_error(srv->file + ":" + std::to_string(srv->line) + ": duplicate \"" + l.text +
+                            "\" address and port pair");
+      ListenGroup g;
+      g.listen = l;
+      g.server = srv;
+      out_.listen_groups.push_back(std::move(g));
+    }
+  }
+  return Ok{};
+}
+
+Status StreamCompiler::run(const Node& stream) {
+  // `set` names first, so a template may read one set further down.
+  for (const auto& srv : stream.children) {
+    if (srv.name != "server") continue;
+    for (const auto& d : srv.children)
+      if (d.name == "set" && !d.args.empty() && d.args[0].size() > 1 && d.args[0][0] == '$')
+        names_.define(std::string_view(d.args[0]).substr(1));
+  }
+  Scope top;
+  Settings settings;
+  top.settings = &settings;
+  for (const auto& n : stream.children) {
+    if (n.name != "log_format") continue;
+    if (auto st = check(n, *find("log_format")); !st) return st;
+    if (auto st = set_log_format(*this, top, n); !st) return st;
+  }
+  for (const auto& n : stream.children) {
+    if (n.name != "upstream") continue;
+    if (auto st = upstream(n); !st) return st;
+  }
+  if (auto st = block(stream.children, top, kStream); !st) return st;
+  for (const auto& n : stream.children) {
+    if (n.name != "server") continue;
+    if (auto st = server(settings, n); !st) return st;
+  }
+  out_.variables = names_.names();
+  return build_listen_groups();
+}
+
+Status set_stream(Compiler& c, config::Scope&, const Node& n) {
+  if (c.cfg().stream) return node_error(n, "\"stream\" directive is duplicate");
+  auto out = std::make_shared<StreamConfig>();
+  StreamCompiler sc(c, *out);
+  if (auto st = sc.run(n); !st) return st;
+  c.cfg().stream = std::move(out);
+  return Ok{};
+}
+
+// The block's children are checked by the stream compiler, not the http
+// table: kUpstream as the inner context tells the validator so.
+constexpr config::DirectiveSpec kStreamDirectives[] = {
+    {"stream", config::kMain, config::kArgs0 | config::kBlock, true, false, config::kUpstream, &set_stream},
+};
+
+}  // namespace
+
+Status check_listen_addresses(const config::Config& cfg) {
+  if (!cfg.stream) return Ok{};
+  for (const auto& sg : cfg.stream->listen_groups) {
+    for (const auto& hg : cfg.listen_groups) {
+      // Both would get SO_REUSEPORT sockets and share the connections.
+      if (!hg.listen.quic && hg.listen.text == sg.listen.text)
+        return make_error(sg.server->file + ":" + std::to_string(sg.server->line) + ": \"" + sg.listen.text +
+                          "\" is an http and a stream listen address");
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace torii::stream
+
+namespace torii::config {
+std::span<const DirectiveSpec> stream_directives() { return stream::kStreamDirectives; }
+}  // namespace torii::config

@@ -1,0 +1,570 @@
+#include "stream/session.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "config/directives.h"
+#include "config/upstream_bind.h"
+#include "dns/resolver.h"
+#include "log/error_log.h"
+#include "net/address.h"
+#include "net/proxy_protocol.h"
+#include "stream/stream_worker.h"
+#include "upstream/group_state.h"
+#include "upstream/local_bind.h"
+
+namespace torii::stream {
+
+namespace {
+
+constexpr uint32_t kEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP;
+
+bool address_matches(const config::AccessRule& r, const sockaddr_storage& peer) {
+  if (r.all) return true;
+  const uint8_t* a = nullptr;
+  size_t len = 0;
+  uint8_t mapped[4];
+  if (peer.ss_family == AF_INET) {
+    a = reinterpret_cast<const uint8_t*>(&reinterpret_cast<const sockaddr_in&>(peer).sin_addr);
+    len = 4;
+  } else if (peer.ss_family == AF_INET6) {
+    const auto& in6 = reinterpret_cast<const sockaddr_in6&>(peer).sin6_addr;
+    a = reinterpret_cast<const uint8_t*>(&in6);
+    len = 16;
+    // An IPv4 client on a dual-stack socket meets the IPv4 rules, as nginx.
+    if (IN6_IS_ADDR_V4MAPPED(&in6) && r.family == AF_INET) {
+      std::memcpy(mapped, a + 12, 4);
+      a = mapped;
+      len = 4;
+    }
+  }
+  if (!a || (len == 4) != (r.family == AF_INET)) return false;
+  for (size_t i = 0; i < len; ++i)
+    if ((a[i] & r.mask[i]) != r.addr[i]) return false;
+  return true;
+}
+
+// "ip:port" or "[ip6]:port" rendered by proxy_pass $var.
+bool literal_address(std::string_view text, sockaddr_storage& addr) {
+  std::string host;
+  std::string_view port;
+  if (!text.empty() && text[0] == '[') {
+    const size_t close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') return false;
+    host = std::string(text.substr(1, close - 1));
+    port = text.substr(close + 2);
+  } else {
+    const size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos) return false;
+    host = std::string(text.substr(0, colon));
+    port = text.substr(colon + 1);
+  }
+  uint64_t p = 0;
+  if (port.empty() || port.size() > 5) return false;
+  for (char c : port) {
+    if (c < '0' || c > '9') return false;
+    p = p * 10 + uint64_t(c - '0');
+  }
+  if (p == 0 || p > 65535) return false;
+  addr = {};
+  auto* in4 = reinterpret_cast<sockaddr_in*>(&addr);
+  if (inet_pton(AF_INET, host.c_str(), &in4->sin_addr) == 1) {
+    in4->sin_family = AF_INET;
+    in4->sin_port = htons(uint16_t(p));
+    return true;
+  }
+  auto* in6 = reinterpret_cast<sockaddr_in6*>(&addr);
+  if (inet_pton(AF_INET6, host.c_str(), &in6->sin6_addr) == 1) {
+    in6->sin6_family = AF_INET6;
+    in6->sin6_port = htons(uint16_t(p));
+    return true;
+  }
+  return false;
+}
+
+// PROXY protocol v1, as nginx's ngx_proxy_protocol_write.
+std::string proxy_v1_header(const sockaddr_storage& peer, const sockaddr_storage& local) {
+  const bool v6 = peer.ss_family == AF_INET6;
+  return std::string("PROXY ") + (v6 ? "TCP6 " : "TCP4 ") + net::address_text(peer) + " " + net::address_text(local) +
+         " " + std::to_string(net::address_port(peer)) + " " + std::to_string(net::address_port(local)) + "\r\n";
+}
+
+}  // namespace
+
+Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> config, const ListenGroup& group,
+                 const sockaddr_storage& peer)
+    : worker_(w),
+      config_(std::move(config)),
+      group_(group),
+      server_(*group.server),
+      client_fd_(fd),
+      timer_(&Session::on_timer, this) {
+  facts_.peer = peer;
+  socklen_t len = sizeof facts_.local;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&facts_.local), &len);
+  facts_.connection = worker_.next_connection_id();
+  facts_.start_ms = worker_.loop().now_ms();
+  facts_.user.resize(config_->stream->variables.size());
+  client_side_.session = this;
+  upstream_side_.session = this;
+  upstream_side_.upstream = true;
+}
+
+Session::~Session() {
+  worker_.loop().cancel(timer_);
+  close_upstream();
+  if (client_fd_ >= 0) {
+    worker_.loop().remove(client_fd_);
+    ::close(client_fd_);
+  }
+}
+
+void Session::start() {
+  const Settings& s = server_.settings;
+  if (s.tcp_nodelay) {
+    int one = 1;
+    setsockopt(client_fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  if (!worker_.loop().add(client_fd_, &client_side_, kEvents)) {
+    finish(500);
+    return;
+  }
+  if (group_.listen.proxy_protocol) {
+    state_ = State::reading_header;
+    worker_.loop().arm(timer_, s.proxy_protocol_timeout.count());
+    read_proxy_header();
+    return;
+  }
+  begin();
+}
+
+// The header is peeked at until whole, then exactly its bytes are taken
+// off the socket: what follows is the client's and goes upstream as is.
+void Session::read_proxy_header() {
+  char buf[net::kProxyProtocolMaxHeader];
+  const ssize_t n = ::recv(client_fd_, buf, sizeof buf, MSG_PEEK);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+  if (n <= 0) {
+    finish(400);
+    return;
+  }
+  const auto r = net::parse_proxy_protocol(std::string_view(buf, size_t(n)));
+  if (r.kind == net::ProxyProtocolResult::Kind::need_more && size_t(n) < sizeof buf) return;
+  if (r.kind != net::ProxyProtocolResult::Kind::done) {
+    log_error(config::LogLevel::error,
+              r.error.empty() ? net::proxy_protocol_broken_header(std::string_view(buf, size_t(n))) : r.error, 0,
+              "reading PROXY protocol");
+    finish(400);
+    return;
+  }
+  char sink[net::kProxyProtocolMaxHeader];
+  if (::recv(client_fd_, sink, r.size, 0) != ssize_t(r.size)) {
+    finish(400);
+    return;
+  }
+  if (r.addrs) {
+    facts_.has_proxy_protocol = true;
+    facts_.pp_src_addr = r.addrs->src_addr;
+    facts_.pp_dst_addr = r.addrs->dst_addr;
+    facts_.pp_src_port = r.addrs->src_port;
+    facts_.pp_dst_port = r.addrs->dst_port;
+  }
+  worker_.loop().cancel(timer_);
+  begin();
+}
+
+void Session::begin() {
+  if (!allowed()) {
+    log_error(config::LogLevel::error, "access forbidden by rule", 0, "initializing session");
+    finish(403);
+    return;
+  }
+  run_sets();
+  if (server_.return_value) {
+    start_return();
+    return;
+  }
+  start_proxy();
+}
+
+bool Session::allowed() {
+  for (const auto& r : server_.settings.access_rules)
+    if (address_matches(r, facts_.peer)) return r.allow;
+  return true;
+}
+
+void Session::run_sets() {
+  for (const auto& step : server_.sets) {
+    std::string value;
+    render(step.value, facts_, value);
+    if (step.slot < facts_.user.size()) facts_.user[step.slot] = std::move(value);
+  }
+}
+
+// ---- return ------------------------------------------------------------------
+
+void Session::start_return() {
+  state_ = State::returning;
+  render(*server_.return_value, facts_, reply_);
+  write_return();
+}
+
+void Session::write_return() {
+  while (reply_sent_ < reply_.size()) {
+    const ssize_t n = ::send(client_fd_, reply_.data() + reply_sent_, reply_.size() - reply_sent_, MSG_NOSIGNAL);
+    if (n > 0) {
+      reply_sent_ += size_t(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      worker_.loop().arm(timer_, server_.settings.timeout.count());
+      return;  // the rest on EPOLLOUT
+    }
+    break;  // the client went away
+  }
+  facts_.bytes_sent = reply_sent_;
+  finish(200);
+}
+
+// ---- proxy -------------------------------------------------------------------
+
+namespace {
+
+// A group of one session's own: the addresses `proxy_pass $var` rendered
+// or the resolver answered.
+std::shared_ptr<const Upstream> session_group(const std::string& name, const std::vector<sockaddr_storage>& addrs) {
+  auto g = std::make_shared<config::UpstreamGroupConfig>();
+  g->name = name;
+  g->implicit = true;
+  for (const auto& addr : addrs) {
+    config::UpstreamServer s;
+    s.name = net::address_with_port(addr);
+    s.addr = addr;
+    s.addr_len = addr.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+    s.id = unsigned(g->servers.size());
+    g->servers.push_back(std::move(s));
+  }
+  auto u = std::make_shared<Upstream>();
+  u->group = std::move(g);
+  u->per_session = true;
+  return u;
+}
+
+}  // namespace
+
+void Session::start_proxy() {
+  state_ = State::connecting;
+  if (server_.pass) {
+    proxy_to(server_.pass);
+    return;
+  }
+  // proxy_pass $var: an upstream {} of that name, an address, or a name
+  // for the resolver, as nginx.
+  std::string target;
+  render(*server_.pass_template, facts_, target);
+  for (const auto& u : config_->stream->upstreams) {
+    if (!u->group->implicit && u->group->name == target) {
+      proxy_to(u);
+      return;
+    }
+  }
+  sockaddr_storage addr{};
+  if (literal_address(target, addr)) {
+    proxy_to(session_group(target, {addr}));
+    return;
+  }
+  const size_t colon = target.rfind(':');
+  uint64_t port = 0;
+  if (colon == std::string::npos || colon == 0 || !config::parse_number(std::string_view(target).substr(colon + 1), port) ||
+      port == 0 || port > 65535) {
+    log_error(config::LogLevel::error, "no port in upstream \"" + target + "\"", 0, "connecting to upstream");
+    finish(502);
+    return;
+  }
+  const std::string host = target.substr(0, colon);
+  const Settings& s = server_.settings;
+  if (!s.resolver) {
+    log_error(config::LogLevel::error, "no resolver defined to resolve " + host, 0, "connecting to upstream");
+    finish(502);
+    return;
+  }
+  dns::Resolver& resolver = worker_.resolver(*s.resolver);
+  auto resolved = [this, target, host, port](const dns::Answer& a) {
+    if (state_ == State::done) return;
+    if (a.state != 0) {
+      log_error(config::LogLevel::error,
+                host + " could not be resolved (" + std::to_string(a.state) + ": " + dns::state_text(a.state) + ")", 0,
+                "connecting to upstream");
+      finish(502);
+      return;
+    }
+    std::vector<sockaddr_storage> addrs;
+    for (const auto& r : a.addrs) {
+      sockaddr_storage x{};
+      std::memcpy(&x, &r.addr, r.len);
+      if (x.ss_family == AF_INET) reinterpret_cast<sockaddr_in&>(x).sin_port = htons(uint16_t(port));
+      if (x.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6&>(x).sin6_port = htons(uint16_t(port));
+      addrs.push_back(x);
+    }
+    proxy_to(session_group(target, addrs));
+  };
+  if (const dns::Answer* cached = resolver.cached(host)) {
+    resolved(*cached);
+    return;
+  }
+  lookup_ = resolver.resolve(host, s.resolver_timeout.count(), std::move(resolved));
+}
+
+void Session::proxy_to(std::shared_ptr<const Upstream> upstream) {
+  upstream_ = std::move(upstream);
+  balancer_ = worker_.balancer(upstream_);
+  const auto& servers = upstream_->group->servers;
+  tried_.assign(servers.size(), 0);
+  unsigned usable = 0;
+  for (const auto& s : servers) usable += s.down ? 0 : 1;
+  tries_left_ = usable ? usable : 1;
+  const unsigned cap = server_.settings.next_upstream_tries;
+  if (cap && tries_left_ > cap) tries_left_ = cap;
+  if (!upstream_->hash_key.parts.empty()) render(upstream_->hash_key, facts_, hash_key_);
+  first_try_ms_ = worker_.loop().now_ms();
+  const size_t size = server_.settings.buffer_size;
+  to_upstream_ = std::make_unique<Pipe>(size);
+  to_client_ = std::make_unique<Pipe>(size);
+  connect_next();
+}
+
+void Session::connect_next() {
+  upstream::PickInput in;
+  in.client = &facts_.peer;
+  in.hash_key = hash_key_;
+  const int peer = balancer_->pick(in, tried_, worker_.loop().now_ms());
+  if (peer < 0) {
+    log_error(config::LogLevel::error, "no live upstreams", 0, "connecting to upstream");
+    finish(502);
+    return;
+  }
+  connect_to(peer);
+}
+
+void Session::connect_to(int peer) {
+  const auto& srv = upstream_->group->servers[size_t(peer)];
+  peer_ = peer;
+  tried_[size_t(peer)] = 1;
+  --tries_left_;
+  balancer_->acquire(peer);
+  try_start_ms_ = worker_.loop().now_ms();
+  facts_.upstream_addr.push_back(srv.name);
+  facts_.upstream_connect_ms.push_back(-1);
+  facts_.upstream_bytes_sent.push_back(0);
+  facts_.upstream_bytes_received.push_back(0);
+
+  upstream_fd_ = ::socket(srv.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (upstream_fd_ < 0) {
+    log_error(config::LogLevel::alert, "socket() failed", errno, "connecting to upstream");
+    finish(500);
+    return;
+  }
+  const Settings& s = server_.settings;
+  if (s.bind && srv.addr.ss_family == s.bind->addr.ss_family) {
+    upstream::BindFailure failure;
+    if (!upstream::bind_local(upstream_fd_, s.bind->addr, s.bind->addr_len, s.bind->transparent, s.bind->name,
+                              failure)) {
+      log_error(failure.level, failure.what, failure.err, "connecting to upstream");
+      finish(500);
+      return;
+    }
+  }
+  if (s.socket_keepalive) {
+    int one = 1;
+    setsockopt(upstream_fd_, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  }
+  if (::connect(upstream_fd_, reinterpret_cast<const sockaddr*>(&srv.addr), srv.addr_len) != 0 &&
+      errno != EINPROGRESS) {
+    try_failed("connect() failed", errno);
+    return;
+  }
+  worker_.loop().add(upstream_fd_, &upstream_side_, kEvents);
+  worker_.loop().arm(timer_, s.connect_timeout.count());
+}
+
+void Session::connected() {
+  const int64_t now = worker_.loop().now_ms();
+  facts_.upstream_connect_ms.back() = now - try_start_ms_;
+  balancer_->succeeded(peer_);
+  if (server_.settings.tcp_nodelay) {
+    int one = 1;
+    setsockopt(upstream_fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  if (server_.settings.proxy_protocol) to_upstream_->preload(proxy_v1_header(facts_.peer, facts_.local));
+  upstream_sent_base_ = to_upstream_->written_total();
+  state_ = State::proxying;
+  worker_.loop().arm(timer_, server_.settings.timeout.count());
+  pump();
+}
+
+void Session::try_failed(const char* what, int err) {
+  log_error(config::LogLevel::error, what, err, "connecting to upstream");
+  balancer_->failed(peer_, worker_.loop().now_ms());
+  close_upstream();
+  const Settings& s = server_.settings;
+  const int64_t spent = worker_.loop().now_ms() - first_try_ms_;
+  if (tries_left_ == 0 || !s.next_upstream ||
+      (s.next_upstream_timeout.count() && spent >= s.next_upstream_timeout.count())) {
+    finish(502);
+    return;
+  }
+  connect_next();
+}
+
+void Session::close_upstream() {
+  if (upstream_fd_ < 0) return;
+  worker_.loop().remove(upstream_fd_);
+  ::close(upstream_fd_);
+  upstream_fd_ = -1;
+  if (balancer_ && peer_ >= 0) balancer_->release(peer_);
+  peer_ = -1;
+}
+
+// Moves what it can both ways until nothing moves; each socket is
+// edge-triggered, so a call ends only at EAGAIN, a full buffer or an end.
+void Session::pump() {
+  bool moved_any = false;
+  for (;;) {
+    bool moved = false;
+    struct Way {
+      Pipe& pipe;
+      int src, dst;
+    };
+    for (Way w : {Way{*to_upstream_, client_fd_, upstream_fd_}, Way{*to_client_, upstream_fd_, client_fd_}}) {
+      if (w.pipe.fill(w.src) == Pipe::Io::progress) moved = true;
+      const Pipe::Io out = w.pipe.drain(w.dst);
+      if (out == Pipe::Io::progress) moved = true;
+      if (out == Pipe::Io::error) {
+        // The peer we write to is gone: nothing more can reach it.
+        finish(200);
+        return;
+      }
+      if (w.pipe.done() && !w.pipe.shut() && server_.settings.half_close) {
+        ::shutdown(w.dst, SHUT_WR);  // its FIN passes on; the other way keeps flowing
+        w.pipe.mark_shut();
+      }
+    }
+    moved_any = moved_any || moved;
+    if (!moved) break;
+  }
+  if (should_finish()) {
+    finish(200);
+    return;
+  }
+  if (moved_any) worker_.loop().arm(timer_, server_.settings.timeout.count());
+}
+
+// nginx's rule: with proxy_half_close, once both ends are done; without
+// it, as soon as one end is done and the other way holds nothing unsent.
+bool Session::should_finish() const {
+  const bool up_done = to_upstream_->done();
+  const bool down_done = to_client_->done();
+  if (up_done && down_done) return true;
+  if (server_.settings.half_close) return false;
+  return (up_done && to_client_->empty()) || (down_done && to_upstream_->empty());
+}
+
+void Session::on_io(bool upstream, uint32_t events) {
+  if (state_ == State::done) return;
+  if (state_ == State::reading_header) {
+    if (!upstream) read_proxy_header();
+    return;
+  }
+  if (state_ == State::returning) {
+    if (!upstream && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) write_return();
+    return;
+  }
+  if (state_ == State::connecting) {
+    if (!upstream) {
+      // The client may leave before the upstream answers.
+      if (events & (EPOLLERR | EPOLLHUP)) finish(200);
+      return;
+    }
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(upstream_fd_, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+    if (err) {
+      try_failed("connect() failed", err);
+      return;
+    }
+    if (events & EPOLLOUT) connected();
+    return;
+  }
+  pump();
+}
+
+void Session::on_timer(void* self) {
+  auto* s = static_cast<Session*>(self);
+  switch (s->state_) {
+    case State::connecting:
+      s->try_failed("upstream timed out", ETIMEDOUT);
+      return;
+    case State::proxying:
+      s->log_error(config::LogLevel::info, "connection timed out", ETIMEDOUT, "proxying connection");
+      s->finish(200);
+      return;
+    case State::returning:
+      s->finish(200);
+      return;
+    case State::reading_header:
+      s->log_error(config::LogLevel::info, "client timed out", ETIMEDOUT, "reading PROXY protocol");
+      s->finish(400);
+      return;
+    case State::done:
+      return;
+  }
+}
+
+void Session::record_try_bytes() {
+  if (facts_.upstream_bytes_sent.empty() || state_ != State::proxying) return;
+  facts_.upstream_bytes_sent.back() = to_upstream_->written_total() - upstream_sent_base_;
+  facts_.upstream_bytes_received.back() = to_client_->read_total();
+}
+
+void Session::finish(int status) {
+  if (state_ == State::done) return;
+  if (to_client_) {
+    record_try_bytes();
+    facts_.bytes_sent = to_client_->written_total();
+    facts_.bytes_received = to_upstream_->read_total();
+  }
+  state_ = State::done;
+  facts_.status = status;
+  facts_.now_ms = worker_.loop().now_ms();
+  worker_.loop().cancel(timer_);
+  close_upstream();
+  worker_.log_session(server_.settings, facts_);
+  worker_.release(this);
+}
+
+void Session::log_error(config::LogLevel level, const std::string& message, int err, const char* action) {
+  if (!log::enabled(level)) return;
+  std::string line = message;
+  if (err) line += " (" + std::to_string(err) + ": " + std::strerror(err) + ")";
+  if (action) line += std::string(" while ") + action;
+  line += ", client: " + net::address_text(facts_.peer) + ", server: " + group_.listen.text;
+  if (!facts_.upstream_addr.empty()) {
+    line += ", upstream: \"" + facts_.upstream_addr.back() + "\"";
+    const uint64_t from_client = to_upstream_ ? to_upstream_->read_total() : 0;
+    const uint64_t to_client = to_client_ ? to_client_->written_total() : 0;
+    const uint64_t from_up = to_client_ ? to_client_->read_total() : 0;
+    const uint64_t to_up = to_upstream_ ? to_upstream_->written_total() : 0;
+    line += ", bytes from/to client:" + std::to_string(from_client) + "/" + std::to_string(to_client) +
+            ", bytes from/to upstream:" + std::to_string(from_up) + "/" + std::to_string(to_up);
+  }
+  log::write(level, "*%llu %s", static_cast<unsigned long long>(facts_.connection), line.c_str());
+}
+
+}  // namespace torii::stream

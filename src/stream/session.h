@@ -1,0 +1,105 @@
+// One stream connection: access rules, `set`, then `return` or the TCP
+// proxy (pick a server, connect under proxy_connect_timeout, try the next
+// on failure, then splice bytes both ways until both ends are done or
+// proxy_timeout passes with nothing moving), and its access log line.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "core/event_loop.h"
+#include "stream/pipe.h"
+#include "stream/stream_config.h"
+#include "stream/variables.h"
+
+namespace torii::upstream {
+class GroupState;
+}
+namespace torii::dns {
+class Lookup;
+}
+
+namespace torii::stream {
+
+class StreamWorker;
+
+class Session {
+ public:
+  Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> config, const ListenGroup& group,
+          const sockaddr_storage& peer);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void start();
+
+ private:
+  enum class State : uint8_t { reading_header, returning, connecting, proxying, done };
+
+  // Each socket's events reach the session through its own handler.
+  struct Side final : core::IoHandler {
+    Session* session = nullptr;
+    bool upstream = false;
+    void on_io(uint32_t events) override { session->on_io(upstream, events); }
+  };
+
+  void on_io(bool upstream, uint32_t events);
+  static void on_timer(void* self);
+
+  void read_proxy_header();
+  void begin();  // after the PROXY header, if any: access, set, the handler
+  bool allowed();
+  void run_sets();
+  void start_return();
+  void write_return();
+  void start_proxy();
+  void proxy_to(std::shared_ptr<const Upstream> upstream);
+  void connect_next();
+  void connect_to(int peer);
+  void connected();
+  void try_failed(const char* what, int err);
+  void pump();
+  bool should_finish() const;
+  void finish(int status);
+  void close_upstream();
+  void record_try_bytes();
+
+  // nginx's error-log context: " while ACTION, client: ..., server: ...".
+  void log_error(config::LogLevel level, const std::string& message, int err, const char* action);
+
+  StreamWorker& worker_;
+  std::shared_ptr<const config::Config> config_;  // keeps the stream block alive across a reload
+  const ListenGroup& group_;
+  const Server& server_;
+  State state_ = State::returning;
+  Facts facts_;
+  int client_fd_;
+  int upstream_fd_ = -1;
+  Side client_side_;
+  Side upstream_side_;
+  core::Timer timer_;  // connect timeout, then proxy_timeout between reads and writes
+
+  // return
+  std::string reply_;
+  size_t reply_sent_ = 0;
+
+  // proxy
+  std::shared_ptr<dns::Lookup> lookup_;  // proxy_pass $var naming a host: the resolver's answer
+  std::shared_ptr<const Upstream> upstream_;
+  std::shared_ptr<upstream::GroupState> balancer_;
+  std::vector<uint8_t> tried_;
+  std::string hash_key_;
+  int peer_ = -1;
+  unsigned tries_left_ = 0;
+  int64_t first_try_ms_ = 0;
+  int64_t try_start_ms_ = 0;
+  std::unique_ptr<Pipe> to_upstream_;
+  std::unique_ptr<Pipe> to_client_;
+  uint64_t upstream_sent_base_ = 0;  // pipe totals when the current try began
+};
+
+}  // namespace torii::stream

@@ -1,0 +1,152 @@
+// The `stream {}` block (nginx's ngx_stream_* modules): TCP proxying with
+// its own servers, upstream groups, log formats and variables. Compiled
+// once with the rest of the config (stream/compile.cc) and immutable; the
+// workers run it through stream::StreamWorker.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "config/upstream_bind.h"
+#include "config/upstream_config.h"
+
+namespace torii::log {
+struct SyslogTarget;
+}
+namespace torii::dns {
+struct ResolverConfig;
+}
+
+namespace torii::stream {
+
+using config::Ms;
+
+// The variables a stream template may read (ngx_stream_variables.c and the
+// modules' own), plus `set` slots.
+enum class Var : uint8_t {
+  remote_addr,
+  remote_port,
+  binary_remote_addr,
+  server_addr,
+  server_port,
+  protocol,
+  status,
+  bytes_sent,
+  bytes_received,
+  session_time,
+  upstream_addr,
+  upstream_bytes_sent,
+  upstream_bytes_received,
+  upstream_connect_time,
+  time_local,
+  time_iso8601,
+  connection,
+  hostname,
+  msec,
+  pid,
+  nginx_version,
+  proxy_protocol_addr,  // listen ... proxy_protocol: what the header said
+  proxy_protocol_port,
+  proxy_protocol_server_addr,
+  proxy_protocol_server_port,
+  user_,  // a `set` variable: `index` is its slot
+};
+
+struct TemplatePart {
+  bool is_variable = false;
+  std::string literal;
+  Var var = Var::remote_addr;
+  uint32_t index = 0;
+};
+
+// A string with $variables, as config::Template is for http.
+struct Template {
+  std::string source;
+  std::vector<TemplatePart> parts;
+  bool is_constant() const { return parts.size() <= 1 && (parts.empty() || !parts[0].is_variable); }
+};
+
+struct LogFormat {
+  std::string name;
+  Template format;
+  bool json_escape = false;
+  bool escape_none = false;
+};
+
+struct AccessLog {
+  std::string path;  // absolute, or "syslog:..." as written
+  std::shared_ptr<const LogFormat> format;
+  size_t buffer_size = 0;
+  Ms flush{0};
+  std::shared_ptr<const log::SyslogTarget> syslog;
+  std::optional<Template> condition;  // if=: skipped when empty or "0"
+};
+
+// An `upstream {}` of the stream block: the http code's group (servers,
+// balancer, parsed by the same `server` line reader) and the hash key in
+// stream variables.
+struct Upstream {
+  std::shared_ptr<config::UpstreamGroupConfig> group;
+  Template hash_key;
+  bool per_session = false;  // made by `proxy_pass $var` for one session's address
+};
+
+struct SetStep {
+  uint32_t slot = 0;
+  Template value;
+};
+
+// Settings a stream server inherits from the stream block (nginx merges
+// stream -> server), nginx's defaults.
+struct Settings {
+  Ms connect_timeout{60'000};
+  Ms timeout{600'000};  // proxy_timeout: idle between two successive reads or writes
+  bool next_upstream = true;
+  unsigned next_upstream_tries = 0;  // 0: as many as the group has
+  Ms next_upstream_timeout{0};       // 0: unlimited
+  size_t buffer_size = 16 * 1024;
+  bool proxy_protocol = false;  // send a PROXY v1 header to the upstream first
+  bool half_close = false;      // proxy_half_close: a FIN is passed on, the other way keeps flowing
+  bool socket_keepalive = false;
+  bool tcp_nodelay = true;
+  size_t preread_buffer_size = 16 * 1024;
+  Ms preread_timeout{30'000};
+  Ms proxy_protocol_timeout{30'000};  // reading a `listen ... proxy_protocol` header
+  std::shared_ptr<const config::UpstreamBind> bind;  // proxy_bind
+  std::shared_ptr<const dns::ResolverConfig> resolver;
+  Ms resolver_timeout{30'000};
+  std::vector<AccessLog> access_logs;
+  bool access_log_off = false;
+  std::vector<config::AccessRule> access_rules;  // allow/deny in order
+};
+
+struct Server {
+  std::vector<config::Listen> listens;
+  std::string file;
+  int line = 0;
+  Settings settings;
+  std::vector<SetStep> sets;  // `set`, in order, before the content handler
+  // The content handler: proxy_pass to a group, to a rendered target, or return.
+  std::shared_ptr<const Upstream> pass;
+  std::optional<Template> pass_template;  // proxy_pass with variables
+  std::optional<Template> return_value;
+};
+
+// One listening address and the server that answers on it (stream has
+// no server names: one server per address).
+struct ListenGroup {
+  config::Listen listen;
+  std::shared_ptr<const Server> server;
+};
+
+struct StreamConfig {
+  std::vector<std::shared_ptr<const Server>> servers;
+  std::vector<ListenGroup> listen_groups;
+  std::vector<std::shared_ptr<const Upstream>> upstreams;
+  std::vector<std::string> variables;  // `set` names by slot
+};
+
+}  // namespace torii::stream

@@ -1,0 +1,77 @@
+// A worker's stream side: one listening socket per stream address
+// (SO_REUSEPORT, as the http ones), the sessions, and the balancer state
+// of each stream upstream group. Owned by core::Worker, on its thread.
+// A reload swaps each kept socket's config in place; sessions keep the
+// config they started with until they end (a graceful stop waits for them).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "config/config.h"
+#include "core/event_loop.h"
+#include "stream/stream_config.h"
+#include "stream/variables.h"
+
+namespace torii::core {
+class Worker;
+}
+namespace torii::log {
+class AccessLogWriter;
+}
+namespace torii::upstream {
+class GroupState;
+}
+namespace torii::dns {
+class Resolver;
+struct ResolverConfig;
+}
+
+namespace torii::stream {
+
+class Session;
+
+class StreamWorker {
+ public:
+  StreamWorker(core::Worker& worker, core::EventLoop& loop, log::AccessLogWriter& access_log);
+  ~StreamWorker();
+
+  // Main thread, before the worker starts: false (logged) when one failed.
+  bool open_listeners(const std::shared_ptr<const config::Config>& config);
+  // The worker's thread from here on.
+  void watch();
+  void apply_config(const std::shared_ptr<const config::Config>& config);
+  void stop_accepting();
+  bool idle() const { return sessions_.empty(); }
+  size_t sessions() const { return sessions_.size(); }
+  void close_all();
+
+  // For sessions.
+  core::EventLoop& loop() { return loop_; }
+  uint64_t next_connection_id();
+  std::shared_ptr<upstream::GroupState> balancer(const std::shared_ptr<const Upstream>& u);
+  void log_session(const Settings& s, const Facts& f);
+  dns::Resolver& resolver(const dns::ResolverConfig& cfg);
+  void release(Session* s);
+
+ private:
+  class Acceptor;
+  friend class Acceptor;
+  void accept(int fd, const std::shared_ptr<const config::Config>& config, const ListenGroup& group,
+              const sockaddr_storage& peer);
+  bool open_one(const std::shared_ptr<const config::Config>& config, const ListenGroup& group, bool watch,
+                std::unordered_map<std::string, std::unique_ptr<Acceptor>>& into);
+  void retire(std::unordered_map<std::string, std::unique_ptr<Acceptor>> doomed);
+
+  core::Worker& worker_;
+  core::EventLoop& loop_;
+  log::AccessLogWriter& access_log_;
+  std::unordered_map<std::string, std::unique_ptr<Acceptor>> acceptors_;  // by address text
+  std::unordered_map<Session*, std::unique_ptr<Session>> sessions_;
+  // Balancer state per group of the current config; sessions hold theirs.
+  std::unordered_map<const config::UpstreamGroupConfig*, std::shared_ptr<upstream::GroupState>> balancers_;
+  std::string line_;
+};
+
+}  // namespace torii::stream

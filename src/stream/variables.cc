@@ -1,0 +1,256 @@
+#include "stream/variables.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "http/date.h"
+#include "net/address.h"
+
+namespace torii::stream {
+
+namespace {
+
+struct Named {
+  std::string_view name;
+  Var var;
+};
+
+constexpr Named kVariables[] = {
+    {"remote_addr", Var::remote_addr},
+    {"remote_port", Var::remote_port},
+    {"binary_remote_addr", Var::binary_remote_addr},
+    {"server_addr", Var::server_addr},
+    {"server_port", Var::server_port},
+    {"protocol", Var::protocol},
+    {"status", Var::status},
+    {"bytes_sent", Var::bytes_sent},
+    {"bytes_received", Var::bytes_received},
+    {"session_time", Var::session_time},
+    {"upstream_addr", Var::upstream_addr},
+    {"upstream_bytes_sent", Var::upstream_bytes_sent},
+    {"upstream_bytes_received", Var::upstream_bytes_received},
+    {"upstream_connect_time", Var::upstream_connect_time},
+    {"time_local", Var::time_local},
+    {"time_iso8601", Var::time_iso8601},
+    {"connection", Var::connection},
+    {"hostname", Var::hostname},
+    {"msec", Var::msec},
+    {"pid", Var::pid},
+    {"nginx_version", Var::nginx_version},
+    {"proxy_protocol_addr", Var::proxy_protocol_addr},
+    {"proxy_protocol_port", Var::proxy_protocol_port},
+    {"proxy_protocol_server_addr", Var::proxy_protocol_server_addr},
+    {"proxy_protocol_server_port", Var::proxy_protocol_server_port},
+};
+
+bool name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+void append_seconds_ms(std::string& out, int64_t ms) {
+  if (ms < 0) ms = 0;
+  char buf[32];
+  snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(ms / 1000), static_cast<long long>(ms % 1000));
+  out.append(buf);
+}
+
+const std::string& hostname() {
+  static const std::string name = [] {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0) return std::string();
+    return std::string(buf);
+  }();
+  return name;
+}
+
+template <typename T, typename F>
+bool join(const std::vector<T>& items, std::string& out, F each) {
+  if (items.empty()) return false;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out.append(", ");
+    each(items[i]);
+  }
+  return true;
+}
+
+}  // namespace
+
+uint32_t VariableNames::define(std::string_view name) {
+  uint32_t slot = 0;
+  if (find(name, slot)) return slot;
+  names_.emplace_back(name);
+  return uint32_t(names_.size() - 1);
+}
+
+bool VariableNames::find(std::string_view name, uint32_t& slot) const {
+  for (size_t i = 0; i < names_.size(); ++i) {
+    if (names_[i] == name) {
+      slot = uint32_t(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+Result<Template> compile_template(std::string_view text, const VariableNames& names) {
+  Template t;
+  t.source = std::string(text);
+  std::string literal;
+  auto flush = [&] {
+    if (literal.empty()) return;
+    TemplatePart p;
+    p.literal = std::move(literal);
+    t.parts.push_back(std::move(p));
+    literal.clear();
+  };
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '$') {
+      literal.push_back(text[i++]);
+      continue;
+    }
+    ++i;
+    std::string_view name;
+    if (i < text.size() && text[i] == '{') {
+      const size_t close = text.find('}', i);
+      if (close == std::string_view::npos) return make_error("the closing bracket in \"" + std::string(text) + "\" variable is missing");
+      name = text.substr(i + 1, close - i - 1);
+      i = close + 1;
+    } else {
+      const size_t start = i;
+      while (i < text.size() && name_char(text[i])) ++i;
+      name = text.substr(start, i - start);
+    }
+    if (name.empty()) return make_error("invalid variable name in \"" + std::string(text) + "\"");
+    TemplatePart p;
+    p.is_variable = true;
+    bool known = false;
+    for (const auto& v : kVariables) {
+      if (v.name == name) {
+        p.var = v.var;
+        known = true;
+      }
+    }
+    if (!known && names.find(name, p.index)) {
+      p.var = Var::user_;
+      known = true;
+    }
+    if (!known) return make_error("unknown \"" + std::string(name) + "\" variable");
+    flush();
+    t.parts.push_back(std::move(p));
+  }
+  flush();
+  return t;
+}
+
+bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
+  switch (p.var) {
+    case Var::remote_addr:
+      out.append(net::address_text(f.peer));
+      return true;
+    case Var::remote_port:
+      out.append(std::to_string(net::address_port(f.peer)));
+      return true;
+    case Var::binary_remote_addr:
+      if (f.peer.ss_family == AF_INET6) {
+        out.append(reinterpret_cast<const char*>(&reinterpret_cast<const sockaddr_in6&>(f.peer).sin6_addr), 16);
+      } else {
+        out.append(reinterpret_cast<const char*>(&reinterpret_cast<const sockaddr_in&>(f.peer).sin_addr), 4);
+      }
+      return true;
+    case Var::server_addr:
+      out.append(net::address_text(f.local));
+      return true;
+    case Var::server_port:
+      out.append(std::to_string(net::address_port(f.local)));
+      return true;
+    case Var::protocol:
+      out.append("TCP");
+      return true;
+    case Var::status:
+      out.append(std::to_string(f.status));
+      return true;
+    case Var::bytes_sent:
+      out.append(std::to_string(f.bytes_sent));
+      return true;
+    case Var::bytes_received:
+      out.append(std::to_string(f.bytes_received));
+      return true;
+    case Var::session_time:
+      append_seconds_ms(out, f.now_ms - f.start_ms);
+      return true;
+    case Var::upstream_addr:
+      return join(f.upstream_addr, out, [&](const std::string& a) { out.append(a); });
+    case Var::upstream_bytes_sent:
+      return join(f.upstream_bytes_sent, out, [&](uint64_t v) { out.append(std::to_string(v)); });
+    case Var::upstream_bytes_received:
+      return join(f.upstream_bytes_received, out, [&](uint64_t v) { out.append(std::to_string(v)); });
+    case Var::upstream_connect_time:
+      return join(f.upstream_connect_ms, out, [&](int64_t ms) {
+        if (ms < 0) {
+          out.push_back('-');
+        } else {
+          append_seconds_ms(out, ms);
+        }
+      });
+    case Var::time_local:
+      out.append(http::cached_time_local(::time(nullptr)));
+      return true;
+    case Var::time_iso8601:
+      out.append(http::cached_time_iso8601(::time(nullptr)));
+      return true;
+    case Var::connection:
+      out.append(std::to_string(f.connection));
+      return true;
+    case Var::hostname:
+      out.append(hostname());
+      return true;
+    case Var::msec: {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      append_seconds_ms(out, int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000);
+      return true;
+    }
+    case Var::pid:
+      out.append(std::to_string(getpid()));
+      return true;
+    case Var::nginx_version:
+      out.append(TORII_VERSION);
+      return true;
+    case Var::proxy_protocol_addr:
+      if (!f.has_proxy_protocol) return false;
+      out.append(f.pp_src_addr);
+      return true;
+    case Var::proxy_protocol_port:
+      if (!f.has_proxy_protocol) return false;
+      out.append(std::to_string(f.pp_src_port));
+      return true;
+    case Var::proxy_protocol_server_addr:
+      if (!f.has_proxy_protocol) return false;
+      out.append(f.pp_dst_addr);
+      return true;
+    case Var::proxy_protocol_server_port:
+      if (!f.has_proxy_protocol) return false;
+      out.append(std::to_string(f.pp_dst_port));
+      return true;
+    case Var::user_:
+      if (p.index >= f.user.size()) return false;
+      out.append(f.user[p.index]);
+      return true;
+  }
+  return false;
+}
+
+void render(const Template& t, const Facts& f, std::string& out) {
+  for (const auto& p : t.parts) {
+    if (p.is_variable) {
+      render_variable(p, f, out);
+    } else {
+      out.append(p.literal);
+    }
+  }
+}
+
+}  // namespace torii::stream

@@ -1,0 +1,58 @@
+// Stream variables: templates compiled at load, rendered from one
+// session's facts.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "stream/stream_config.h"
+
+namespace torii::stream {
+
+// What a template may read about a session.
+struct Facts {
+  sockaddr_storage peer{};
+  sockaddr_storage local{};
+  uint64_t connection = 0;
+  int64_t start_ms = 0;  // the loop's clock when accepted
+  int64_t now_ms = 0;
+  int status = 200;
+  uint64_t bytes_sent = 0;      // to the client
+  uint64_t bytes_received = 0;  // from the client
+  // One entry per try, joined with ", " as nginx does.
+  std::vector<std::string> upstream_addr;
+  std::vector<uint64_t> upstream_bytes_sent;
+  std::vector<uint64_t> upstream_bytes_received;
+  std::vector<int64_t> upstream_connect_ms;  // -1: the try never connected
+  std::vector<std::string> user;              // `set` values by slot
+  // listen ... proxy_protocol: the header's addresses (none for UNKNOWN).
+  bool has_proxy_protocol = false;
+  std::string pp_src_addr, pp_dst_addr;
+  uint16_t pp_src_port = 0, pp_dst_port = 0;
+};
+
+// The names `set` defines while a stream block compiles (slots).
+class VariableNames {
+ public:
+  uint32_t define(std::string_view name);
+  bool find(std::string_view name, uint32_t& slot) const;
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::vector<std::string> names_;
+};
+
+// "$name", "${name}" and literals; an unknown name is nginx's
+// `unknown "name" variable`.
+Result<Template> compile_template(std::string_view text, const VariableNames& names);
+
+// Appends the variable's value; false when it has none (logs print "-").
+bool render_variable(const TemplatePart& p, const Facts& f, std::string& out);
+void render(const Template& t, const Facts& f, std::string& out);
+
+}  // namespace torii::stream
