@@ -56,7 +56,6 @@ const DirectiveSpec kUwsgiDirectives[] = {
     {"uwsgi_next_upstream_tries", kHSL, kArgs1, true, false, kMain, &U::next_tries},
     {"uwsgi_next_upstream_timeout", kHSL, kArgs1, true, false, kMain,
      &U::timeout<&ProxyConfig::next_upstream_timeout>},
-    {"uwsgi_temp_path", kHSL, kArgs1 | kArgs2 | kArgs3 | kArgs4, true, false, kMain, &U::accepted},
     {"uwsgi_max_temp_file_size", kHSL, kArgs1, true, false, kMain, &U::accepted_size},
     {"uwsgi_temp_file_write_size", kHSL, kArgs1, true, false, kMain, &U::accepted_size},
 };

@@ -134,6 +134,15 @@ struct ProxyConfig {
   // proxy_cache and its directives (config/cache_config.h); null: never set.
   std::shared_ptr<const CacheSettings> cache;
   uint32_t ignore_headers = 0;  // IgnoreHeader bits
+  // *_store: a complete 200 response is also written to disk, into a file
+  // under temp_path first, then renamed to root + URI (`on`) or to
+  // store_path rendered (handlers/upstream_store). Not with *_cache: the
+  // one set in a block turns the inherited other off, as nginx's merge.
+  enum class Store : uint8_t { off, on, path };
+  Store store = Store::off;
+  Template store_path;
+  uint16_t store_access = 0600;  // *_store_access (folders add x where r)
+  std::string temp_path;         // *_temp_path; "<prefix><module>_temp" once *_store is on
 };
 
 }  // namespace torii::config

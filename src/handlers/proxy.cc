@@ -32,6 +32,7 @@
 #include "handlers/proxy_http_codec.h"
 #include "handlers/upstream_codec.h"
 #include "handlers/request_body_buffer.h"
+#include "handlers/upstream_store.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "http/pipeline.h"
@@ -122,6 +123,8 @@ class ProxySession final : public http::Exchange::HandlerState,
   std::shared_ptr<const ProxyConfig> owned_cfg_;
   // proxy_cache's part in this request (cache/fill.h); null without a cache.
   std::unique_ptr<cache::Fill> fill_;
+  // *_store's file for this response (upstream_store.h); null when not stored.
+  std::unique_ptr<ResponseStore> store_;
   enum class Phase : uint8_t {
     reading_client_body,  // buffering the request body before the first try
     connecting,
@@ -251,6 +254,7 @@ void ProxySession::start() {
   // As nginx: a response the cache may keep is read to its end even when
   // the client goes away (a HEAD's client leaves once it has the head).
   if (fill_ && fill_->store) ex_.ignore_client_abort = true;
+  if (cfg_.store != ProxyConfig::Store::off) ex_.ignore_client_abort = true;  // and *_store, as nginx
   first_try_ms_ = loop_.now_ms();
   tried_.assign(group_->cfg->servers.size(), 0);
   queue_limit_ = cfg_.buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
@@ -888,6 +892,8 @@ void ProxySession::on_head(size_t head_len) {
   framing_ = codec_->start_body(resp_, head_request);
   http::ResponseHead head;
   build_response_head(ex_, cfg_, resp_, framing_, head);
+  // nginx stores only what its buffered pipe reads, never a HEAD's answer.
+  if (buffering && !head_request) store_ = ResponseStore::begin(ex_, cfg_, resp_);
   if (fill_ && fill_->storing() && status == 200 &&
       fill_->client_range.start(ex_, head) == cache::StreamedRange::Outcome::unsatisfiable) {
     record_try(status);  // as nginx: a 416, and the response is not stored
@@ -917,6 +923,7 @@ void ProxySession::on_head(size_t head_len) {
 bool ProxySession::feed_body(std::string_view data) {
   size_t consumed = 0;
   auto st = codec_->feed_body(data, consumed, [this](std::string_view d) {
+    if (store_) store_->on_body(d);
     if (!fill_) return ex_.send_body(d);
     fill_->on_body(d);
     ex_.send_body(fill_->client_range.cut(d));
@@ -1024,6 +1031,8 @@ void ProxySession::finish_response(bool reusable) {
     close_upstream();
   }
   if (fill_) fill_->commit();
+  if (store_) store_->commit(ex_);
+  store_.reset();
   ex_.finish();
 }
 
@@ -1045,6 +1054,7 @@ bool ProxySession::flush_codec_output() {
 }
 
 void ProxySession::fail_response(const char*) {
+  store_.reset();  // a response cut short is not stored
   loop_.cancel(timer_);
   record_try(resp_.status ? resp_.status : 502);
   group_->state.failed(peer_, loop_.now_ms());
