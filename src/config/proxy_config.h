@@ -127,6 +127,8 @@ struct ProxyConfig {
   bool pass_request_body = true;
   bool ignore_client_abort = false;
   bool socket_keepalive = false;  // SO_KEEPALIVE on the upstream socket (*_socket_keepalive)
+  int socket_rcvbuf = 0;          // SO_RCVBUF, SO_SNDBUF on it (*_socket_rcvbuf, _sndbuf); 0: the system's
+  int socket_sndbuf = 0;
   // *_limit_rate: bytes per second read from the upstream while the
   // response is buffered (as nginx's event pipe); 0: no limit.
   size_t limit_rate = 0;

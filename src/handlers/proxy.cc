@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cache/fill.h"
@@ -459,6 +460,16 @@ void ProxySession::connect_to(int peer) {
   if (server.addr.ss_family != AF_UNIX) {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  // *_socket_rcvbuf, *_socket_sndbuf: as nginx's connect, a refusal is
+  // logged and the connection goes on with the system's size.
+  for (const auto& [option, name, size] : {std::tuple{SO_RCVBUF, "SO_RCVBUF", cfg_.socket_rcvbuf},
+                                           std::tuple{SO_SNDBUF, "SO_SNDBUF", cfg_.socket_sndbuf}}) {
+    if (size == 0) continue;
+    if (setsockopt(fd, SOL_SOCKET, option, &size, sizeof size) != 0) {
+      const std::string what = std::string("setsockopt(") + name + ", " + std::to_string(size) + ") failed, ignored";
+      log_upstream(config::LogLevel::alert, errno, what.c_str(), "connecting to upstream");
+    }
   }
   if (cfg_.socket_keepalive) {
     int one = 1;
