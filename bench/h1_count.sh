@@ -122,7 +122,7 @@ start_counted() {  # start_counted SERVER PORT TOOL -> server_pid
     [ "$1" = nginx ] && args+=(-g 'daemon off; master_process off;')
   fi
   if [ "$3" = instructions ]; then
-    taskset -c "$SERVER_CPU" valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" \
+    taskset -c "$SERVER_CPU" valgrind --tool=callgrind ${CALLGRIND_OPTS:-} --callgrind-out-file="$work/cg.%p" \
       "$bin" "${args[@]}" 2> "$work/valgrind.log" &
   else
     taskset -c "$SERVER_CPU" "$bin" "${args[@]}" &

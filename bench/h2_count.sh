@@ -13,7 +13,8 @@
 # time does.
 # Usage: bench/h2_count.sh   (env: ROWS="static proxy", SERVERS="nginx torii",
 #        OLD_BIN (adds a server "old", e.g. the binary before a change),
-#        N1, N2, CLIENTS, STREAMS, COUNT="instructions syscalls")
+#        N1, N2, CLIENTS, STREAMS, COUNT="instructions syscalls",
+#        OPEN_FILE_CACHE=0 drops `open_file_cache` from the servers' config)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
@@ -24,6 +25,7 @@ CLIENTS=${CLIENTS:-100}
 STREAMS=${STREAMS:-10}
 N1=${N1:-5000}
 N2=${N2:-25000}
+OPEN_FILE_CACHE=${OPEN_FILE_CACHE:-1}
 [ -n "${OLD_BIN:-}" ] && SERVERS="$SERVERS old"
 work=$(mktemp -d)
 backend_pid=
@@ -62,6 +64,8 @@ backend_pid=$!
 wait_port "$backend"
 
 write_conf() {  # write_conf NAME PORT
+  local cache=""
+  [ "$OPEN_FILE_CACHE" = 1 ] && cache="open_file_cache max=1000 inactive=20s;"
 cat > "$work/$1.conf" <<CONF
 worker_processes 1;
 pid $work/logs/$1.pid;
@@ -75,7 +79,7 @@ http {
     keepalive_requests 1000000;
     # Under callgrind a run of one client takes minutes: no idle close.
     keepalive_timeout 600s;
-    open_file_cache max=1000 inactive=20s;
+    $cache
     ssl_certificate $work/cert.pem;
     ssl_certificate_key $work/key.pem;
     ssl_protocols TLSv1.3;

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "core/event_loop.h"
+
 namespace torii::handlers {
 
 namespace {
@@ -118,6 +120,24 @@ OpenResult OpenFileCache::open(const std::string& path, const config::OpenFileCa
   lru_.push_front(std::move(e));
   index_.emplace(std::string_view(lru_.front().path), lru_.begin());
   return r;
+}
+
+OpenResult OpenFileCache::open_this_turn(const std::string& path, bool with_bytes, core::EventLoop& loop) {
+  for (size_t i = 0; i < turn_used_; ++i)
+    if (turn_[i].path == path) return {turn_[i].file, 0};
+  OpenResult r = open_file(path, with_bytes ? kMaxContentBytes : 0);
+  if (!r.ok() || turn_used_ == kTurnEntries) return r;
+  if (turn_used_ == 0) loop.defer([this] { forget_this_turn(); });
+  if (turn_.size() == turn_used_) turn_.emplace_back();
+  turn_[turn_used_].path = path;
+  turn_[turn_used_].file = r.file;
+  ++turn_used_;
+  return r;
+}
+
+void OpenFileCache::forget_this_turn() {
+  for (size_t i = 0; i < turn_used_; ++i) turn_[i].file.reset();  // closes what no response still holds
+  turn_used_ = 0;
 }
 
 void OpenFileCache::expire(const config::OpenFileCache& cfg, int64_t now_ms) {

@@ -25,9 +25,14 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "config/config.h"
 #include "http/response.h"
+
+namespace torii::core {
+class EventLoop;
+}
 
 namespace torii::handlers {
 
@@ -71,6 +76,21 @@ class OpenFileCache {
   // The same with the clock given, in milliseconds on a monotonic scale.
   OpenResult open(const std::string& path, const config::OpenFileCache& cfg, int64_t now_ms);
 
+  // Without open_file_cache: a file opened in this loop turn also serves
+  // the turn's other requests for the same path, and is let go at the
+  // turn's end. Requests handled in one turn are served as if they had
+  // come together, so a file replaced on disk is still seen from the next
+  // turn on, as with an open per request; at saturation the open, fstat
+  // and close are shared by a turn's requests instead of made by each.
+  // Only files and folders that opened are kept, at most kTurnEntries.
+  // `with_bytes`: the response will copy the file through memory (TLS,
+  // HTTP/2 and 3, sendfile off), so a small file's bytes are read with the
+  // open and the turn's other responses take them from there too.
+  OpenResult open_this_turn(const std::string& path, bool with_bytes, core::EventLoop& loop);
+  // torii changed a file itself (WebDAV, a stored response): the next
+  // open must see it even within this turn.
+  void forget_this_turn();
+
   size_t size() const { return lru_.size(); }
   const Stats& stats() const { return stats_; }
   void clear();
@@ -94,6 +114,14 @@ class OpenFileCache {
   void hold(Entry& e, std::shared_ptr<const http::OpenFile> file);
   // Re-stats a cached file; false if it changed or vanished.
   static bool still_same(const Entry& e);
+
+  struct TurnEntry {
+    std::string path;
+    std::shared_ptr<const http::OpenFile> file;
+  };
+  static constexpr size_t kTurnEntries = 8;
+  std::vector<TurnEntry> turn_;  // the first turn_used_ are this turn's; the rest keep their paths' memory
+  size_t turn_used_ = 0;
 
   List lru_;
   // Keys view Entry::path, which a std::list node never moves.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/autoindex_config.h"
+#include "core/event_loop.h"
 #include "handlers/open_file_cache.h"
 #include "http/date.h"
 #include "http/document_root.h"
@@ -43,8 +44,17 @@ bool map_uri(const Exchange& ex, std::string_view uri, std::string& out) { retur
 OpenResult open_path(Exchange& ex, const std::string& path) {
   const config::OpenFileCache& c = ex.settings().open_file_cache;
   OpenFileCache* cache = ex.services().open_files;
-  if (c.enabled && cache != nullptr) return cache->open(path, c);
-  return open_file(path);
+  if (cache == nullptr) return open_file(path);
+  if (c.enabled) return cache->open(path, c);
+  core::EventLoop* loop = ex.services().loop;
+  if (loop == nullptr) return open_file(path);
+  // A whole body that will pass through memory: read it with the open
+  // (not for a HEAD, a conditional or a range request, which may need none
+  // of it or a part).
+  const bool through_memory = ex.socket_conn().tls || ex.req.version >= 20 || !ex.settings().sendfile;
+  const bool whole_body = ex.req.method == Method::get && !ex.req.find(HeaderToken::range) &&
+                          !ex.req.find(HeaderToken::if_none_match) && !ex.req.find(HeaderToken::if_modified_since);
+  return cache->open_this_turn(path, through_memory && whole_body, *loop);
 }
 
 bool is_missing(int err) {

@@ -146,6 +146,7 @@ void serve(Exchange& ex) {
     default:
       break;
   }
+  files_changed(ex);
   if (status == 201 || status == 204) {
     respond(ex, status);
   } else {

@@ -95,6 +95,7 @@ class PutUpload final : public Exchange::HandlerState, public http::BodyReader {
     }
     const bool moved = rename_file(ex_, temp_, target_, o);
     temp_.clear();  // renamed, or removed by rename_file
+    files_changed(ex_);
     if (!moved) {
       http::send_error(ex_, 500);
       return;

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "handlers/open_file_cache.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "http/pipeline.h"
@@ -73,6 +74,10 @@ std::string escape_uri(std::string_view uri) {
 void respond(http::Exchange& ex, int status) {
   if (status == 201) ex.response.add("Location", http::absolute_location(ex, escape_uri(ex.req.path)));
   http::send_error(ex, status);
+}
+
+void files_changed(http::Exchange& ex) {
+  if (handlers::OpenFileCache* files = ex.services().open_files) files->forget_this_turn();
 }
 
 bool has_body(const http::Exchange& ex) { return ex.has_body(); }

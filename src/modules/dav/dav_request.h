@@ -26,6 +26,10 @@ int failed(const http::Exchange* ex, int err, int not_found, const char* call, c
 // request's URI, escaped, made absolute as nginx's header filter does.
 void respond(http::Exchange& ex, int status);
 
+// The method may have changed files: a static request later in this loop
+// turn opens them afresh (see OpenFileCache::open_this_turn).
+void files_changed(http::Exchange& ex);
+
 // A request body on a method that takes none: nginx answers 415.
 bool has_body(const http::Exchange& ex);
 
