@@ -34,6 +34,7 @@ struct CgiConfig {
   // uwsgi.
   uint8_t modifier1 = 0;
   uint8_t modifier2 = 0;
+  std::string uwsgi_string;  // uwsgi_string: bytes appended to the vars, counted in the packet's size
 };
 
 }  // namespace torii::config

@@ -96,6 +96,11 @@ struct ProxyConfig {
   std::shared_ptr<const UpstreamTlsConfig> tls;
 
   int http_version = 10;  // proxy_http_version 1.0 | 1.1
+  // proxy_set_body: the body sent upstream, rendered per request, in place
+  // of the client's (read and dropped); Content-Length is its length.
+  bool force_ranges = false;  // *_force_ranges: ranges of a 200 whatever its Accept-Ranges
+  bool has_set_body = false;
+  Template set_body;
   Template method;        // proxy_method (may hold variables); empty: the client's method
   std::vector<ProxyHeader> set_headers;     // proxy_set_header (replaces the defaults by name)
   std::vector<std::string> hide_headers;    // proxy_hide_header, lower-case

@@ -124,6 +124,8 @@ class ProxySession final : public http::Exchange::HandlerState,
   std::shared_ptr<const ProxyConfig> owned_cfg_;
   // proxy_cache's part in this request (cache/fill.h); null without a cache.
   std::unique_ptr<cache::Fill> fill_;
+  // *_force_ranges: the client's range of a 200 as it streams by.
+  cache::StreamedRange forced_range_;
   // *_store's file for this response (upstream_store.h); null when not stored.
   std::unique_ptr<ResponseStore> store_;
   enum class Phase : uint8_t {
@@ -260,6 +262,16 @@ void ProxySession::start() {
   tried_.assign(group_->cfg->servers.size(), 0);
   queue_limit_ = cfg_.buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
   const auto& req = ex_.req;
+  if (cfg_.has_set_body) {
+    // proxy_set_body: the rendered string goes instead of the client's
+    // body, which the codec reads and drops.
+    body_done_ = true;
+    const std::string body = http::render(cfg_.set_body, ex_);
+    upgrade_sent_ = codec_->request_head(RequestBody::length, int64_t(body.size()), head_);
+    codec_->body_piece(body, head_);
+    next_try();
+    return;
+  }
   bool has_body = cfg_.pass_request_body && ex_.has_body();
   // HTTP/1.0 upstreams cannot take a chunked body (nor FastCGI or uwsgi
   // applications, which are told the length first): it is read whole first.
@@ -911,6 +923,16 @@ void ProxySession::on_head(size_t head_len) {
     respond(416);
     return;
   }
+  // *_force_ranges: one range of a 200 of known length, as nginx's range
+  // filter (the upstream's Accept-Ranges is replaced by ours).
+  if (cfg_.force_ranges && status == 200 && head.content_length >= 0 && !(fill_ && fill_->storing())) {
+    head.set("Accept-Ranges", "bytes");
+    if (forced_range_.start(ex_, head) == cache::StreamedRange::Outcome::unsatisfiable) {
+      record_try(status);
+      respond(416);
+      return;
+    }
+  }
   in_.erase(0, head_len);  // resp_'s views are dead from here on
   if (status == 101) {
     ex_.send_head(std::move(head));
@@ -935,7 +957,7 @@ bool ProxySession::feed_body(std::string_view data) {
   size_t consumed = 0;
   auto st = codec_->feed_body(data, consumed, [this](std::string_view d) {
     if (store_) store_->on_body(d);
-    if (!fill_) return ex_.send_body(d);
+    if (!fill_) return ex_.send_body(forced_range_.cut(d));
     fill_->on_body(d);
     ex_.send_body(fill_->client_range.cut(d));
   });
