@@ -112,6 +112,7 @@ const DirectiveSpec kProxySslDirectives[] = {
      &set_file<&UpstreamTlsConfig::trusted_certificate>},
     {"proxy_ssl_certificate", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate>},
     {"proxy_ssl_certificate_key", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate_key>},
+    {"proxy_ssl_crl", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::crl>},
     {"proxy_ssl_session_reuse", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::session_reuse>},
     {"grpc_ssl_protocols", kHSL, kArgs1More, true, false, kMain, &set_protocols},
     {"grpc_ssl_ciphers", kHSL, kArgs1, true, false, kMain, &set_ciphers},
@@ -123,6 +124,7 @@ const DirectiveSpec kProxySslDirectives[] = {
      &set_file<&UpstreamTlsConfig::trusted_certificate>},
     {"grpc_ssl_certificate", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate>},
     {"grpc_ssl_certificate_key", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate_key>},
+    {"grpc_ssl_crl", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::crl>},
     {"grpc_ssl_session_reuse", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::session_reuse>},
 };
 

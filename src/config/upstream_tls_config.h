@@ -24,6 +24,7 @@ struct UpstreamTlsConfig {
   bool verify = false;                    // proxy_ssl_verify
   int verify_depth = 1;                   // proxy_ssl_verify_depth
   SslFile trusted_certificate;            // proxy_ssl_trusted_certificate
+  SslFile crl;                            // proxy_ssl_crl (checked with proxy_ssl_verify)
   SslFile certificate;                    // proxy_ssl_certificate (a client certificate)
   SslFile certificate_key;                // proxy_ssl_certificate_key
   bool session_reuse = true;              // proxy_ssl_session_reuse

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/upstream_tls_config.h"
+#include "net/client_cert.h"
 #include "net/tls_client.h"
 #include "net/tls_context.h"
 
@@ -64,6 +65,7 @@ Result<std::shared_ptr<SSL_CTX>> build_upstream_tls_context(const config::Upstre
                         q(t.trusted_certificate.path) + ") failed: " + take_ssl_errors());
     SSL_CTX_set_verify(raw, SSL_VERIFY_PEER, accept_any);
     SSL_CTX_set_verify_depth(raw, t.verify_depth);
+    if (Status crl = load_crl(raw, t.crl); !crl) return Error{crl.error()};  // as nginx: only with verify
   }
 
   if (t.session_reuse) {
