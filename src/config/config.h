@@ -179,6 +179,7 @@ struct LocationSettings {
   bool uninitialized_variable_warn = true;  // warn when an unset `set` variable is read
   std::vector<ErrorPage> error_pages;
   std::vector<AddHeader> add_headers;  // inherited only when none at this level
+  std::vector<AddHeader> add_trailers;  // add_trailer: likewise (modules/trailers)
   Expires expires;
   std::shared_ptr<const LimitExcept> limit_except;  // not inherited
   std::vector<AccessRule> access_rules;            // inherited only when none here

@@ -36,6 +36,8 @@ struct CoreSettings {
   // max_ranges: 0 turns byte ranges off; a request with more ranges than
   // this gets the whole response.
   uint32_t max_ranges = std::numeric_limits<uint32_t>::max();
+  // auth_delay: a 401 from the access phase waits this long (modules/access/auth_delay).
+  std::chrono::milliseconds auth_delay{0};
 };
 
 }  // namespace torii::config

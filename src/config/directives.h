@@ -59,6 +59,7 @@ struct Scope {
   std::vector<std::string_view> seen;  // unique directives already set here
   // Array directives replace what was inherited at their first use here.
   bool add_header_here = false;
+  bool add_trailer_here = false;
   bool access_rules_here = false;
   bool error_page_here = false;
   bool index_here = false;
@@ -129,6 +130,7 @@ std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_l
 std::span<const DirectiveSpec> dav_directives();  // directives_dav.cc: dav_methods, dav_access...
 std::span<const DirectiveSpec> userid_directives();  // directives_userid.cc: userid*
 std::span<const DirectiveSpec> small_module_directives();  // directives_small_modules.cc: split_clients, empty_gif
+std::span<const DirectiveSpec> trailer_directives();  // directives_trailer.cc: add_trailer
 // worker_cpu_affinity, worker_priority, worker_rlimit_core, working_directory... (directives_process.cc).
 std::span<const DirectiveSpec> process_directives();
 std::span<const DirectiveSpec> mirror_directives();  // directives_mirror.cc: mirror, mirror_request_body

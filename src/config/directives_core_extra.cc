@@ -70,6 +70,17 @@ Status set_max_ranges(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
+// postpone_output SIZE: nginx holds back output until this much is
+// there (a whole packet's worth, 1460 by default). torii has no such point:
+// a handler's bytes are queued as they come and written per loop turn, so
+// small pieces of one turn already leave together. The value is checked
+// and otherwise has no effect.
+Status check_postpone_output(Compiler&, Scope&, const Node& n) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v)) return slot_invalid(n);
+  return Ok{};
+}
+
 constexpr uint16_t kHSL = kHttp | kServer | kLocation;
 
 constexpr DirectiveSpec kCoreExtraDirectives[] = {
@@ -81,6 +92,8 @@ constexpr DirectiveSpec kCoreExtraDirectives[] = {
     {"chunked_transfer_encoding", kHSL, kFlag, true, false, kMain, &set_chunked_transfer_encoding},
     {"if_modified_since", kHSL, kArgs1, true, false, kMain, &set_if_modified_since},
     {"max_ranges", kHSL, kArgs1, true, false, kMain, &set_max_ranges},
+    {"auth_delay", kHSL, kArgs1, true, false, kMain, &set_core_time<&CoreSettings::auth_delay>},
+    {"postpone_output", kHSL, kArgs1, true, false, kMain, &check_postpone_output},
 };
 
 }  // namespace

@@ -40,7 +40,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"variables_hash_max_size", kHttp, Kind::any_size, {}},
     {"variables_hash_bucket_size", kHttp, Kind::any_size, {}},
     {"output_buffers", kHSL, Kind::size, {"2 32k"}},
-    {"postpone_output", kHSL, Kind::size, {"1460"}},
     {"send_lowat", kHSL, Kind::size, {"0"}},
     {"client_body_in_file_only", kHSL, Kind::word, {"off"}},
     {"disable_symlinks", kHSL, Kind::word, {"off"}},

@@ -16,6 +16,7 @@
 #include "modules/sub/sub_filter.h"
 #include "modules/addition/addition_filter.h"
 #include "modules/ssi/ssi_filter.h"
+#include "modules/trailers/add_trailer.h"
 #include "modules/userid/userid.h"
 #include "log/error_log.h"
 
@@ -98,6 +99,7 @@ void Exchange::send_head(ResponseHead head) {
     head.add(h.name, value);
   }
   if (s.userid) userid::header_filter(*this, head);  // after add_header, as nginx's filter order
+  expect_trailers_ = trailers::expect(*this, head);
   head_in_filters = nullptr;
   // A server that also answers HTTP/3 says where on its TCP responses
   // (RFC 7838 Alt-Svc), so browsers move over; `http3_alt_svc off` stops it.
@@ -152,6 +154,8 @@ void Exchange::send_file(std::shared_ptr<const OpenFile> file, int64_t offset, i
 
 void Exchange::finish() {
   if (finished_) return;
+  if (expect_trailers_) trailers::render(*this, trailers_);
+  if (!trailers_.empty()) sink_.set_trailers(std::move(trailers_));
   if (body_filter) return body_filter->finish();  // it calls finish_filtered() when its output is out
   if (rate_filter) return rate_filter->finish();  // it calls finish_paced() when the last byte left it
   finished_ = true;

@@ -139,10 +139,9 @@ class Exchange {
   void send_file(std::shared_ptr<const OpenFile> file, int64_t offset, int64_t length);
   void finish();
   // Trailer fields after the body (see ResponseSink::set_trailers); they
-  // go straight to the codec, which sends them at the body's end.
-  void set_trailers(std::vector<std::pair<std::string, std::string>> trailers) {
-    sink_.set_trailers(std::move(trailers));
-  }
+  // go to the codec at finish(), with add_trailer's, and it sends them at
+  // the body's end.
+  void set_trailers(std::vector<std::pair<std::string, std::string>> trailers) { trailers_ = std::move(trailers); }
   // Ends a response that cannot be completed (see ResponseSink::abort).
   void abort();
 
@@ -282,6 +281,8 @@ class Exchange {
   const ConnectionInfo* client_;  // conn_, or realip's copy below
   std::unique_ptr<ConnectionInfo> real_client_;
   WorkerServices& services_;
+  std::vector<std::pair<std::string, std::string>> trailers_;
+  bool expect_trailers_ = false;  // add_trailer applies to this response
   bool head_sent_ = false;
   bool finished_ = false;
   bool counted_ = false;

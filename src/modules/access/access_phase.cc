@@ -10,6 +10,7 @@
 #include "http/log_context.h"
 #include "http/variables.h"
 #include "log/error_log.h"
+#include "modules/access/auth_delay.h"
 #include "modules/auth_basic/auth_basic.h"
 #include "modules/auth_request/auth_request.h"
 #include "modules/limit_conn/limit_conn.h"
@@ -80,7 +81,7 @@ void finish_access(http::Exchange& ex, int status, int prior) {
     forbidden(ex);
     return;
   }
-  http::send_error(ex, code);
+  send_refusal(ex, code);  // a 401 after auth_delay
 }
 
 // The access checks after auth_basic: its verdict (`code`: 0 allowed, a
@@ -98,7 +99,7 @@ Gate after_basic(http::Exchange& ex, int code, int refused) {
   }
   if (code > 0) {
     if (!any || (code != 401 && code != 403)) {
-      http::send_error(ex, code);
+      send_refusal(ex, code);  // a 401 after auth_delay
       return Gate::responded;
     }
     refuse(code);
