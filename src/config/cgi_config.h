@@ -38,6 +38,7 @@ struct CgiConfig {
   // memcached.
   Template memcached_key;   // "$memcached_key", compiled where memcached_pass is
   uint64_t gzip_flag = 0;   // memcached_gzip_flag: the item flags' bits that mean gzip (0: none)
+  std::string uwsgi_string;  // uwsgi_string: bytes appended to the vars, counted in the packet's size
 };
 
 }  // namespace torii::config

@@ -862,7 +862,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
   for (auto table : {ssl_directives(), proxy_directives(), proxy_ssl_directives(), http2_directives(), http3_directives(),
                      rewrite_directives(), gzip_directives(), resolver_directives(), small_directives(), core_extra_directives(), nginx_compat_directives(),
                      limits_directives(), auth_directives(),
-                     fastcgi_directives(), uwsgi_directives(), scgi_directives(), grpc_directives(), memcached_directives(),
+                     upstream_file_directives(), upstream_socket_directives(), upstream_range_directives(), fastcgi_directives(), uwsgi_directives(), scgi_directives(), grpc_directives(), memcached_directives(),
                      identity_directives(), status_directives(), client_cert_directives(),
                      ssl_stapling_directives(), ssl_password_directives(), cache_directives(), sub_directives(), ssi_directives(),
                      referer_directives(), secure_link_directives(), small_module_directives(), process_directives(), mirror_directives(), trailer_directives(), dav_directives(), userid_directives(),

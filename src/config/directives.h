@@ -135,6 +135,9 @@ std::span<const DirectiveSpec> trailer_directives();  // directives_trailer.cc: 
 // worker_cpu_affinity, worker_priority, worker_rlimit_core, working_directory... (directives_process.cc).
 std::span<const DirectiveSpec> process_directives();
 std::span<const DirectiveSpec> mirror_directives();  // directives_mirror.cc: mirror, mirror_request_body
+std::span<const DirectiveSpec> upstream_file_directives();  // directives_upstream_files.cc: *_store, *_temp_path
+std::span<const DirectiveSpec> upstream_socket_directives();  // directives_upstream_sockets.cc: *_socket_rcvbuf...
+std::span<const DirectiveSpec> upstream_range_directives();  // directives_upstream_ranges.cc: *_force_ranges
 std::span<const DirectiveSpec> cache_directives();  // directives_cache.cc: proxy_cache*, fastcgi_cache*, uwsgi_cache*
 // Not yet implemented directives, loaded when set to nginx's default
 // (directives_defaults.cc); searched last.

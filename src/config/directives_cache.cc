@@ -160,6 +160,12 @@ Status set_cache(Compiler& c, Scope& s, const Node& n) {
     return Ok{};
   }
   if (v.find('$') != std::string::npos) return node_error(n, q(n.name) + " with variables is not yet supported");
+  // proxy_store set in this block excludes the cache; an inherited one is
+  // turned off here (directives_upstream_files.cc).
+  const std::string store = n.name.substr(0, n.name.find('_')) + "_store";
+  if (std::find(s.seen.begin(), s.seen.end(), store) != s.seen.end() && M::edit(s).store != ProxyConfig::Store::off)
+    return node_error(n, q(n.name) + " directive is incompatible with " + q(store));
+  M::edit(s).store = ProxyConfig::Store::off;
   auto z = zone_named(c, v);
   if (!z->defined) {
     // proxy_cache_path may come later in the http block; anywhere else it

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "config/directives.h"
+#include "config/file_access.h"
 #include "core/ascii.h"
 
 namespace torii::config {
@@ -43,36 +44,8 @@ Status set_dav_methods(Compiler&, Scope& s, const Node& n) {
 }
 
 // dav_access [user:]rw|r [group:rw|r] [all:rw|r]: nginx's access slot.
-// The owner keeps rw unless a user: part says otherwise.
 Status set_dav_access(Compiler&, Scope& s, const Node& n) {
-  if (n.args.size() > 3) return node_error(n, "invalid number of arguments in \"dav_access\" directive");
-  uint16_t mode = 0;
-  uint16_t user = 0600;
-  for (const std::string& a : n.args) {
-    std::string_view v = a;
-    int shift = 0;
-    if (v.starts_with("user:")) {
-      shift = 6;
-      user = 0;
-      v.remove_prefix(5);
-    } else if (v.starts_with("group:")) {
-      shift = 3;
-      v.remove_prefix(6);
-    } else if (v.starts_with("all:")) {
-      v.remove_prefix(4);
-    } else {
-      return node_error(n, "invalid value " + q(a));
-    }
-    if (v == "rw") {
-      mode |= static_cast<uint16_t>(6 << shift);
-    } else if (v == "r") {
-      mode |= static_cast<uint16_t>(4 << shift);
-    } else {
-      return node_error(n, "invalid value " + q(a));
-    }
-  }
-  s.settings->dav.access = mode | user;
-  return Ok{};
+  return parse_file_access(n, s.settings->dav.access);
 }
 
 Status set_min_delete_depth(Compiler&, Scope& s, const Node& n) {

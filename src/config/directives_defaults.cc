@@ -47,9 +47,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"ssl_ocsp", kHS, Kind::word, {"off"}},
     {"ssl_ocsp_cache", kHS, Kind::word, {"off"}},
     // proxy
-    {"proxy_store", kHSL, Kind::word, {"off"}},
-    {"proxy_store_access", kHSL, Kind::word, {"user:rw"}},
-    {"proxy_force_ranges", kHSL, Kind::word, {"off"}},
     {"proxy_headers_hash_max_size", kHSL, Kind::any_size, {}},
     {"proxy_headers_hash_bucket_size", kHSL, Kind::any_size, {}},
 };

@@ -73,7 +73,6 @@ const DirectiveSpec kFastcgiDirectives[] = {
     {"fastcgi_next_upstream_timeout", kHSL, kArgs1, true, false, kMain,
      &F::timeout<&ProxyConfig::next_upstream_timeout>},
     // Temporary files never happen (memory stays within fastcgi_buffers).
-    {"fastcgi_temp_path", kHSL, kArgs1 | kArgs2 | kArgs3 | kArgs4, true, false, kMain, &F::accepted},
     {"fastcgi_max_temp_file_size", kHSL, kArgs1, true, false, kMain, &F::accepted_size},
     {"fastcgi_temp_file_write_size", kHSL, kArgs1, true, false, kMain, &F::accepted_size},
 };

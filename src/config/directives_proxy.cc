@@ -708,6 +708,17 @@ Status set_size(Compiler&, Scope& s, const Node& n) {
   });
 }
 
+// proxy_set_body STRING: variables rendered per request.
+Status set_body(Compiler&, Scope& s, const Node& n) {
+  auto t = compile_template(n.args[0]);
+  if (!t) return node_error(n, t.error());
+  return edit(s, [&](ProxyConfig& p) -> Status {
+    p.has_set_body = true;
+    p.set_body = std::move(*t);
+    return Ok{};
+  });
+}
+
 Status set_buffers(Compiler&, Scope& s, const Node& n) {
   uint64_t num = 0;
   int64_t size = 0;
@@ -806,6 +817,7 @@ const DirectiveSpec kProxyDirectives[] = {
     {"proxy_request_buffering", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::request_buffering>},
     {"proxy_intercept_errors", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::intercept_errors>},
     {"proxy_pass_request_headers", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::pass_request_headers>},
+    {"proxy_set_body", kHSL, kArgs1, true, false, kMain, &set_body},
     {"proxy_pass_request_body", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::pass_request_body>},
     {"proxy_ignore_client_abort", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::ignore_client_abort>},
     {"proxy_socket_keepalive", kHSL, kFlag, true, false, kMain, &set_flag<&ProxyConfig::socket_keepalive>},

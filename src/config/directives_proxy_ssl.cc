@@ -56,6 +56,27 @@ Status set_file(Compiler& c, Scope& s, const Node& n) {
   });
 }
 
+Status set_password_file(Compiler& c, Scope& s, const Node& n) {
+  auto passwords = read_password_file(c, n);
+  if (!passwords) return Error{passwords.error()};
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
+    t.passwords = std::move(*passwords);
+    return Ok{};
+  });
+}
+
+Status set_conf_command(Compiler&, Scope& s, const Node& n) {
+  return edit_tls(s, n, [&](UpstreamTlsConfig& t) -> Status {
+    if (t.conf_commands_owner != s.settings) {  // the first here replaces the inherited list
+      t.conf_commands.clear();
+      t.conf_commands_owner = s.settings;
+      t.conf_commands_where = n.where();
+    }
+    t.conf_commands.emplace_back(n.args[0], n.args[1]);
+    return Ok{};
+  });
+}
+
 template <bool UpstreamTlsConfig::*F>
 Status set_flag(Compiler&, Scope& s, const Node& n) {
   const bool on = n.args[0] == "on";
@@ -112,6 +133,9 @@ const DirectiveSpec kProxySslDirectives[] = {
      &set_file<&UpstreamTlsConfig::trusted_certificate>},
     {"proxy_ssl_certificate", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate>},
     {"proxy_ssl_certificate_key", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate_key>},
+    {"proxy_ssl_password_file", kHSL, kArgs1, true, false, kMain, &set_password_file},
+    {"proxy_ssl_conf_command", kHSL, kArgs2, false, false, kMain, &set_conf_command},
+    {"proxy_ssl_crl", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::crl>},
     {"proxy_ssl_session_reuse", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::session_reuse>},
     {"grpc_ssl_protocols", kHSL, kArgs1More, true, false, kMain, &set_protocols},
     {"grpc_ssl_ciphers", kHSL, kArgs1, true, false, kMain, &set_ciphers},
@@ -123,6 +147,9 @@ const DirectiveSpec kProxySslDirectives[] = {
      &set_file<&UpstreamTlsConfig::trusted_certificate>},
     {"grpc_ssl_certificate", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate>},
     {"grpc_ssl_certificate_key", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate_key>},
+    {"grpc_ssl_password_file", kHSL, kArgs1, true, false, kMain, &set_password_file},
+    {"grpc_ssl_conf_command", kHSL, kArgs2, false, false, kMain, &set_conf_command},
+    {"grpc_ssl_crl", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::crl>},
     {"grpc_ssl_session_reuse", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::session_reuse>},
 };
 

@@ -121,18 +121,6 @@ Status accept_notice_on(Compiler& c, Scope&, const Node& n) {
   return Ok{};
 }
 
-// *_temp_path: where nginx buffers bodies on disk. torii buffers proxied
-// responses in memory (proxy_buffers) and request bodies under
-// client_body_temp_path, so these paths are checked and not used.
-Status accept_temp_path(Compiler&, Scope&, const Node& n) {
-  if (n.args.empty() || n.args.size() > 4) return invalid_value(n, n.args.empty() ? "" : n.args[0]);
-  for (size_t i = 1; i < n.args.size(); ++i) {
-    uint64_t level = 0;
-    if (!parse_number(n.args[i], level) || level < 1 || level > 2) return invalid_value(n, n.args[i]);
-  }
-  return Ok{};
-}
-
 // slice SIZE (modules/slice): 0 turns it off.
 Status set_slice(Compiler&, Scope& s, const Node& n) {
   int64_t v = 0;
@@ -169,10 +157,6 @@ constexpr DirectiveSpec kSmallDirectives[] = {
     {"worker_shutdown_timeout", kMain, kArgs1, true, false, kMain, &set_worker_shutdown_timeout},
     {"map_hash_max_size", kHttp, kArgs1, true, false, kMain, &accept_size},
     {"map_hash_bucket_size", kHttp, kArgs1, true, false, kMain, &accept_size},
-    {"proxy_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
-    {"fastcgi_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
-    {"uwsgi_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
-    {"scgi_temp_path", kHSL, kArgs1More, true, false, kMain, &accept_temp_path},
     // Sizes of nginx's per-connection and per-request memory pools; torii's
     // connections and requests hold no such pools.
     {"connection_pool_size", kHttp | kServer, kArgs1, true, false, kMain, &accept_size},

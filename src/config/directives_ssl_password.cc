@@ -36,9 +36,11 @@ std::vector<std::string> split_passwords(const std::string& text) {
   return out;
 }
 
-Status set_password_file(Compiler& c, Scope& s, const Node& n) {
+}  // namespace
+
+Result<std::shared_ptr<const std::vector<std::string>>> read_password_file(Compiler& c, const Node& n) {
   const std::string& p = n.args[0];
-  if (p.find('$') != std::string::npos) return node_error(n, "variables in \"ssl_password_file\" are not supported");
+  if (p.find('$') != std::string::npos) return node_error(n, "variables in \"" + n.name + "\" are not supported");
   // Like nginx, relative to the main config file's directory.
   const std::string& conf = c.cfg().conf_file;
   size_t slash = conf.rfind('/');
@@ -47,7 +49,15 @@ Status set_password_file(Compiler& c, Scope& s, const Node& n) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return node_error(n, "open() \"" + path + "\" failed (" + std::to_string(errno) + ": " + strerror(errno) + ")");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  writable_ssl(s, n).passwords = std::make_shared<const std::vector<std::string>>(split_passwords(text));
+  return std::make_shared<const std::vector<std::string>>(split_passwords(text));
+}
+
+namespace {
+
+Status set_password_file(Compiler& c, Scope& s, const Node& n) {
+  auto passwords = read_password_file(c, n);
+  if (!passwords) return Error{passwords.error()};
+  writable_ssl(s, n).passwords = std::move(*passwords);
   return Ok{};
 }
 

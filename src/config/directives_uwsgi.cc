@@ -28,6 +28,11 @@ Status set_modifier(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
+Status set_string(Compiler&, Scope& s, const Node& n) {
+  cgi::editable(s, kMember).uwsgi_string = n.args[0];
+  return Ok{};
+}
+
 const DirectiveSpec kUwsgiDirectives[] = {
     {"uwsgi_pass", kLocation | kLocationIf, kArgs1, true, false, kMain, &set_pass},
     {"uwsgi_param", kHSL, kArgs2 | kArgs3, false, false, kMain, &U::param<cgi::kParamsHere << kShift>},
@@ -56,7 +61,7 @@ const DirectiveSpec kUwsgiDirectives[] = {
     {"uwsgi_next_upstream_tries", kHSL, kArgs1, true, false, kMain, &U::next_tries},
     {"uwsgi_next_upstream_timeout", kHSL, kArgs1, true, false, kMain,
      &U::timeout<&ProxyConfig::next_upstream_timeout>},
-    {"uwsgi_temp_path", kHSL, kArgs1 | kArgs2 | kArgs3 | kArgs4, true, false, kMain, &U::accepted},
+    {"uwsgi_string", kHSL, kArgs1, true, false, kMain, &set_string},
     {"uwsgi_max_temp_file_size", kHSL, kArgs1, true, false, kMain, &U::accepted_size},
     {"uwsgi_temp_file_write_size", kHSL, kArgs1, true, false, kMain, &U::accepted_size},
 };

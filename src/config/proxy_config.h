@@ -96,6 +96,10 @@ struct ProxyConfig {
   std::shared_ptr<const UpstreamTlsConfig> tls;
 
   int http_version = 10;  // proxy_http_version 1.0 | 1.1
+  // proxy_set_body: the body sent upstream, rendered per request, in place
+  // of the client's (read and dropped); Content-Length is its length.
+  bool has_set_body = false;
+  Template set_body;
   Template method;        // proxy_method (may hold variables); empty: the client's method
   std::vector<ProxyHeader> set_headers;     // proxy_set_header (replaces the defaults by name)
   std::vector<std::string> hide_headers;    // proxy_hide_header, lower-case
@@ -134,6 +138,8 @@ struct ProxyConfig {
   bool pass_request_body = true;
   bool ignore_client_abort = false;
   bool socket_keepalive = false;  // SO_KEEPALIVE on the upstream socket (*_socket_keepalive)
+  int socket_rcvbuf = 0;          // SO_RCVBUF, SO_SNDBUF on it (*_socket_rcvbuf, _sndbuf); 0: the system's
+  int socket_sndbuf = 0;
   // *_limit_rate: bytes per second read from the upstream while the
   // response is buffered (as nginx's event pipe); 0: no limit.
   size_t limit_rate = 0;
@@ -141,6 +147,15 @@ struct ProxyConfig {
   // proxy_cache and its directives (config/cache_config.h); null: never set.
   std::shared_ptr<const CacheSettings> cache;
   uint32_t ignore_headers = 0;  // IgnoreHeader bits
+  // *_store: a complete 200 response is also written to disk, into a file
+  // under temp_path first, then renamed to root + URI (`on`) or to
+  // store_path rendered (handlers/upstream_store). Not with *_cache: the
+  // one set in a block turns the inherited other off, as nginx's merge.
+  enum class Store : uint8_t { off, on, path };
+  Store store = Store::off;
+  Template store_path;
+  uint16_t store_access = 0600;  // *_store_access (folders add x where r)
+  std::string temp_path;         // *_temp_path; "<prefix><module>_temp" once *_store is on
 };
 
 }  // namespace torii::config

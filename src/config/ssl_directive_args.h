@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "config/directives.h"
 #include "config/ssl_config.h"
@@ -25,5 +27,9 @@ std::string tls_conf_dir(Compiler& c);
 // ssl_protocols' arguments as kSslV2... bits; warns for the protocols
 // OpenSSL 3 refuses at its default security level.
 Result<uint8_t> tls_protocols_arg(Compiler& c, const Node& n);
+
+// ssl_password_file and its upstream twins (proxy_, grpc_, uwsgi_): the
+// file's passphrases, one a line, read now (directives_ssl_password.cc).
+Result<std::shared_ptr<const std::vector<std::string>>> read_password_file(Compiler& c, const Node& n);
 
 }  // namespace torii::config

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "config/ssl_config.h"
 #include "config/template.h"
@@ -24,8 +25,15 @@ struct UpstreamTlsConfig {
   bool verify = false;                    // proxy_ssl_verify
   int verify_depth = 1;                   // proxy_ssl_verify_depth
   SslFile trusted_certificate;            // proxy_ssl_trusted_certificate
+  SslFile crl;                            // proxy_ssl_crl (checked with proxy_ssl_verify)
   SslFile certificate;                    // proxy_ssl_certificate (a client certificate)
   SslFile certificate_key;                // proxy_ssl_certificate_key
+  std::shared_ptr<const std::vector<std::string>> passwords;  // proxy_ssl_password_file; null: none
+  // proxy_ssl_conf_command NAME VALUE (a block with any replaces the
+  // inherited list: `conf_commands_owner` is the block that set it).
+  std::vector<std::pair<std::string, std::string>> conf_commands;
+  const void* conf_commands_owner = nullptr;
+  std::string conf_commands_where;  // "FILE:LINE: " of the first, for errors
   bool session_reuse = true;              // proxy_ssl_session_reuse
   std::string directive;                  // "proxy_ssl" (or "grpc_ssl"), for errors
 

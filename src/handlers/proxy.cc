@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cache/fill.h"
@@ -33,6 +34,7 @@
 #include "handlers/proxy_http_codec.h"
 #include "handlers/upstream_codec.h"
 #include "handlers/request_body_buffer.h"
+#include "handlers/upstream_store.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "http/pipeline.h"
@@ -123,6 +125,8 @@ class ProxySession final : public http::Exchange::HandlerState,
   std::shared_ptr<const ProxyConfig> owned_cfg_;
   // proxy_cache's part in this request (cache/fill.h); null without a cache.
   std::unique_ptr<cache::Fill> fill_;
+  // *_store's file for this response (upstream_store.h); null when not stored.
+  std::unique_ptr<ResponseStore> store_;
   enum class Phase : uint8_t {
     reading_client_body,  // buffering the request body before the first try
     connecting,
@@ -258,10 +262,21 @@ void ProxySession::start() {
   // As nginx: a response the cache may keep is read to its end even when
   // the client goes away (a HEAD's client leaves once it has the head).
   if (fill_ && fill_->store) ex_.ignore_client_abort = true;
+  if (cfg_.store != ProxyConfig::Store::off) ex_.ignore_client_abort = true;  // and *_store, as nginx
   first_try_ms_ = loop_.now_ms();
   tried_.assign(group_->cfg->servers.size(), 0);
   queue_limit_ = cfg_.buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
   const auto& req = ex_.req;
+  if (cfg_.has_set_body) {
+    // proxy_set_body: the rendered string goes instead of the client's
+    // body, which the codec reads and drops.
+    body_done_ = true;
+    const std::string body = http::render(cfg_.set_body, ex_);
+    upgrade_sent_ = codec_->request_head(RequestBody::length, int64_t(body.size()), head_);
+    codec_->body_piece(body, head_);
+    next_try();
+    return;
+  }
   bool has_body = cfg_.pass_request_body && ex_.has_body();
   // HTTP/1.0 upstreams cannot take a chunked body (nor FastCGI or uwsgi
   // applications, which are told the length first): it is read whole first.
@@ -462,6 +477,16 @@ void ProxySession::connect_to(int peer) {
   if (server.addr.ss_family != AF_UNIX) {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+  // *_socket_rcvbuf, *_socket_sndbuf: as nginx's connect, a refusal is
+  // logged and the connection goes on with the system's size.
+  for (const auto& [option, name, size] : {std::tuple{SO_RCVBUF, "SO_RCVBUF", cfg_.socket_rcvbuf},
+                                           std::tuple{SO_SNDBUF, "SO_SNDBUF", cfg_.socket_sndbuf}}) {
+    if (size == 0) continue;
+    if (setsockopt(fd, SOL_SOCKET, option, &size, sizeof size) != 0) {
+      const std::string what = std::string("setsockopt(") + name + ", " + std::to_string(size) + ") failed, ignored";
+      log_upstream(config::LogLevel::alert, errno, what.c_str(), "connecting to upstream");
+    }
   }
   if (cfg_.socket_keepalive) {
     int one = 1;
@@ -916,6 +941,8 @@ void ProxySession::on_head(size_t head_len) {
       }
     }
   }
+  // nginx stores only what its buffered pipe reads, never a HEAD's answer.
+  if (buffering && !head_request) store_ = ResponseStore::begin(ex_, cfg_, resp_);
   if (fill_ && fill_->storing() && status == 200 &&
       fill_->client_range.start(ex_, head) == cache::StreamedRange::Outcome::unsatisfiable) {
     record_try(status);  // as nginx: a 416, and the response is not stored
@@ -947,6 +974,7 @@ void ProxySession::on_head(size_t head_len) {
 bool ProxySession::feed_body(std::string_view data, const char* phase) {
   size_t consumed = 0;
   auto st = codec_->feed_body(data, consumed, [this](std::string_view d) {
+    if (store_) store_->on_body(d);
     if (!fill_) return ex_.send_body(client_range_.cut(d));
     fill_->on_body(d);
     ex_.send_body(fill_->client_range.cut(d));
@@ -1041,6 +1069,8 @@ void ProxySession::finish_response(bool reusable) {
   phase_ = Phase::done;
   release_connection(reusable);
   if (fill_) fill_->commit();
+  if (store_) store_->commit(ex_);
+  store_.reset();
   ex_.finish();
 }
 
@@ -1079,6 +1109,7 @@ bool ProxySession::flush_codec_output() {
 }
 
 void ProxySession::fail_response(const char*) {
+  store_.reset();  // a response cut short is not stored
   loop_.cancel(timer_);
   record_try(resp_.status ? resp_.status : 502);
   group_->state.failed(peer_, loop_.now_ms());

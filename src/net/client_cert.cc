@@ -70,14 +70,18 @@ Status configure_client_verification(SSL_CTX* ctx, const config::SslServerConfig
       SSL_CTX_load_verify_locations(ctx, s.trusted_certificate.path.c_str(), nullptr) != 1)
     return make_error(s.trusted_certificate.where + "SSL_CTX_load_verify_locations(\"" +
                       s.trusted_certificate.path + "\") failed (" + ssl_errors() + ")");
-  if (!s.crl.path.empty()) {
-    X509_STORE* store = SSL_CTX_get_cert_store(ctx);
-    X509_LOOKUP* lookup = store ? X509_STORE_add_lookup(store, X509_LOOKUP_file()) : nullptr;
-    if (!lookup || X509_load_crl_file(lookup, s.crl.path.c_str(), X509_FILETYPE_PEM) <= 0)
-      return make_error(s.crl.where + "X509_LOOKUP_load_file(\"" + s.crl.path + "\") failed (" + ssl_errors() + ")");
-    X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
-  }
+  if (Status st = load_crl(ctx, s.crl); !st) return st;
   ERR_clear_error();
+  return Ok{};
+}
+
+Status load_crl(SSL_CTX* ctx, const config::SslFile& crl) {
+  if (crl.path.empty()) return Ok{};
+  X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+  X509_LOOKUP* lookup = store ? X509_STORE_add_lookup(store, X509_LOOKUP_file()) : nullptr;
+  if (!lookup || X509_load_crl_file(lookup, crl.path.c_str(), X509_FILETYPE_PEM) <= 0)
+    return make_error(crl.where + "X509_LOOKUP_load_file(\"" + crl.path + "\") failed (" + ssl_errors() + ")");
+  X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
   return Ok{};
 }
 

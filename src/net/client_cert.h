@@ -14,6 +14,7 @@ typedef struct ssl_st SSL;
 
 namespace torii::config {
 struct SslServerConfig;
+struct SslFile;
 }
 
 namespace torii::net {
@@ -37,6 +38,10 @@ Status configure_client_verification(SSL_CTX* ctx, const config::SslServerConfig
 
 // After SNI chose another server's context: take its verification too.
 void adopt_client_verification(SSL* ssl, SSL_CTX* ctx);
+
+// ssl_crl, proxy_ssl_crl, grpc_ssl_crl: the revocation lists checked for
+// every certificate of a chain the context verifies (nothing when unset).
+Status load_crl(SSL_CTX* ctx, const config::SslFile& crl);
 
 // What the handshake left; null when the context asks for no certificate.
 std::shared_ptr<const ClientCertInfo> read_client_cert(SSL* ssl);

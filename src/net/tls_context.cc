@@ -257,24 +257,25 @@ Status load_dhparam(SSL_CTX* ctx, const config::SslFile& f) {
   return Ok{};
 }
 
-Status apply_conf_commands(SSL_CTX* ctx, const config::SslServerConfig& s) {
-  if (s.conf_commands.empty()) return Ok{};
+}  // namespace
+
+Status apply_conf_commands(SSL_CTX* ctx, const std::vector<std::pair<std::string, std::string>>& commands,
+                           bool server, const std::string& where) {
+  if (commands.empty()) return Ok{};
   SSL_CONF_CTX* cctx = SSL_CONF_CTX_new();
-  SSL_CONF_CTX_set_flags(cctx, SSL_CONF_FLAG_FILE | SSL_CONF_FLAG_SERVER | SSL_CONF_FLAG_CERTIFICATE |
-                                   SSL_CONF_FLAG_SHOW_ERRORS);
+  SSL_CONF_CTX_set_flags(cctx, SSL_CONF_FLAG_FILE | (server ? SSL_CONF_FLAG_SERVER : SSL_CONF_FLAG_CLIENT) |
+                                   SSL_CONF_FLAG_CERTIFICATE | SSL_CONF_FLAG_SHOW_ERRORS);
   SSL_CONF_CTX_set_ssl_ctx(cctx, ctx);
-  for (const auto& [name, value] : s.conf_commands) {
+  for (const auto& [name, value] : commands) {
     if (SSL_CONF_cmd(cctx, name.c_str(), value.c_str()) <= 0) {
       SSL_CONF_CTX_free(cctx);
-      return make_error(s.where + "SSL_CONF_cmd(" + q(name) + ", " + q(value) + ") failed: " + take_ssl_errors());
+      return make_error(where + "SSL_CONF_cmd(" + q(name) + ", " + q(value) + ") failed: " + take_ssl_errors());
     }
   }
   SSL_CONF_CTX_finish(cctx);
   SSL_CONF_CTX_free(cctx);
   return Ok{};
 }
-
-}  // namespace
 
 Status set_tls_protocols(SSL_CTX* ctx, uint8_t bits, std::string_view directive) {
   struct Version {
@@ -413,7 +414,7 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
   SSL_CTX_set_tlsext_servername_callback(raw, on_server_name);
   SSL_CTX_set_alpn_select_cb(raw, on_alpn, nullptr);
 
-  st = apply_conf_commands(raw, s);
+  st = apply_conf_commands(raw, s.conf_commands, true, s.where);
   if (!st) return Error{st.error()};
   return ctx;
 }

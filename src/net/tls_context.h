@@ -11,6 +11,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/result.h"
 
@@ -39,6 +41,12 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
 // Limits the context to the protocol bits (config::SslProtocol) of
 // `directive` (for the error when none is left).
 Status set_tls_protocols(SSL_CTX* ctx, uint8_t bits, std::string_view directive);
+
+// ssl_conf_command and its upstream twins: each (name, value) through
+// SSL_CONF_cmd on `ctx`, as a server's or a client's context; `where`
+// prefixes the error.
+Status apply_conf_commands(SSL_CTX* ctx, const std::vector<std::pair<std::string, std::string>>& commands,
+                           bool server, const std::string& where);
 
 // The OpenSSL error queue as one line ("error:0A000086:...; ..."), emptied.
 std::string take_ssl_errors();

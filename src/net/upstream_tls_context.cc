@@ -6,6 +6,8 @@
 #include <string>
 
 #include "config/upstream_tls_config.h"
+#include "net/certified_key.h"
+#include "net/client_cert.h"
 #include "net/tls_client.h"
 #include "net/tls_context.h"
 
@@ -45,11 +47,15 @@ Result<std::shared_ptr<SSL_CTX>> build_upstream_tls_context(const config::Upstre
     if (t.certificate_key.path.empty())
       return make_error(t.certificate.where + "no " + q(d + "_certificate_key") + " is defined for certificate " +
                         q(t.certificate.path));
-    if (SSL_CTX_use_certificate_chain_file(raw, t.certificate.path.c_str()) != 1)
+    // The server side's loader: the same forms and proxy_ssl_password_file.
+    auto pair = load_certified_key(t.certificate.path, t.certificate_key.path, t.passwords.get());
+    if (!pair) {
+      const bool key = pair.error().find("certificate key") != std::string::npos;
+      return make_error((key ? t.certificate_key : t.certificate).where + pair.error());
+    }
+    ERR_clear_error();
+    if (SSL_CTX_use_cert_and_key(raw, (*pair)->cert, (*pair)->key, (*pair)->chain, 1) != 1)
       return make_error(t.certificate.where + "cannot load certificate " + q(t.certificate.path) + ": " +
-                        take_ssl_errors());
-    if (SSL_CTX_use_PrivateKey_file(raw, t.certificate_key.path.c_str(), SSL_FILETYPE_PEM) != 1)
-      return make_error(t.certificate_key.where + "cannot load certificate key " + q(t.certificate_key.path) + ": " +
                         take_ssl_errors());
     if (SSL_CTX_check_private_key(raw) != 1)
       return make_error(t.certificate_key.where + "certificate key " + q(t.certificate_key.path) +
@@ -64,7 +70,10 @@ Result<std::shared_ptr<SSL_CTX>> build_upstream_tls_context(const config::Upstre
                         q(t.trusted_certificate.path) + ") failed: " + take_ssl_errors());
     SSL_CTX_set_verify(raw, SSL_VERIFY_PEER, accept_any);
     SSL_CTX_set_verify_depth(raw, t.verify_depth);
+    if (Status crl = load_crl(raw, t.crl); !crl) return Error{crl.error()};  // as nginx: only with verify
   }
+
+  if (Status st = apply_conf_commands(raw, t.conf_commands, false, t.conf_commands_where); !st) return Error{st.error()};
 
   if (t.session_reuse) {
     // Sessions live in the worker's slots (TlsSessionSlot), not in the

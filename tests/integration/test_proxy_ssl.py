@@ -45,7 +45,30 @@ def pki(tmp_path_factory):
                 "-subj", f"/O=Torii Test/CN={name}", cwd=d)
         openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
                 "-out", f"{name}.crt", "-days", "2", *ext, cwd=d)
+    openssl("pkey", "-in", "client.key", "-aes256", "-passout", "pass:secret", "-out", "client-enc.key", cwd=d)
+    (d / "passwords").write_text("wrong\nsecret\n")  # each tried in order
+    make_crls(d)
     return d
+
+
+def make_crls(d):
+    """revoked.crl lists the upstream's certificate; clean.crl lists none.
+    Both from the CA, made with openssl ca and its index file."""
+    (d / "index.txt").write_text("")
+    (d / "crlnumber").write_text("01\n")
+    (d / "ca.cnf").write_text(f"""[ ca ]
+default_ca = test_ca
+[ test_ca ]
+database = {d}/index.txt
+crlnumber = {d}/crlnumber
+certificate = {d}/ca.crt
+private_key = {d}/ca.key
+default_md = sha256
+default_crl_days = 2
+""")
+    openssl("ca", "-config", "ca.cnf", "-gencrl", "-out", "clean.crl", cwd=d)
+    openssl("ca", "-config", "ca.cnf", "-revoke", "upstream.crt", cwd=d)
+    openssl("ca", "-config", "ca.cnf", "-gencrl", "-out", "revoked.crl", cwd=d)
 
 
 class NginxUpstream(harness.Server):
@@ -69,6 +92,7 @@ UPSTREAM = r"""
         keepalive_requests 1000;
         location / { return 200 "up $uri sni=$ssl_server_name dn=$ssl_client_s_dn\n"; }
         location = /big.bin { root @PREFIX@/html; }
+        location = /protocol { return 200 "$ssl_protocol\n"; }
     }
 """
 
@@ -106,10 +130,38 @@ FRONT = r"""
             proxy_ssl_trusted_certificate @PKI@/other.crt;
             proxy_ssl_name upstream.test;
         }
+        location /revoked/ {
+            proxy_pass https://127.0.0.1:@UP@/;
+            proxy_ssl_verify on;
+            proxy_ssl_trusted_certificate @PKI@/ca.crt;
+            proxy_ssl_name upstream.test;
+            proxy_ssl_crl @PKI@/revoked.crl;
+            # nginx keeps sessions per upstream server, not per settings: a
+            # session resumed from /crl-clean/ would skip the check there.
+            proxy_ssl_session_reuse off;
+        }
+        location /crl-clean/ {
+            proxy_pass https://127.0.0.1:@UP@/;
+            proxy_ssl_verify on;
+            proxy_ssl_trusted_certificate @PKI@/ca.crt;
+            proxy_ssl_name upstream.test;
+            proxy_ssl_crl @PKI@/clean.crl;
+        }
         location /client-cert/ {
             proxy_pass https://127.0.0.1:@UP@/;
             proxy_ssl_certificate @PKI@/client.crt;
             proxy_ssl_certificate_key @PKI@/client.key;
+        }
+        location /client-cert-encrypted/ {
+            proxy_pass https://127.0.0.1:@UP@/;
+            proxy_ssl_certificate @PKI@/client.crt;
+            proxy_ssl_certificate_key @PKI@/client-enc.key;
+            proxy_ssl_password_file @PKI@/passwords;
+        }
+        location /conf-command/ {
+            proxy_pass https://127.0.0.1:@UP@/;
+            proxy_ssl_protocols TLSv1.2 TLSv1.3;
+            proxy_ssl_conf_command MaxProtocol TLSv1.2;
         }
         location /no-reuse/ {
             proxy_pass https://127.0.0.1:@UP@/;
@@ -197,6 +249,28 @@ def test_untrusted_certificate_is_refused_with_502(front, upstream):
                                  r"to upstream", front.error_log_text()), 10, what="the verify error in the log")
 
 
+def test_encrypted_client_key_with_password_file(front, upstream):
+    r = http(front.port, "/client-cert-encrypted/x")
+    assert r.status == 200, (r, front.error_log_text())
+    assert "dn=CN=client,O=Torii Test" in r.text(), r.text()
+
+
+def test_conf_command_on_the_upstream_context(front, upstream):
+    # TLSv1.3 is allowed there, and would be chosen without the command.
+    r = http(front.port, "/conf-command/protocol")
+    assert r.status == 200, (r, front.error_log_text())
+    assert r.text() == "TLSv1.2\n"
+
+
+def test_revoked_certificate_is_refused_with_502(front, upstream):
+    r = http(front.port, "/crl-clean/x")
+    assert r.status == 200, (r, front.error_log_text())
+    r = http(front.port, "/revoked/x")
+    assert r.status == 502, r
+    wait_until(lambda: "upstream SSL certificate verify error: (23:certificate revoked) while SSL handshaking "
+               "to upstream" in front.error_log_text(), 10, what="the revocation in the error log")
+
+
 def test_client_certificate_is_presented(front, upstream):
     r = http(front.port, "/client-cert/x")
     assert r.status == 200, (r, front.error_log_text())
@@ -267,6 +341,13 @@ def test_proxy_pass_https_with_variables(front, upstream):
     ("proxy_ssl_certificate @PKI@/client.crt;",
      'no "proxy_ssl_certificate_key" is defined for certificate'),
     ("proxy_ssl_trusted_certificate @PKI@/missing.crt; proxy_ssl_verify on;", "missing.crt"),
+    ("proxy_ssl_trusted_certificate @PKI@/ca.crt; proxy_ssl_verify on; proxy_ssl_crl @PKI@/missing.crl;",
+     "missing.crl"),
+    ("proxy_ssl_certificate @PKI@/client.crt; proxy_ssl_certificate_key @PKI@/client-enc.key;",
+     'cannot load certificate key "@PKI@/client-enc.key"'),
+    ("proxy_ssl_conf_command NoSuchCommand 1;", 'SSL_CONF_cmd("NoSuchCommand", "1") failed'),
+    ("proxy_ssl_certificate @PKI@/client.crt; proxy_ssl_certificate_key @PKI@/client-enc.key; "
+     "proxy_ssl_password_file @PKI@/ca.crt;", 'cannot load certificate key "@PKI@/client-enc.key"'),
 ])
 def test_bad_settings_fail_the_load(tmp_path, pki, directives, message):
     conf = tmp_path / "bad.conf"
@@ -283,4 +364,4 @@ http {{
 """)
     p = cli(["-t", "-c", str(conf)], prefix=tmp_path)
     assert p.returncode != 0, p.stderr
-    assert message in p.stderr, p.stderr
+    assert message.replace("@PKI@", str(pki)) in p.stderr, p.stderr

@@ -107,6 +107,22 @@ def test_status_headers_and_a_long_body(make_server, app):
     assert r.status == 200 and len(r.body) == 800000 and r.body.endswith(b"0099999\n")
 
 
+def test_scgi_store(make_server, app):
+    # The store code is the proxy's: a complete 200 is written to root + URI
+    # through scgi_temp_path; the app's 404 is not.
+    srv = site(make_server, f"scgi_pass {app.address}; scgi_store on; scgi_store_access user:rw all:r; "
+                            "scgi_temp_path @PREFIX@/scgi_tmp;")
+    r = harness.http(srv.port, "/big")
+    assert r.status == 200 and len(r.body) == 800000
+    stored = srv.prefix / "html" / "big"
+    assert stored.read_bytes() == r.body
+    assert stored.stat().st_mode & 0o777 == 0o604
+    r = harness.http(srv.port, "/missing")
+    assert r.status == 404
+    assert not (srv.prefix / "html" / "missing").exists()
+    assert list((srv.prefix / "scgi_tmp").iterdir()) == []
+
+
 def test_intercept_errors(make_server, app):
     srv = site(make_server, f"scgi_pass {app.address}; scgi_intercept_errors on; error_page 404 /err.html;")
     (srv.prefix / "html" / "err.html").write_text("intercepted")

@@ -113,7 +113,7 @@ def test_reset_timedout_connection(srv):
 
 @pytest.mark.parametrize("line, message", [
     ("aio sometimes;", 'invalid value "sometimes"'),
-    ("proxy_temp_path /tmp/x 3;", 'invalid value "3"'),
+    ("proxy_temp_path /tmp/x 5 6;", '"proxy_temp_path" directive invalid value'),
     ("sendfile_max_chunk lots;", 'invalid value "lots"'),
 ])
 def test_bad_values_are_refused(tmp_path, line, message, nginx_only_skip):

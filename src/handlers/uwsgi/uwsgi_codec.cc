@@ -25,6 +25,7 @@ bool UwsgiCodec::request_head(RequestBody, int64_t, std::string& out) {
   upstream::uwsgi::PacketBuilder packet(out);
   VarsWriter vars(packet);
   build_cgi_params(ex_, cfg_, vars);
+  packet.add_raw(cfg_.uwsgi_string);
   if (!packet.finish(cfg_.modifier1, cfg_.modifier2)) {
     // nginx refuses the request (500); here the application gets what fits
     // of the params, without the request's headers.
@@ -35,6 +36,7 @@ bool UwsgiCodec::request_head(RequestBody, int64_t, std::string& out) {
     params_only.upstream.pass_request_headers = false;
     VarsWriter only(bare);
     build_cgi_params(ex_, params_only, only);
+    bare.add_raw(cfg_.uwsgi_string);
     bare.finish(cfg_.modifier1, cfg_.modifier2);
   }
   return false;

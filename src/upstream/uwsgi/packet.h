@@ -21,6 +21,8 @@ class PacketBuilder {
 
   // False when the pair does not fit a 16-bit length (then nothing is added).
   bool add(std::string_view key, std::string_view value);
+  // Bytes appended as they are (nginx's uwsgi_string), counted in the size.
+  void add_raw(std::string_view bytes) { out_.append(bytes); }
   // Writes the header; false when the vars outgrew 64 KB.
   bool finish(uint8_t modifier1, uint8_t modifier2);
 
