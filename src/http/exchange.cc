@@ -11,6 +11,7 @@
 #include "modules/limit_rate/limit_rate.h"
 #include "modules/stub_status/counters.h"
 #include "http/variables.h"
+#include "http/filter_status.h"
 #include "http/log_context.h"
 #include "modules/charset/charset_filter.h"
 #include "modules/sub/sub_filter.h"
@@ -37,22 +38,6 @@ void Exchange::set_real_client(std::unique_ptr<ConnectionInfo> client) {
   real_client_ = std::move(client);
   client_ = real_client_.get();
 }
-
-namespace {
-
-// nginx's list of statuses that add_header (without `always`) and expires
-// apply to.
-bool filter_status(int status) {
-  switch (status) {
-    case 200: case 201: case 204: case 206:
-    case 301: case 302: case 303: case 304: case 307: case 308:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
 
 void Exchange::send_head(ResponseHead head) {
   if (head_sent_) return;

@@ -1,24 +1,14 @@
 #include "modules/trailers/add_trailer.h"
 
 #include "http/exchange.h"
+#include "http/filter_status.h"
 #include "http/variables.h"
 
 namespace torii::trailers {
 
 namespace {
 
-// nginx's list of statuses add_header and add_trailer apply to without `always`.
-bool safe_status(int status) {
-  switch (status) {
-    case 200: case 201: case 204: case 206:
-    case 301: case 302: case 303: case 304: case 307: case 308:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool applies(const config::AddHeader& t, int status) { return t.always || safe_status(status); }
+bool applies(const config::AddHeader& t, int status) { return t.always || http::filter_status(status); }
 
 }  // namespace
 
