@@ -345,6 +345,18 @@ Status set_http_tls(StreamCompiler& sc, Scope& s, const Node& n) {
   return config::find_directive(n.name)->set(sc.base(), probe, n);
 }
 
+// ssl_alpn PROTOCOL...: what the server offers, in its order of preference.
+Status set_alpn(StreamCompiler&, Scope& s, const Node& n) {
+  std::string wire;
+  for (const auto& p : n.args) {
+    if (p.empty() || p.size() > 255) return node_error(n, "invalid value " + q(p) + " in \"ssl_alpn\" directive");
+    wire.push_back(char(p.size()));
+    wire += p;
+  }
+  s.settings->alpn = std::move(wire);
+  return Ok{};
+}
+
 // proxy_ssl_name may name stream variables ($ssl_preread_server_name).
 Status set_proxy_ssl_name(StreamCompiler& sc, Scope& s, const Node& n) {
   auto t = sc.compile(n, n.args[0]);
@@ -387,6 +399,7 @@ const Directive kDirectives[] = {
     {"proxy_protocol_timeout", kBoth, 1, 1, false, true, &set_proxy_protocol_timeout},
     {"ssl_preread", kBoth, 1, 1, true, true, &set_flag<&Settings::ssl_preread>},
     {"ssl_handshake_timeout", kBoth, 1, 1, false, true, &set_time<&Settings::ssl_handshake_timeout>},
+    {"ssl_alpn", kBoth, 1, kMany, false, true, &set_alpn},
     {"ssl_certificate", kBoth, 1, 1, false, false, &set_http_tls},
     {"ssl_certificate_key", kBoth, 1, 1, false, false, &set_http_tls},
     {"ssl_password_file", kBoth, 1, 1, false, true, &set_http_tls},
@@ -425,7 +438,7 @@ const Directive kDirectives[] = {
 constexpr std::string_view kNotYet[] = {
     "proxy_responses", "proxy_requests", "proxy_download_rate", "proxy_upload_rate", "geo",
     "split_clients", "limit_conn_zone", "limit_conn", "limit_conn_log_level", "set_real_ip_from",
-    "pass", "js_import", "js_set", "server_name", "ssl_alpn", "proxy_socket_rcvbuf",
+    "pass", "js_import", "js_set", "server_name", "proxy_socket_rcvbuf",
     "proxy_socket_sndbuf", "geoip_country", "geoip_city", "geoip_org",
 };
 

@@ -206,7 +206,7 @@ void Session::begin() {
 
 void Session::start_handshake() {
   std::string error;
-  auto tls = TlsServerEndpoint::start(server_.settings.ssl->ctx.get(), client_fd_, error);
+  auto tls = TlsServerEndpoint::start(server_.settings.ssl->ctx.get(), client_fd_, server_.settings.alpn, error);
   if (!tls) {
     log_error(config::LogLevel::alert, error, 0, "SSL handshaking");
     finish(500);

@@ -64,6 +64,7 @@ enum class Var : uint8_t {
   ssl_cipher,
   ssl_server_name,
   ssl_session_reused,
+  ssl_alpn_protocol,
   map_,   // a `map` variable: `index` is its place in StreamConfig::maps
   user_,  // a `set` variable: `index` is its slot
 };
@@ -147,6 +148,7 @@ struct Settings {
   // directive setters; its context is built at load for servers with
   // `listen ... ssl`. Null: none written.
   std::shared_ptr<const config::SslServerConfig> ssl;
+  std::string alpn;  // ssl_alpn: the protocols offered, in ALPN wire format; empty: no ALPN
   // proxy_ssl on: TLS to the upstream with the proxy_ssl_* settings (the
   // http proxy's object and context); proxy_ssl_name in stream variables.
   bool proxy_ssl = false;

@@ -14,7 +14,8 @@
 
 namespace torii::stream {
 
-std::unique_ptr<TlsServerEndpoint> TlsServerEndpoint::start(SSL_CTX* ctx, int fd, std::string& error) {
+std::unique_ptr<TlsServerEndpoint> TlsServerEndpoint::start(SSL_CTX* ctx, int fd, std::string_view alpn,
+                                                            std::string& error) {
   ERR_clear_error();
   SSL* ssl = SSL_new(ctx);
   if (!ssl || SSL_set_fd(ssl, fd) != 1) {
@@ -23,7 +24,10 @@ std::unique_ptr<TlsServerEndpoint> TlsServerEndpoint::start(SSL_CTX* ctx, int fd
     return nullptr;
   }
   SSL_set_accept_state(ssl);
-  return std::unique_ptr<TlsServerEndpoint>(new TlsServerEndpoint(ssl, fd));
+  std::unique_ptr<TlsServerEndpoint> e(new TlsServerEndpoint(ssl, fd, alpn));
+  // The context's ALPN callback asks the hooks; without them it selects nothing.
+  if (!alpn.empty()) SSL_set_app_data(ssl, static_cast<net::TlsHandshakeHooks*>(e.get()));
+  return e;
 }
 
 TlsServerEndpoint::~TlsServerEndpoint() { SSL_free(ssl_); }
@@ -83,6 +87,10 @@ void TlsServerEndpoint::describe(Facts& f) const {
   const char* name = SSL_get_servername(ssl_, TLSEXT_NAMETYPE_host_name);
   f.ssl_server_name = name ? name : "";
   f.ssl_session_reused = SSL_session_reused(ssl_) == 1;
+  const unsigned char* alpn = nullptr;
+  unsigned alpn_len = 0;
+  SSL_get0_alpn_selected(ssl_, &alpn, &alpn_len);
+  if (alpn) f.ssl_alpn_protocol.assign(reinterpret_cast<const char*>(alpn), alpn_len);
 }
 
 net::IoResult TlsServerEndpoint::read(char* buf, size_t len) {

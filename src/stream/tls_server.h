@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "net/tls_context.h"
 #include "stream/endpoint.h"
 
 namespace torii::config {
@@ -19,10 +20,12 @@ namespace torii::stream {
 
 struct Facts;
 
-class TlsServerEndpoint final : public Endpoint {
+class TlsServerEndpoint final : public Endpoint, private net::TlsHandshakeHooks {
  public:
-  // Null on failure, with `error`.
-  static std::unique_ptr<TlsServerEndpoint> start(SSL_CTX* ctx, int fd, std::string& error);
+  // `alpn` (ssl_alpn, wire format): the protocols offered; a client that
+  // offers ALPN and none of them is refused, as nginx. Null on failure,
+  // with `error`.
+  static std::unique_ptr<TlsServerEndpoint> start(SSL_CTX* ctx, int fd, std::string_view alpn, std::string& error);
   ~TlsServerEndpoint() override;
   TlsServerEndpoint(const TlsServerEndpoint&) = delete;
   TlsServerEndpoint& operator=(const TlsServerEndpoint&) = delete;
@@ -43,11 +46,16 @@ class TlsServerEndpoint final : public Endpoint {
   void close_notify() override;
 
  private:
-  TlsServerEndpoint(SSL* ssl, int fd) : ssl_(ssl), fd_(fd) {}
+  TlsServerEndpoint(SSL* ssl, int fd, std::string_view alpn) : ssl_(ssl), fd_(fd), alpn_(alpn) {}
   net::IoResult failed(int ret, const char* op);
+
+  // net::TlsHandshakeHooks: stream has one server an address, whatever the name.
+  bool on_server_name(SSL*, std::string_view) override { return true; }
+  std::string_view alpn_protocols() const override { return alpn_; }
 
   SSL* ssl_;
   int fd_;
+  std::string alpn_;
   bool broken_ = false;  // no close_notify after a fatal error
   std::string error_;
 };

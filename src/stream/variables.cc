@@ -50,6 +50,7 @@ constexpr Named kVariables[] = {
     {"ssl_cipher", Var::ssl_cipher},
     {"ssl_server_name", Var::ssl_server_name},
     {"ssl_session_reused", Var::ssl_session_reused},
+    {"ssl_alpn_protocol", Var::ssl_alpn_protocol},
 };
 
 bool name_char(char c) {
@@ -307,6 +308,8 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       return append_if(f.tls && !f.ssl_server_name.empty(), f.ssl_server_name, out);
     case Var::ssl_session_reused:
       return append_if(f.tls, f.ssl_session_reused ? "r" : ".", out);
+    case Var::ssl_alpn_protocol:
+      return append_if(f.tls, f.ssl_alpn_protocol, out);
     case Var::map_:
       return render_map(p.index, f, out);
     case Var::user_:

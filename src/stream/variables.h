@@ -40,7 +40,7 @@ struct Facts {
   std::string preread_server_name, preread_protocol, preread_alpn;
   // listen ... ssl: the finished handshake's facts.
   bool tls = false;
-  std::string ssl_protocol, ssl_cipher, ssl_server_name;
+  std::string ssl_protocol, ssl_cipher, ssl_server_name, ssl_alpn_protocol;
   bool ssl_session_reused = false;
   // The block's maps (Var::map_ reads them); null outside a session.
   const std::vector<std::shared_ptr<const Map>>* maps = nullptr;

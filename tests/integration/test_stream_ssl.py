@@ -171,6 +171,36 @@ def test_plain_text_is_proxied_with_no_preread_variables(sni_router):
     assert '"-" "-" "-"' in log_line(sni_router, port)
 
 
+def test_ssh_and_tls_on_one_port(make_server, peers):
+    """nginx's documented example: $ssl_preread_protocol is empty for a
+    client that is not TLS (SSH), and tells TLS 1.2 from later ones."""
+    ssh, old, tls = peers("echo", "ssh"), peers("echo", "tls12"), peers("echo", "tls")
+    server = make_server(stream_conf(f"""
+        map $ssl_preread_protocol $upstream {{
+            ""        127.0.0.1:{ssh.port};
+            "TLSv1.2" 127.0.0.1:{old.port};
+            default   127.0.0.1:{tls.port};
+        }}
+        server {{
+            listen 127.0.0.1:@PORT@;
+            proxy_pass $upstream;
+            ssl_preread on;
+        }}"""))
+    ctx12 = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx12.check_hostname = False
+    ctx12.verify_mode = ssl.CERT_NONE
+    ctx12.maximum_version = ssl.TLSVersion.TLSv1_2
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    with pytest.raises(ssl.SSLWantReadError):
+        ctx12.wrap_bio(incoming, outgoing, server_hostname="old.example.com").do_handshake()
+    for first, greeting in ((b"SSH-2.0-OpenSSH_9.2\r\n", b"ssh\n"), (outgoing.read(), b"tls12\n"),
+                            (client_hello("new.example.com"), b"tls\n")):
+        with connect(server.port) as s:
+            s.sendall(first)
+            assert read_exactly(s, len(greeting)) == greeting
+            assert read_exactly(s, len(first)) == first
+
+
 def test_preread_timeout_ends_session_without_proxying(sni_router):
     with connect(sni_router.port) as s:
         s.sendall(client_hello("one.example.com")[:20])  # a hello that never ends
@@ -233,6 +263,11 @@ def tls_front(make_server, pki):
             ssl_client_certificate {pki}/ca.crt;
             proxy_pass 127.0.0.1:@PORT1@;
         }}
+        server {{
+            listen 127.0.0.1:@PORT3@ ssl;
+            ssl_alpn imap http/1.1;
+            return "alpn=$ssl_alpn_protocol\n";
+        }}
     }}
 """
     http = """server {
@@ -240,7 +275,7 @@ def tls_front(make_server, pki):
         access_log off;
         location / { return 200 "plain behind tls: $scheme $remote_addr\\n"; }
     }"""
-    return make_server(base_conf(http, main=main + stream, error_level="info"), nports=3)
+    return make_server(base_conf(http, main=main + stream, error_level="info"), nports=4)
 
 
 def curl(port, pki, *extra):
@@ -287,6 +322,22 @@ def test_client_certificate_required(tls_front, pki):
     refused = curl(tls_front.ports[2], pki)
     assert refused.returncode != 0 and refused.stdout == ""
     error_log_has(tls_front, r"client sent no required SSL certificate")
+
+
+def test_alpn_server_order_and_refusal(tls_front, pki):
+    """ssl_alpn: the server's first protocol that the client offers; a
+    client offering none of them is refused; one offering no ALPN is not."""
+    def hello(alpn):
+        ctx = ssl.create_default_context(cafile=f"{pki}/ca.crt")
+        if alpn:
+            ctx.set_alpn_protocols(alpn)
+        raw = socket.create_connection(("127.0.0.1", tls_front.ports[3]), timeout=10)
+        with ctx.wrap_socket(raw, server_hostname="upstream.test") as s:
+            return read_to_end(s)
+    assert hello(["http/1.1", "imap"]) == b"alpn=imap\n"
+    assert hello(None) == b"alpn=\n"
+    with pytest.raises(ssl.SSLError, match="NO_APPLICATION_PROTOCOL|no application protocol"):
+        hello(["h2"])
 
 
 def test_handshake_timeout(tls_front):
