@@ -6,6 +6,7 @@
 #include "stream/compile.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <unordered_map>
 
@@ -15,6 +16,7 @@
 #include "config/ssl_config.h"
 #include "config/upstream_tls_config.h"
 #include "dns/resolver_config.h"
+#include "log/server_error_logs.h"
 #include "log/syslog.h"
 #include "net/tls_context.h"
 #include "net/upstream_tls_context.h"
@@ -162,15 +164,28 @@ Status set_resolver_timeout(StreamCompiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
-// The error log is the process's (stream sessions log there with their
-// client and server); the line is checked with the main context's rules.
-Status set_error_log(StreamCompiler& sc, Scope&, const Node& n) {
+// error_log FILE [LEVEL]: read by the http reader; the sessions of the
+// block write their lines to that file (opened now, as nginx does, so a
+// bad path fails the load). A syslog: target leaves them in the process's
+// log.
+Status set_error_log(StreamCompiler& sc, Scope& s, const Node& n) {
   const auto* spec = config::find_directive("error_log");
   config::Scope probe;
   config::LocationSettings scratch;
   probe.ctx = config::kServer;
   probe.settings = &scratch;
-  return spec->set(sc.base(), probe, n);
+  if (auto st = spec->set(sc.base(), probe, n); !st) return st;
+  const config::ErrorLogConfig& el = *scratch.error_log;
+  s.settings->error_log_fd = -1;
+  s.settings->error_log_level = el.level;
+  if (el.syslog) return Ok{};
+  const int fd = log::server_error_log_fd(el.path);
+  if (fd < 0) {
+    const int err = errno;
+    return node_error(n, "open() " + q(el.path) + " failed (" + std::to_string(err) + ": " + std::strerror(err) + ")");
+  }
+  s.settings->error_log_fd = fd;
+  return Ok{};
 }
 
 Status set_access_rule(StreamCompiler& sc, Scope& s, const Node& n) {

@@ -750,7 +750,9 @@ void Session::finish(int status) {
 }
 
 void Session::log_error(config::LogLevel level, const std::string& message, int err, const char* action) {
-  if (!log::enabled(level)) return;
+  const Settings& s = server_.settings;
+  const bool own_log = s.error_log_fd >= 0;  // error_log of the server or the stream block
+  if (own_log ? uint8_t(level) < uint8_t(s.error_log_level) : !log::enabled(level)) return;
   std::string line = message;
   if (err) line += " (" + std::to_string(err) + ": " + std::strerror(err) + ")";
   if (action) line += std::string(" while ") + action;
@@ -764,7 +766,11 @@ void Session::log_error(config::LogLevel level, const std::string& message, int 
     line += ", bytes from/to client:" + std::to_string(from_client) + "/" + std::to_string(to_client) +
             ", bytes from/to upstream:" + std::to_string(from_up) + "/" + std::to_string(to_up);
   }
-  log::write(level, "*%llu %s", static_cast<unsigned long long>(facts_.connection), line.c_str());
+  if (own_log) {
+    log::write_to(s.error_log_fd, level, "*%llu %s", static_cast<unsigned long long>(facts_.connection), line.c_str());
+  } else {
+    log::write(level, "*%llu %s", static_cast<unsigned long long>(facts_.connection), line.c_str());
+  }
 }
 
 }  // namespace torii::stream

@@ -142,6 +142,10 @@ struct Settings {
   std::vector<AccessLog> access_logs;
   bool access_log_off = false;
   std::vector<config::AccessRule> access_rules;  // allow/deny in order
+  // error_log FILE [LEVEL] of the server or the stream block: the sessions'
+  // lines go there (log/server_error_logs); -1: the process's error log.
+  int error_log_fd = -1;
+  config::LogLevel error_log_level = config::LogLevel::error;
   bool ssl_preread = false;  // read the ClientHello before the handler (ngx_stream_ssl_preread_module)
   Ms ssl_handshake_timeout{60'000};
   // The ssl_* settings: the http ssl module's object, read by its own

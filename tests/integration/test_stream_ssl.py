@@ -5,10 +5,10 @@ stream tests' Python backends, Python's ssl module (a real ClientHello,
 TLS backends), curl and openssl-made certificates; the same tests run
 against Debian's nginx with its stream module loaded."""
 
+import re
 import socket
 import ssl
 import subprocess
-import threading
 import time
 
 import pytest
@@ -466,3 +466,34 @@ def test_bad_certificate_file_is_refused(make_server, tmp_path):
             ssl_certificate_key {tmp_path}/bad.crt;
             proxy_pass 127.0.0.1:1;
         }}"""), "bad.crt")
+
+
+# ---- error_log in stream ---------------------------------------------------------------
+
+
+def test_server_error_log_gets_its_sessions_lines(make_server, peers):
+    dead = peers("DeadPort")
+    server = make_server(stream_conf(f"""
+        error_log @PREFIX@/logs/stream.log info;
+        server {{
+            listen 127.0.0.1:@PORT0@;
+            proxy_pass 127.0.0.1:{dead.port};
+            error_log @PREFIX@/logs/own.log;
+        }}
+        server {{
+            listen 127.0.0.1:@PORT1@;
+            proxy_pass 127.0.0.1:{dead.port};
+        }}"""), nports=2)
+    for port in server.ports:
+        with connect(port) as s:
+            assert read_to_end(s) == b""
+    own, inherited = server.prefix / "logs" / "own.log", server.prefix / "logs" / "stream.log"
+    refused = r"connect\(\) failed \(111: Connection refused\) while connecting to upstream, client: 127\.0\.0\.1, "
+    wait_until(lambda: own.exists() and re.search(refused + f"server: 127.0.0.1:{server.ports[0]},", own.read_text()),
+               10, what="the server's own error log line")
+    wait_until(lambda: inherited.exists() and re.search(refused + f"server: 127.0.0.1:{server.ports[1]},",
+                                                        inherited.read_text()),
+               10, what="the stream block's error log line")
+    assert f"server: 127.0.0.1:{server.ports[1]}," not in own.read_text()
+    assert f"server: 127.0.0.1:{server.ports[0]}," not in inherited.read_text()
+    assert "while connecting to upstream" not in server.error_log_text()
