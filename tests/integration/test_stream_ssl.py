@@ -6,6 +6,7 @@ TLS backends), curl and openssl-made certificates; the same tests run
 against Debian's nginx with its stream module loaded."""
 
 import re
+import signal
 import socket
 import ssl
 import subprocess
@@ -497,3 +498,21 @@ def test_server_error_log_gets_its_sessions_lines(make_server, peers):
     assert f"server: 127.0.0.1:{server.ports[1]}," not in own.read_text()
     assert f"server: 127.0.0.1:{server.ports[0]}," not in inherited.read_text()
     assert "while connecting to upstream" not in server.error_log_text()
+
+
+def test_server_error_log_is_reopened_on_usr1(make_server, peers):
+    dead = peers("DeadPort")
+    server = make_server(stream_conf(f"""
+        server {{
+            listen 127.0.0.1:@PORT@;
+            proxy_pass 127.0.0.1:{dead.port};
+            error_log @PREFIX@/logs/own.log;
+        }}"""))
+    own = server.prefix / "logs" / "own.log"
+    wait_until(lambda: own.exists(), 10, what="own.log")
+    own.rename(server.prefix / "logs" / "own.log.1")  # as logrotate does
+    server.signal(signal.SIGUSR1)
+    wait_until(lambda: own.exists(), 10, what="own.log made again")
+    with connect(server.port) as s:
+        assert read_to_end(s) == b""
+    wait_until(lambda: "connect() failed" in own.read_text(), 10, what="a line in the new own.log")
