@@ -378,36 +378,12 @@ Status set_map(Compiler& c, Scope&, const Node& n) {
   Variable existing;
   if (lookup_variable(m->name, existing) && existing.id != VarId::map_)
     return node_error(n, "the duplicate " + q(m->name) + " variable");
-  for (const auto& d : n.children) {
-    if (d.block) return node_error(d, "unexpected \"{\"");
-    if (d.args.empty() && (d.name == "hostnames" || d.name == "volatile")) {
-      if (d.name == "hostnames") m->hostnames = true;
-      continue;
-    }
-    if (d.args.size() != 1) return node_error(d, "invalid number of the map parameters");
-    MapConfig::Entry e;
-    if (d.name.size() > 1 && d.name[0] == '~') {
-      // Compiled before the value, which may name its (?<captures>).
-      bool icase = d.name.size() > 2 && d.name[1] == '*';
-      auto re = Regex::compile(std::string_view(d.name).substr(icase ? 2 : 1), icase);
-      if (!re) return node_error(d, re.error());
-      e.regex = std::move(*re);
-    }
-    auto value = compile_template(d.args[0]);
+  auto lines = read_map_lines(n, *m, [](const Node& d, std::string_view text) -> Result<Template> {
+    auto value = compile_template(text);
     if (!value) return node_error(d, value.error());
-    if (d.name == "default") {
-      m->default_value = std::move(*value);
-      continue;
-    }
-    if (d.name == "include") return node_error(d, "\"include\" inside map is not yet supported");
-    std::string key = d.name;
-    if (!key.empty() && key[0] == '\\') key.erase(0, 1);  // "\~" is a literal tilde
-    if (!e.regex) e.key = m->hostnames ? lower(key) : key;
-    e.value = std::move(*value);
-    m->entries.push_back(std::move(e));
-  }
-  // Exact keys first, then regexes in file order (nginx's order).
-  std::stable_partition(m->entries.begin(), m->entries.end(), [](const auto& e) { return !e.regex; });
+    return value;
+  });
+  if (!lines) return lines;
   auto& maps = c.cfg().maps;
   define_variable(m->name, maps.size());
   maps.push_back(std::move(m));

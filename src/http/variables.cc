@@ -326,24 +326,9 @@ bool append_map(const Exchange& ex, std::string_view arg, std::string& out) {
   ++depth;
   std::string key;
   render(m.source, ex, key);
-  if (m.hostnames) {
-    for (auto& c : key) c = lower(c);
-  }
-  const config::Template* value = &m.default_value;
   config::Captures captures;
   const config::Regex* captured = nullptr;  // the regex that matched, when it has groups
-  for (const auto& e : m.entries) {
-    if (!e.regex) {
-      if (e.key != key) continue;
-      value = &e.value;
-      break;
-    }
-    const bool groups = e.regex->capture_count() > 0;
-    if (!e.regex->match(key, groups ? &captures : nullptr)) continue;
-    value = &e.value;
-    if (groups) captured = e.regex.get();
-    break;
-  }
+  const config::Template* value = &config::map_lookup(m, key, &captures, &captured);
   if (captured) {
     // As nginx: named groups become variables for the rest of the request;
     // $1..$9 in the value are the map's own, swapped in while it renders.

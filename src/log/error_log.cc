@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "log/server_error_logs.h"
 #include "log/syslog.h"
 
 namespace torii::log {
@@ -187,6 +188,7 @@ bool open_error_log(const config::ErrorLogConfig& cfg) {
 }
 
 void reopen_error_log() {
+  reopen_server_error_logs();
   std::lock_guard lock(g_mu);
   if (is_stderr(g_path) || g_syslog.load(std::memory_order_relaxed)) return;
   int fd = open_file(g_path);
@@ -210,13 +212,12 @@ void write(config::LogLevel level, const char* fmt, ...) {
   va_end(ap);
 }
 
-void vwrite(config::LogLevel level, const char* fmt, va_list ap) {
-  if (!enabled(level)) return;
-  int saved_errno = errno;  // callers often log and then look at errno again
+namespace {
+
+// The line without its newline, in a per-thread buffer.
+size_t format_line(char* buf, config::LogLevel level, const char* fmt, va_list ap) {
   // A small number per thread, like nginx's TID, stable for the thread's life.
   thread_local const unsigned tid = g_next_tid.fetch_add(1, std::memory_order_relaxed);
-  thread_local char buf[kMaxLine];
-
   size_t n = append_time(buf);
   int m = std::snprintf(buf + n, kMaxLine - n, " [%s] %d#%u: ", level_name(level),
                         static_cast<int>(::getpid()), tid);
@@ -225,18 +226,41 @@ void vwrite(config::LogLevel level, const char* fmt, va_list ap) {
   // Leave room for the '\n': an over-long message is cut, never split.
   m = std::vsnprintf(buf + n, kMaxLine - n - 1, fmt, ap);
   if (m > 0) n += std::min(static_cast<size_t>(m), kMaxLine - n - 2);
+  return n;
+}
+
+// One write per line so threads never interleave; nothing useful can be
+// done if the log itself fails, so the result is dropped.
+void write_line(int fd, char* buf, size_t n) {
+  buf[n++] = '\n';
+  while (::write(fd, buf, n) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace
+
+void write_to(int fd, config::LogLevel level, const char* fmt, ...) {
+  const int saved_errno = errno;
+  thread_local char buf[kMaxLine];
+  va_list ap;
+  va_start(ap, fmt);
+  const size_t n = format_line(buf, level, fmt, ap);
+  va_end(ap);
+  write_line(fd, buf, n);
+  errno = saved_errno;
+}
+
+void vwrite(config::LogLevel level, const char* fmt, va_list ap) {
+  if (!enabled(level)) return;
+  int saved_errno = errno;  // callers often log and then look at errno again
+  thread_local char buf[kMaxLine];
+  const size_t n = format_line(buf, level, fmt, ap);
   if (ErrorSyslog* s = g_syslog.load(std::memory_order_acquire)) {
     send_syslog(*s, level, std::string_view(buf, n));  // the line without its newline, as nginx
     errno = saved_errno;
     return;
   }
-  buf[n++] = '\n';
-
-  int fd = g_fd.load(std::memory_order_acquire);
-  // One write per line so threads never interleave; nothing useful can be
-  // done if the log itself fails, so the result is dropped.
-  while (::write(fd, buf, n) < 0 && errno == EINTR) {
-  }
+  write_line(g_fd.load(std::memory_order_acquire), buf, n);
   errno = saved_errno;
 }
 

@@ -20,6 +20,10 @@ bool enabled(config::LogLevel level);
 void write(config::LogLevel level, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 void vwrite(config::LogLevel level, const char* fmt, va_list ap);
 
+// A log of its own (stream's per-server error_log, log/server_error_logs.h):
+// the same line, written to `fd`.
+void write_to(int fd, config::LogLevel level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+
 }  // namespace torii::log
 
 #define TORII_LOG(level, ...)                                            \

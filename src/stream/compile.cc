@@ -6,12 +6,20 @@
 #include "stream/compile.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <unordered_map>
 
 #include "config/directives.h"
 #include "config/nginx_directives.h"
+#include "config/proxy_config.h"
+#include "config/ssl_config.h"
+#include "config/upstream_tls_config.h"
 #include "dns/resolver_config.h"
+#include "log/server_error_logs.h"
 #include "log/syslog.h"
+#include "net/tls_context.h"
+#include "net/upstream_tls_context.h"
 #include "stream/variables.h"
 
 namespace torii::stream {
@@ -32,6 +40,10 @@ enum Where : uint8_t { kStream = 1, kServer = 2, kBoth = 3 };
 struct Scope {
   Settings* settings = nullptr;
   Server* server = nullptr;  // null at the stream level
+  // The http block whose setters the ssl_* and proxy_ssl_* directives run
+  // on: its `ssl` and `settings.proxy` carry this level's TLS settings
+  // (copied on write, so a server that sets none shares the stream's).
+  config::Server* twin = nullptr;
   bool access_rules_here = false;
   bool access_log_here = false;
   std::vector<std::string_view> seen;
@@ -74,15 +86,25 @@ class StreamCompiler {
   }
   void add_format(std::shared_ptr<LogFormat> f) { formats_.push_back(std::move(f)); }
   Status upstream(const Node& n);
-  Status server(const Settings& inherited, const Node& n);
+  Status map(const Node& n);
+  Status server(const Settings& inherited, const config::Server& inherited_twin, const Node& n);
   Status block(const std::vector<Node>& nodes, Scope& scope, Where where);
   // A name proxy_pass gives: an upstream {} block, else a host:port of its own.
   Result<std::shared_ptr<const Upstream>> group_for(const Node& n, std::string_view target);
 
  private:
   Status build_listen_groups();
+  Status build_tls_contexts(Server& srv);
 
   Compiler& c_;
+  // Server TLS settings objects and their copies with a context: servers
+  // that share settings share a context and its session cache. The key's
+  // object is held so that its address is not reused by another.
+  struct Built {
+    std::shared_ptr<const config::SslServerConfig> settings;
+    std::shared_ptr<const config::SslServerConfig> with_context;
+  };
+  std::unordered_map<const config::SslServerConfig*, Built> built_;
   StreamConfig& out_;
   VariableNames names_;
   std::vector<std::shared_ptr<LogFormat>> formats_;
@@ -142,15 +164,28 @@ Status set_resolver_timeout(StreamCompiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
-// The error log is the process's (stream sessions log there with their
-// client and server); the line is checked with the main context's rules.
-Status set_error_log(StreamCompiler& sc, Scope&, const Node& n) {
+// error_log FILE [LEVEL]: read by the http reader; the sessions of the
+// block write their lines to that file (opened now, as nginx does, so a
+// bad path fails the load). A syslog: target leaves them in the process's
+// log.
+Status set_error_log(StreamCompiler& sc, Scope& s, const Node& n) {
   const auto* spec = config::find_directive("error_log");
   config::Scope probe;
   config::LocationSettings scratch;
   probe.ctx = config::kServer;
   probe.settings = &scratch;
-  return spec->set(sc.base(), probe, n);
+  if (auto st = spec->set(sc.base(), probe, n); !st) return st;
+  const config::ErrorLogConfig& el = *scratch.error_log;
+  s.settings->error_log_fd = -1;
+  s.settings->error_log_level = el.level;
+  if (el.syslog) return Ok{};
+  const int fd = log::server_error_log_fd(el.path);
+  if (fd < 0) {
+    const int err = errno;
+    return node_error(n, "open() " + q(el.path) + " failed (" + std::to_string(err) + ": " + std::strerror(err) + ")");
+  }
+  s.settings->error_log_fd = fd;
+  return Ok{};
 }
 
 Status set_access_rule(StreamCompiler& sc, Scope& s, const Node& n) {
@@ -256,7 +291,6 @@ Status set_listen(StreamCompiler& sc, Scope& s, const Node& n) {
     if (a == "default_server" || a == "default" || a == "http2" || a == "quic" || a == "deferred")
       return node_error(n, "invalid parameter " + q(a));
     if (a == "udp") return node_error(n, "\"listen ... udp\" is not yet supported in stream");
-    if (a == "ssl") return node_error(n, "\"listen ... ssl\" is not yet supported in stream");
   }
   config::Server scratch;
   config::Scope probe;
@@ -317,6 +351,35 @@ Status set_proxy_protocol_timeout(StreamCompiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
+// ssl_* and proxy_ssl_*: the http module's own setter on this level's twin.
+Status set_http_tls(StreamCompiler& sc, Scope& s, const Node& n) {
+  config::Scope probe;
+  probe.ctx = config::kServer;
+  probe.server = s.twin;
+  probe.settings = &s.twin->settings;
+  return config::find_directive(n.name)->set(sc.base(), probe, n);
+}
+
+// ssl_alpn PROTOCOL...: what the server offers, in its order of preference.
+Status set_alpn(StreamCompiler&, Scope& s, const Node& n) {
+  std::string wire;
+  for (const auto& p : n.args) {
+    if (p.empty() || p.size() > 255) return node_error(n, "invalid value " + q(p) + " in \"ssl_alpn\" directive");
+    wire.push_back(char(p.size()));
+    wire += p;
+  }
+  s.settings->alpn = std::move(wire);
+  return Ok{};
+}
+
+// proxy_ssl_name may name stream variables ($ssl_preread_server_name).
+Status set_proxy_ssl_name(StreamCompiler& sc, Scope& s, const Node& n) {
+  auto t = sc.compile(n, n.args[0]);
+  if (!t) return Error{t.error()};
+  s.settings->proxy_ssl_name = std::move(*t);
+  return Ok{};
+}
+
 constexpr size_t kMany = 64;
 
 const Directive kDirectives[] = {
@@ -349,20 +412,49 @@ const Directive kDirectives[] = {
     {"return", kServer, 1, 1, false, true, &set_return},
     {"set", kServer, 2, 2, false, false, &set_set},
     {"proxy_protocol_timeout", kBoth, 1, 1, false, true, &set_proxy_protocol_timeout},
+    {"ssl_preread", kBoth, 1, 1, true, true, &set_flag<&Settings::ssl_preread>},
+    {"ssl_handshake_timeout", kBoth, 1, 1, false, true, &set_time<&Settings::ssl_handshake_timeout>},
+    {"ssl_alpn", kBoth, 1, kMany, false, true, &set_alpn},
+    {"ssl_certificate", kBoth, 1, 1, false, false, &set_http_tls},
+    {"ssl_certificate_key", kBoth, 1, 1, false, false, &set_http_tls},
+    {"ssl_password_file", kBoth, 1, 1, false, true, &set_http_tls},
+    {"ssl_protocols", kBoth, 1, kMany, false, true, &set_http_tls},
+    {"ssl_ciphers", kBoth, 1, 1, false, true, &set_http_tls},
+    {"ssl_prefer_server_ciphers", kBoth, 1, 1, true, true, &set_http_tls},
+    {"ssl_dhparam", kBoth, 1, 1, false, true, &set_http_tls},
+    {"ssl_ecdh_curve", kBoth, 1, 1, false, true, &set_http_tls},
+    {"ssl_session_cache", kBoth, 1, 2, false, true, &set_http_tls},
+    {"ssl_session_timeout", kBoth, 1, 1, false, true, &set_http_tls},
+    {"ssl_session_tickets", kBoth, 1, 1, true, true, &set_http_tls},
+    {"ssl_session_ticket_key", kBoth, 1, 1, false, false, &set_http_tls},
+    {"ssl_verify_client", kBoth, 1, 1, false, true, &set_http_tls},
+    {"ssl_verify_depth", kBoth, 1, 1, false, true, &set_http_tls},
+    {"ssl_client_certificate", kBoth, 1, 1, false, true, &set_http_tls},
+    {"ssl_trusted_certificate", kBoth, 1, 1, false, true, &set_http_tls},
+    {"ssl_crl", kBoth, 1, 1, false, true, &set_http_tls},
+    {"ssl_conf_command", kBoth, 2, 2, false, false, &set_http_tls},
+    {"proxy_ssl", kBoth, 1, 1, true, true, &set_flag<&Settings::proxy_ssl>},
+    {"proxy_ssl_verify", kBoth, 1, 1, true, true, &set_http_tls},
+    {"proxy_ssl_verify_depth", kBoth, 1, 1, false, true, &set_http_tls},
+    {"proxy_ssl_trusted_certificate", kBoth, 1, 1, false, true, &set_http_tls},
+    {"proxy_ssl_crl", kBoth, 1, 1, false, true, &set_http_tls},
+    {"proxy_ssl_server_name", kBoth, 1, 1, true, true, &set_http_tls},
+    {"proxy_ssl_name", kBoth, 1, 1, false, true, &set_proxy_ssl_name},
+    {"proxy_ssl_protocols", kBoth, 1, kMany, false, true, &set_http_tls},
+    {"proxy_ssl_ciphers", kBoth, 1, 1, false, true, &set_http_tls},
+    {"proxy_ssl_certificate", kBoth, 1, 1, false, true, &set_http_tls},
+    {"proxy_ssl_certificate_key", kBoth, 1, 1, false, true, &set_http_tls},
+    {"proxy_ssl_password_file", kBoth, 1, 1, false, true, &set_http_tls},
+    {"proxy_ssl_session_reuse", kBoth, 1, 1, true, true, &set_http_tls},
+    {"proxy_ssl_conf_command", kBoth, 2, 2, false, false, &set_http_tls},
 };
 
 // nginx stream directives torii has not got yet: refused by name.
 constexpr std::string_view kNotYet[] = {
-    "ssl_certificate", "ssl_certificate_key", "ssl_protocols", "ssl_ciphers", "ssl_session_cache",
-    "ssl_session_timeout", "ssl_handshake_timeout", "ssl_preread", "proxy_ssl", "proxy_ssl_verify",
-    "proxy_ssl_trusted_certificate", "proxy_ssl_server_name", "proxy_ssl_name", "proxy_ssl_certificate",
-    "proxy_ssl_certificate_key", "proxy_ssl_protocols", "proxy_ssl_ciphers", "proxy_ssl_session_reuse",
-    "proxy_responses", "proxy_requests", "proxy_download_rate", "proxy_upload_rate", "map", "geo",
+    "proxy_responses", "proxy_requests", "proxy_download_rate", "proxy_upload_rate", "geo",
     "split_clients", "limit_conn_zone", "limit_conn", "limit_conn_log_level", "set_real_ip_from",
-    "pass", "js_import", "js_set", "server_name", "ssl_prefer_server_ciphers", "ssl_dhparam",
-    "ssl_verify_client", "ssl_client_certificate", "ssl_trusted_certificate", "ssl_password_file",
-    "ssl_session_tickets", "ssl_session_ticket_key", "ssl_ecdh_curve", "ssl_alpn", "ssl_conf_command",
-    "proxy_socket_rcvbuf", "proxy_socket_sndbuf", "geoip_country", "geoip_city", "geoip_org",
+    "pass", "js_import", "js_set", "server_name", "proxy_socket_rcvbuf",
+    "proxy_socket_sndbuf", "geoip_country", "geoip_city", "geoip_org",
 };
 
 const Directive* find(std::string_view name) {
@@ -384,7 +476,7 @@ Status check(const Node& n, const Directive& d) {
 Error refusal(const Node& n, Where where) {
   if (const Directive* d = find(n.name); d && !(d->where & where))
     return node_error(n, q(n.name) + " directive is not allowed here");
-  if ((n.name == "server" || n.name == "upstream") && where == kServer)
+  if ((n.name == "server" || n.name == "upstream" || n.name == "map") && where == kServer)
     return node_error(n, q(n.name) + " directive is not allowed here");
   if (std::find(std::begin(kNotYet), std::end(kNotYet), n.name) != std::end(kNotYet))
     return node_error(n, q(n.name) + " directive is not yet supported in stream");
@@ -394,7 +486,8 @@ Error refusal(const Node& n, Where where) {
 
 Status StreamCompiler::block(const std::vector<Node>& nodes, Scope& scope, Where where) {
   for (const auto& n : nodes) {
-    if (where == kStream && (n.name == "server" || n.name == "upstream" || n.name == "log_format")) continue;
+    if (where == kStream && (n.name == "server" || n.name == "upstream" || n.name == "log_format" || n.name == "map"))
+      continue;
     const Directive* d = find(n.name);
     if (!d || !(d->where & where)) return refusal(n, where);
     if (auto st = check(n, *d); !st) return st;
@@ -506,21 +599,87 @@ Result<std::shared_ptr<const Upstream>> StreamCompiler::group_for(const Node& n,
   return std::shared_ptr<const Upstream>(up);
 }
 
-Status StreamCompiler::server(const Settings& inherited, const Node& n) {
+// map $source $name { ... }: http's table and lookup, stream templates.
+Status StreamCompiler::map(const Node& n) {
+  if (!n.block) return node_error(n, "directive \"map\" has no opening \"{\"");
+  if (n.args.size() != 2) return node_error(n, "invalid number of arguments in \"map\" directive");
+  auto m = std::make_shared<Map>();
+  auto src = compile(n, n.args[0]);
+  if (!src) return Error{src.error()};
+  m->source = std::move(*src);
+  std::string_view var = n.args[1];
+  if (var.size() < 2 || var[0] != '$') return node_error(n, "invalid variable name " + q(var));
+  m->name = std::string(var.substr(1));
+  uint32_t index = 0;
+  // A map of a module's variable is refused; of another map's, the later wins (nginx's rules).
+  if (is_builtin_variable(m->name) || !names_.find_map(m->name, index))
+    return node_error(n, "the duplicate " + q(m->name) + " variable");
+  auto lines = config::read_map_lines(n, *m, [this](const Node& d, std::string_view text) { return compile(d, text); });
+  if (!lines) return lines;
+  out_.maps[index] = std::move(m);
+  return Ok{};
+}
+
+Status StreamCompiler::server(const Settings& inherited, const config::Server& inherited_twin, const Node& n) {
   if (!n.block) return node_error(n, "directive \"server\" has no opening \"{\"");
   if (!n.args.empty()) return node_error(n, "invalid number of arguments in \"server\" directive");
   auto srv = std::make_shared<Server>();
   srv->file = n.file ? *n.file : std::string();
   srv->line = n.line;
   srv->settings = inherited;
+  config::Server twin;
+  twin.ssl = inherited_twin.ssl;
+  twin.settings.proxy = inherited_twin.settings.proxy;
   Scope scope;
   scope.settings = &srv->settings;
   scope.server = srv.get();
+  scope.twin = &twin;
   if (auto st = block(n.children, scope, kServer); !st) return st;
   if (srv->listens.empty()) return node_error(n, "no \"listen\" is defined for server in " + srv->file + ":" + std::to_string(srv->line));
   if (!srv->pass && !srv->pass_template && !srv->return_value)
     return node_error(n, "no handler for server in " + srv->file + ":" + std::to_string(srv->line));
+  srv->settings.ssl = twin.ssl;
+  if (twin.settings.proxy && twin.settings.proxy->tls) srv->settings.proxy_tls = twin.settings.proxy->tls;
+  if (auto st = build_tls_contexts(*srv); !st) return st;
   out_.servers.push_back(std::move(srv));
+  return Ok{};
+}
+
+// As nginx: a server with `listen ... ssl` needs a certificate and key;
+// its context (the http module's builder) is made now, so `-t` and a
+// reload fail on a bad file. Servers that share settings share a context.
+Status StreamCompiler::build_tls_contexts(Server& srv) {
+  const std::string where = srv.file + ":" + std::to_string(srv.line);
+  const bool ssl_listen = std::any_of(srv.listens.begin(), srv.listens.end(), [](const auto& l) { return l.ssl; });
+  if (ssl_listen) {
+    const auto& ssl = srv.settings.ssl;
+    if (!ssl || ssl->certificates.empty())
+      return make_error("no \"ssl_certificate\" is defined for the \"listen ... ssl\" directive in " + where);
+    if (ssl->certificate_keys.empty())
+      return make_error("no \"ssl_certificate_key\" is defined for the \"listen ... ssl\" directive in " + where);
+    auto it = built_.find(ssl.get());
+    if (it == built_.end()) {
+      auto ctx = net::build_tls_context(*ssl);
+      if (!ctx) return Error{ctx.error()};
+      auto with_ctx = std::make_shared<config::SslServerConfig>(*ssl);
+      with_ctx->ctx = std::move(*ctx);
+      it = built_.emplace(ssl.get(), Built{ssl, std::move(with_ctx)}).first;
+    }
+    srv.settings.ssl = it->second.with_context;
+  }
+  if (srv.settings.proxy_ssl) {
+    if (!srv.settings.proxy_tls) {
+      auto t = std::make_shared<config::UpstreamTlsConfig>();
+      t->directive = "proxy_ssl";
+      srv.settings.proxy_tls = std::move(t);
+    }
+    const auto& t = *srv.settings.proxy_tls;
+    if (!t.ctx) {
+      auto ctx = net::build_upstream_tls_context(t);
+      if (!ctx) return Error{ctx.error()};
+      t.ctx = std::move(*ctx);
+    }
+  }
   return Ok{};
 }
 
@@ -541,16 +700,27 @@ Status StreamCompiler::build_listen_groups() {
 }
 
 Status StreamCompiler::run(const Node& stream) {
-  // `set` names first, so a template may read one set further down.
+  // `set` and `map` names first, so a template may read one defined further down.
   for (const auto& srv : stream.children) {
     if (srv.name != "server") continue;
     for (const auto& d : srv.children)
       if (d.name == "set" && !d.args.empty() && d.args[0].size() > 1 && d.args[0][0] == '$')
         names_.define(std::string_view(d.args[0]).substr(1));
   }
+  for (const auto& n : stream.children) {
+    if (n.name != "map" || n.args.size() != 2 || n.args[1].size() < 2 || n.args[1][0] != '$') continue;
+    names_.define_map(std::string_view(n.args[1]).substr(1));
+  }
+  out_.maps.resize(names_.map_count());
+  for (const auto& n : stream.children) {
+    if (n.name != "map") continue;
+    if (auto st = map(n); !st) return st;
+  }
   Scope top;
   Settings settings;
+  config::Server twin;
   top.settings = &settings;
+  top.twin = &twin;
   for (const auto& n : stream.children) {
     if (n.name != "log_format") continue;
     if (auto st = check(n, *find("log_format")); !st) return st;
@@ -563,7 +733,7 @@ Status StreamCompiler::run(const Node& stream) {
   if (auto st = block(stream.children, top, kStream); !st) return st;
   for (const auto& n : stream.children) {
     if (n.name != "server") continue;
-    if (auto st = server(settings, n); !st) return st;
+    if (auto st = server(settings, twin, n); !st) return st;
   }
   out_.variables = names_.names();
   return build_listen_groups();

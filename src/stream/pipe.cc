@@ -1,10 +1,10 @@
 #include "stream/pipe.h"
 
-#include <sys/socket.h>
-
 #include <cerrno>
 #include <algorithm>
 #include <cstring>
+
+#include "stream/endpoint.h"
 
 namespace torii::stream {
 
@@ -15,7 +15,7 @@ void Pipe::preload(std::string_view bytes) {
   end_ += n;
 }
 
-Pipe::Io Pipe::fill(int fd) {
+Pipe::Io Pipe::fill(Endpoint& from) {
   if (eof_) return Io::eof;
   if (begin_ == end_) begin_ = end_ = 0;
   if (end_ == capacity_ && begin_ > 0) {
@@ -25,40 +25,37 @@ Pipe::Io Pipe::fill(int fd) {
   }
   if (end_ == capacity_) return Io::blocked;
   if (!buf_) buf_ = std::make_unique_for_overwrite<char[]>(capacity_);
-  for (;;) {
-    const ssize_t n = ::recv(fd, buf_.get() + end_, capacity_ - end_, 0);
-    if (n > 0) {
-      end_ += size_t(n);
-      read_ += uint64_t(n);
-      return Io::progress;
-    }
-    if (n == 0) {
+  const net::IoResult r = from.read(buf_.get() + end_, capacity_ - end_);
+  switch (r.status) {
+    case net::IoStatus::ok:
+      end_ += r.bytes;
+      read_ += r.bytes;
+      return r.bytes ? Io::progress : Io::blocked;
+    case net::IoStatus::again:
+      return Io::blocked;
+    case net::IoStatus::eof:
       eof_ = true;
       return Io::eof;
-    }
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return Io::blocked;
-    errno_ = errno;
-    eof_ = true;  // as nginx: a read error ends this direction
-    return Io::error;
+    case net::IoStatus::error:
+      errno_ = errno ? errno : EPROTO;
+      eof_ = true;  // as nginx: a read error ends this direction
+      return Io::error;
   }
+  return Io::blocked;
 }
 
-Pipe::Io Pipe::drain(int fd) {
+Pipe::Io Pipe::drain(Endpoint& to) {
   if (begin_ == end_) return Io::blocked;
-  for (;;) {
-    const ssize_t n = ::send(fd, buf_.get() + begin_, end_ - begin_, MSG_NOSIGNAL);
-    if (n > 0) {
-      begin_ += size_t(n);
-      written_ += uint64_t(n);
-      if (begin_ == end_) begin_ = end_ = 0;
-      return Io::progress;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Io::blocked;
-    errno_ = n < 0 ? errno : EPIPE;
-    return Io::error;
+  const net::IoResult r = to.write(buf_.get() + begin_, end_ - begin_);
+  if (r.status == net::IoStatus::ok && r.bytes > 0) {
+    begin_ += r.bytes;
+    written_ += r.bytes;
+    if (begin_ == end_) begin_ = end_ = 0;
+    return Io::progress;
   }
+  if (r.status == net::IoStatus::again) return Io::blocked;
+  errno_ = errno ? errno : EPIPE;
+  return Io::error;
 }
 
 }  // namespace torii::stream

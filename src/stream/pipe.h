@@ -11,20 +11,22 @@
 
 namespace torii::stream {
 
+class Endpoint;
+
 class Pipe {
  public:
   enum class Io : uint8_t { progress, blocked, eof, error };
 
   explicit Pipe(size_t capacity) : capacity_(capacity) {}
 
-  // Bytes put in front of what is read (a PROXY protocol header); they
-  // must fit the buffer.
+  // Bytes put in front of what is read (a PROXY protocol header, what
+  // ssl_preread read); they must fit the buffer.
   void preload(std::string_view bytes);
-  // recv() from `fd` into the free space; `blocked` when the buffer is full
-  // or the socket empty.
-  Io fill(int fd);
-  // send() to `fd` what is held.
-  Io drain(int fd);
+  // Reads from `from` into the free space; `blocked` when the buffer is
+  // full or the socket empty.
+  Io fill(Endpoint& from);
+  // Writes to `to` what is held.
+  Io drain(Endpoint& to);
 
   bool empty() const { return begin_ == end_; }
   bool full() const { return end_ == capacity_ && begin_ == 0; }

@@ -6,16 +6,22 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "config/directives.h"
 #include "config/upstream_bind.h"
+#include "core/ascii.h"
 #include "dns/resolver.h"
 #include "log/error_log.h"
 #include "net/address.h"
+#include "config/ssl_config.h"
+#include "config/upstream_tls_config.h"
 #include "net/proxy_protocol.h"
+#include "stream/client_hello.h"
 #include "stream/stream_worker.h"
+#include "stream/tls_server.h"
 #include "upstream/group_state.h"
 #include "upstream/local_bind.h"
 
@@ -111,6 +117,8 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
   facts_.connection = worker_.next_connection_id();
   facts_.start_ms = worker_.loop().now_ms();
   facts_.user.resize(config_->stream->variables.size());
+  facts_.maps = &config_->stream->maps;
+  client_io_ = std::make_unique<PlainEndpoint>(fd);
   client_side_.session = this;
   upstream_side_.session = this;
   upstream_side_.upstream = true;
@@ -119,6 +127,7 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
 Session::~Session() {
   worker_.loop().cancel(timer_);
   close_upstream();
+  client_io_.reset();  // its TLS, before the socket under it
   if (client_fd_ >= 0) {
     worker_.loop().remove(client_fd_);
     ::close(client_fd_);
@@ -186,6 +195,100 @@ void Session::begin() {
     return;
   }
   run_sets();
+  if (group_.listen.ssl) {
+    start_handshake();
+    return;
+  }
+  after_handshake();
+}
+
+// ---- listen ... ssl ------------------------------------------------------------
+
+void Session::start_handshake() {
+  std::string error;
+  auto tls = TlsServerEndpoint::start(server_.settings.ssl->ctx.get(), client_fd_, server_.settings.alpn, error);
+  if (!tls) {
+    log_error(config::LogLevel::alert, error, 0, "SSL handshaking");
+    finish(500);
+    return;
+  }
+  client_tls_ = tls.get();
+  client_io_ = std::move(tls);
+  state_ = State::handshaking;
+  worker_.loop().arm(timer_, server_.settings.ssl_handshake_timeout.count());
+  drive_handshake();
+}
+
+void Session::drive_handshake() {
+  const net::IoResult r = client_tls_->handshake();
+  if (r.status == net::IoStatus::again) return;
+  if (r.status != net::IoStatus::ok) {
+    log_error(config::LogLevel::info, client_tls_->error(), 0, "SSL handshaking");
+    finish(500);
+    return;
+  }
+  worker_.loop().cancel(timer_);
+  // As nginx's stream module: a certificate ssl_verify_client refuses ends the session.
+  if (const std::string refused = client_tls_->check_client_certificate(*server_.settings.ssl); !refused.empty()) {
+    log_error(config::LogLevel::info, refused, 0, nullptr);
+    finish(500);
+    return;
+  }
+  client_tls_->describe(facts_);
+  after_handshake();
+}
+
+void Session::after_handshake() {
+  if (server_.settings.ssl_preread) {
+    start_preread();
+    return;
+  }
+  run_handler();
+}
+
+// ---- ssl_preread ---------------------------------------------------------------
+
+void Session::start_preread() {
+  state_ = State::prereading;
+  worker_.loop().arm(timer_, server_.settings.preread_timeout.count());
+  read_preread();
+}
+
+// As nginx's preread phase: read what has come (at most
+// preread_buffer_size) until the ClientHello is whole or is not one; a
+// client that ends first ends the session, a full buffer is a 400.
+void Session::read_preread() {
+  const size_t cap = server_.settings.preread_buffer_size;
+  char buf[16 * 1024];
+  for (;;) {
+    if (preread_.size() >= cap) {
+      log_error(config::LogLevel::error, "preread buffer full", 0, "prereading client data");
+      finish(400);
+      return;
+    }
+    const net::IoResult r = client_io_->read(buf, std::min(sizeof buf, cap - preread_.size()));
+    if (r.status == net::IoStatus::again) return;
+    if (r.status != net::IoStatus::ok || r.bytes == 0) {
+      finish(200);
+      return;
+    }
+    preread_.append(buf, r.bytes);
+    ClientHelloInfo hello;
+    const HelloResult h = parse_client_hello(preread_, hello);
+    if (h == HelloResult::need_more) continue;
+    if (h == HelloResult::done) {
+      facts_.has_preread = true;
+      facts_.preread_server_name = std::move(hello.server_name);
+      facts_.preread_protocol = std::move(hello.protocol);
+      facts_.preread_alpn = std::move(hello.alpn);
+    }
+    run_handler();
+    return;
+  }
+}
+
+void Session::run_handler() {
+  worker_.loop().cancel(timer_);
   if (server_.return_value) {
     start_return();
     return;
@@ -217,13 +320,12 @@ void Session::start_return() {
 
 void Session::write_return() {
   while (reply_sent_ < reply_.size()) {
-    const ssize_t n = ::send(client_fd_, reply_.data() + reply_sent_, reply_.size() - reply_sent_, MSG_NOSIGNAL);
-    if (n > 0) {
-      reply_sent_ += size_t(n);
+    const net::IoResult r = client_io_->write(reply_.data() + reply_sent_, reply_.size() - reply_sent_);
+    if (r.status == net::IoStatus::ok && r.bytes > 0) {
+      reply_sent_ += r.bytes;
       continue;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    if (r.status == net::IoStatus::again) {
       worker_.loop().arm(timer_, server_.settings.timeout.count());
       return;  // the rest on EPOLLOUT
     }
@@ -270,7 +372,7 @@ void Session::start_proxy() {
   std::string target;
   render(*server_.pass_template, facts_, target);
   for (const auto& u : config_->stream->upstreams) {
-    if (!u->group->implicit && u->group->name == target) {
+    if (!u->group->implicit && core::iequals(u->group->name, target)) {  // as nginx: without case
       proxy_to(u);
       return;
     }
@@ -334,7 +436,8 @@ void Session::proxy_to(std::shared_ptr<const Upstream> upstream) {
   if (cap && tries_left_ > cap) tries_left_ = cap;
   if (!upstream_->hash_key.parts.empty()) render(upstream_->hash_key, facts_, hash_key_);
   first_try_ms_ = worker_.loop().now_ms();
-  const size_t size = server_.settings.buffer_size;
+  // What preread read (and a PROXY header) goes first: the buffer holds it.
+  const size_t size = std::max(server_.settings.buffer_size, preread_.size() + net::kProxyProtocolMaxHeader);
   to_upstream_ = std::make_unique<Pipe>(size);
   to_client_ = std::make_unique<Pipe>(size);
   connect_next();
@@ -397,20 +500,85 @@ void Session::connect_to(int peer) {
 void Session::connected() {
   const int64_t now = worker_.loop().now_ms();
   facts_.upstream_connect_ms.back() = now - try_start_ms_;
-  balancer_->succeeded(peer_);
   if (server_.settings.tcp_nodelay) {
     int one = 1;
     setsockopt(upstream_fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }
+  if (server_.settings.proxy_ssl) {
+    start_upstream_tls();
+    return;
+  }
+  upstream_io_ = std::make_unique<PlainEndpoint>(upstream_fd_);
+  start_proxying();
+}
+
+// ---- proxy_ssl -----------------------------------------------------------------
+
+// nginx: proxy_ssl_name, else the host of proxy_pass (an upstream {}'s name).
+std::string Session::upstream_tls_name() {
+  if (server_.settings.proxy_ssl_name) {
+    std::string name;
+    render(*server_.settings.proxy_ssl_name, facts_, name);
+    return name;
+  }
+  std::string name = upstream_->group->name;
+  if (!upstream_->group->implicit) return name;
+  const size_t colon = name.rfind(':');
+  if (colon != std::string::npos && name.find(']') == std::string::npos && name.find(':') == colon) {
+    name.resize(colon);
+  } else if (!name.empty() && name[0] == '[') {
+    name = name.substr(1, name.find(']') - 1);
+  }
+  return name;
+}
+
+void Session::start_upstream_tls() {
+  const config::UpstreamTlsConfig& t = *server_.settings.proxy_tls;
+  const std::string name = upstream_tls_name();
+  std::shared_ptr<net::TlsSessionSlot> slot;
+  if (t.session_reuse) slot = worker_.tls_session_slot(t.ctx.get(), upstream_->group->servers[size_t(peer_)].name);
+  std::string error;
+  upstream_tls_ = net::TlsClient::start(t.ctx.get(), upstream_fd_, t.server_name ? name : std::string(), std::move(slot),
+                                        error);
+  if (!upstream_tls_) {
+    try_failed(error, 0, "SSL handshaking to upstream");
+    return;
+  }
+  state_ = State::upstream_handshaking;
+  worker_.loop().arm(timer_, server_.settings.connect_timeout.count());
+  drive_upstream_handshake();
+}
+
+void Session::drive_upstream_handshake() {
+  const net::IoResult r = upstream_tls_->handshake();
+  if (r.status == net::IoStatus::again) return;
+  if (r.status != net::IoStatus::ok) {
+    try_failed(upstream_tls_->error(), 0, "SSL handshaking to upstream");
+    return;
+  }
+  const config::UpstreamTlsConfig& t = *server_.settings.proxy_tls;
+  if (t.verify) {
+    if (const std::string refused = upstream_tls_->verify(upstream_tls_name()); !refused.empty()) {
+      try_failed(refused, 0, "SSL handshaking to upstream");
+      return;
+    }
+  }
+  upstream_io_ = std::make_unique<UpstreamTlsEndpoint>(std::move(upstream_tls_), upstream_fd_);
+  start_proxying();
+}
+
+void Session::start_proxying() {
+  balancer_->succeeded(peer_);
   if (server_.settings.proxy_protocol) to_upstream_->preload(proxy_v1_header(facts_.peer, facts_.local));
+  if (!preread_.empty()) to_upstream_->preload(preread_);
   upstream_sent_base_ = to_upstream_->written_total();
   state_ = State::proxying;
   worker_.loop().arm(timer_, server_.settings.timeout.count());
   pump();
 }
 
-void Session::try_failed(const char* what, int err) {
-  log_error(config::LogLevel::error, what, err, "connecting to upstream");
+void Session::try_failed(const std::string& what, int err, const char* action) {
+  log_error(config::LogLevel::error, what, err, action);
   balancer_->failed(peer_, worker_.loop().now_ms());
   close_upstream();
   const Settings& s = server_.settings;
@@ -424,6 +592,8 @@ void Session::try_failed(const char* what, int err) {
 }
 
 void Session::close_upstream() {
+  upstream_io_.reset();  // its TLS, before the socket under it
+  upstream_tls_.reset();
   if (upstream_fd_ < 0) return;
   worker_.loop().remove(upstream_fd_);
   ::close(upstream_fd_);
@@ -440,9 +610,9 @@ void Session::pump() {
     bool moved = false;
     struct Way {
       Pipe& pipe;
-      int src, dst;
+      Endpoint &src, &dst;
     };
-    for (Way w : {Way{*to_upstream_, client_fd_, upstream_fd_}, Way{*to_client_, upstream_fd_, client_fd_}}) {
+    for (Way w : {Way{*to_upstream_, *client_io_, *upstream_io_}, Way{*to_client_, *upstream_io_, *client_io_}}) {
       if (w.pipe.fill(w.src) == Pipe::Io::progress) moved = true;
       const Pipe::Io out = w.pipe.drain(w.dst);
       if (out == Pipe::Io::progress) moved = true;
@@ -452,7 +622,7 @@ void Session::pump() {
         return;
       }
       if (w.pipe.done() && !w.pipe.shut() && server_.settings.half_close) {
-        ::shutdown(w.dst, SHUT_WR);  // its FIN passes on; the other way keeps flowing
+        w.dst.shutdown_write();  // its FIN passes on; the other way keeps flowing
         w.pipe.mark_shut();
       }
     }
@@ -480,6 +650,22 @@ void Session::on_io(bool upstream, uint32_t events) {
   if (state_ == State::done) return;
   if (state_ == State::reading_header) {
     if (!upstream) read_proxy_header();
+    return;
+  }
+  if (state_ == State::handshaking) {
+    if (!upstream) drive_handshake();
+    return;
+  }
+  if (state_ == State::prereading) {
+    if (!upstream) read_preread();
+    return;
+  }
+  if (state_ == State::upstream_handshaking) {
+    if (upstream) {
+      drive_upstream_handshake();
+    } else if (events & (EPOLLERR | EPOLLHUP)) {
+      finish(200);
+    }
     return;
   }
   if (state_ == State::returning) {
@@ -522,6 +708,17 @@ void Session::on_timer(void* self) {
       s->log_error(config::LogLevel::info, "client timed out", ETIMEDOUT, "reading PROXY protocol");
       s->finish(400);
       return;
+    case State::handshaking:
+      s->log_error(config::LogLevel::info, "client timed out", ETIMEDOUT, "SSL handshaking");
+      s->finish(500);
+      return;
+    case State::prereading:
+      // nginx ends the session here (status 200), nothing proxied.
+      s->finish(200);
+      return;
+    case State::upstream_handshaking:
+      s->try_failed("upstream timed out", ETIMEDOUT, "SSL handshaking to upstream");
+      return;
     case State::done:
       return;
   }
@@ -535,11 +732,14 @@ void Session::record_try_bytes() {
 
 void Session::finish(int status) {
   if (state_ == State::done) return;
+  facts_.bytes_received = preread_.size();
   if (to_client_) {
     record_try_bytes();
     facts_.bytes_sent = to_client_->written_total();
-    facts_.bytes_received = to_upstream_->read_total();
+    facts_.bytes_received += to_upstream_->read_total();
   }
+  if (state_ == State::proxying && upstream_io_) upstream_io_->close_notify();
+  if (client_io_) client_io_->close_notify();
   state_ = State::done;
   facts_.status = status;
   facts_.now_ms = worker_.loop().now_ms();
@@ -550,7 +750,9 @@ void Session::finish(int status) {
 }
 
 void Session::log_error(config::LogLevel level, const std::string& message, int err, const char* action) {
-  if (!log::enabled(level)) return;
+  const Settings& s = server_.settings;
+  const bool own_log = s.error_log_fd >= 0;  // error_log of the server or the stream block
+  if (own_log ? uint8_t(level) < uint8_t(s.error_log_level) : !log::enabled(level)) return;
   std::string line = message;
   if (err) line += " (" + std::to_string(err) + ": " + std::strerror(err) + ")";
   if (action) line += std::string(" while ") + action;
@@ -564,7 +766,11 @@ void Session::log_error(config::LogLevel level, const std::string& message, int 
     line += ", bytes from/to client:" + std::to_string(from_client) + "/" + std::to_string(to_client) +
             ", bytes from/to upstream:" + std::to_string(from_up) + "/" + std::to_string(to_up);
   }
-  log::write(level, "*%llu %s", static_cast<unsigned long long>(facts_.connection), line.c_str());
+  if (own_log) {
+    log::write_to(s.error_log_fd, level, "*%llu %s", static_cast<unsigned long long>(facts_.connection), line.c_str());
+  } else {
+    log::write(level, "*%llu %s", static_cast<unsigned long long>(facts_.connection), line.c_str());
+  }
 }
 
 }  // namespace torii::stream

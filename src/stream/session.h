@@ -1,7 +1,9 @@
-// One stream connection: access rules, `set`, then `return` or the TCP
-// proxy (pick a server, connect under proxy_connect_timeout, try the next
-// on failure, then splice bytes both ways until both ends are done or
-// proxy_timeout passes with nothing moving), and its access log line.
+// One stream connection in nginx's phase order: access rules and `set`,
+// the TLS handshake (`listen ... ssl`), ssl_preread, then `return` or the
+// TCP proxy (pick a server, connect under proxy_connect_timeout, TLS to it
+// with proxy_ssl, try the next on failure, then splice bytes both ways
+// until both ends are done or proxy_timeout passes with nothing moving),
+// and its access log line.
 #pragma once
 
 #include <sys/socket.h>
@@ -12,6 +14,7 @@
 
 #include "config/config.h"
 #include "core/event_loop.h"
+#include "stream/endpoint.h"
 #include "stream/pipe.h"
 #include "stream/stream_config.h"
 #include "stream/variables.h"
@@ -26,6 +29,7 @@ class Lookup;
 namespace torii::stream {
 
 class StreamWorker;
+class TlsServerEndpoint;
 
 class Session {
  public:
@@ -38,7 +42,16 @@ class Session {
   void start();
 
  private:
-  enum class State : uint8_t { reading_header, returning, connecting, proxying, done };
+  enum class State : uint8_t {
+    reading_header,
+    handshaking,  // listen ... ssl
+    prereading,   // ssl_preread
+    returning,
+    connecting,
+    upstream_handshaking,  // proxy_ssl
+    proxying,
+    done
+  };
 
   // Each socket's events reach the session through its own handler.
   struct Side final : core::IoHandler {
@@ -51,9 +64,15 @@ class Session {
   static void on_timer(void* self);
 
   void read_proxy_header();
-  void begin();  // after the PROXY header, if any: access, set, the handler
+  void begin();  // after the PROXY header, if any: access, set, TLS, preread, the handler
   bool allowed();
   void run_sets();
+  void start_handshake();
+  void drive_handshake();
+  void after_handshake();
+  void start_preread();
+  void read_preread();
+  void run_handler();
   void start_return();
   void write_return();
   void start_proxy();
@@ -61,7 +80,12 @@ class Session {
   void connect_next();
   void connect_to(int peer);
   void connected();
-  void try_failed(const char* what, int err);
+  void start_upstream_tls();
+  void drive_upstream_handshake();
+  void start_proxying();
+  // The name proxy_ssl_verify checks and proxy_ssl_server_name sends.
+  std::string upstream_tls_name();
+  void try_failed(const std::string& what, int err, const char* action = "connecting to upstream");
   void pump();
   bool should_finish() const;
   void finish(int status);
@@ -79,6 +103,11 @@ class Session {
   Facts facts_;
   int client_fd_;
   int upstream_fd_ = -1;
+  std::unique_ptr<Endpoint> client_io_;  // plain, or TLS once start_handshake made it
+  TlsServerEndpoint* client_tls_ = nullptr;  // client_io_ when it is TLS
+  std::unique_ptr<Endpoint> upstream_io_;  // set once connected (and its TLS handshake done)
+  std::unique_ptr<net::TlsClient> upstream_tls_;  // proxy_ssl: during the handshake
+  std::string preread_;  // ssl_preread: what the client sent first, passed on before the rest
   Side client_side_;
   Side upstream_side_;
   core::Timer timer_;  // connect timeout, then proxy_timeout between reads and writes

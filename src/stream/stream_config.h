@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "config/map_table.h"
 #include "config/upstream_bind.h"
 #include "config/upstream_config.h"
 
@@ -18,6 +19,10 @@ struct SyslogTarget;
 }
 namespace torii::dns {
 struct ResolverConfig;
+}
+namespace torii::config {
+struct SslServerConfig;
+struct UpstreamTlsConfig;
 }
 
 namespace torii::stream {
@@ -52,6 +57,15 @@ enum class Var : uint8_t {
   proxy_protocol_port,
   proxy_protocol_server_addr,
   proxy_protocol_server_port,
+  ssl_preread_server_name,  // ssl_preread on: what the ClientHello said
+  ssl_preread_protocol,
+  ssl_preread_alpn_protocols,
+  ssl_protocol,  // listen ... ssl: the handshake's facts
+  ssl_cipher,
+  ssl_server_name,
+  ssl_session_reused,
+  ssl_alpn_protocol,
+  map_,   // a `map` variable: `index` is its place in StreamConfig::maps
   user_,  // a `set` variable: `index` is its slot
 };
 
@@ -94,6 +108,13 @@ struct Upstream {
   bool per_session = false;  // made by `proxy_pass $var` for one session's address
 };
 
+// A `map {}` of the stream block: http's table (config/map_table.h) with
+// stream templates for the source and the values.
+struct Map : config::MapTable<Template> {
+  std::string name;  // without '$'
+  Template source;
+};
+
 struct SetStep {
   uint32_t slot = 0;
   Template value;
@@ -121,6 +142,22 @@ struct Settings {
   std::vector<AccessLog> access_logs;
   bool access_log_off = false;
   std::vector<config::AccessRule> access_rules;  // allow/deny in order
+  // error_log FILE [LEVEL] of the server or the stream block: the sessions'
+  // lines go there (log/server_error_logs); -1: the process's error log.
+  int error_log_fd = -1;
+  config::LogLevel error_log_level = config::LogLevel::error;
+  bool ssl_preread = false;  // read the ClientHello before the handler (ngx_stream_ssl_preread_module)
+  Ms ssl_handshake_timeout{60'000};
+  // The ssl_* settings: the http ssl module's object, read by its own
+  // directive setters; its context is built at load for servers with
+  // `listen ... ssl`. Null: none written.
+  std::shared_ptr<const config::SslServerConfig> ssl;
+  std::string alpn;  // ssl_alpn: the protocols offered, in ALPN wire format; empty: no ALPN
+  // proxy_ssl on: TLS to the upstream with the proxy_ssl_* settings (the
+  // http proxy's object and context); proxy_ssl_name in stream variables.
+  bool proxy_ssl = false;
+  std::shared_ptr<const config::UpstreamTlsConfig> proxy_tls;
+  std::optional<Template> proxy_ssl_name;
 };
 
 struct Server {
@@ -146,6 +183,7 @@ struct StreamConfig {
   std::vector<std::shared_ptr<const Server>> servers;
   std::vector<ListenGroup> listen_groups;
   std::vector<std::shared_ptr<const Upstream>> upstreams;
+  std::vector<std::shared_ptr<const Map>> maps;  // by Var::map_ index
   std::vector<std::string> variables;  // `set` names by slot
 };
 

@@ -14,6 +14,7 @@
 #include "log/error_log.h"
 #include "modules/stub_status/counters.h"
 #include "net/listener.h"
+#include "net/tls_client.h"
 #include "stream/session.h"
 #include "upstream/group_state.h"
 
@@ -98,6 +99,7 @@ void StreamWorker::watch() {
 
 void StreamWorker::apply_config(const std::shared_ptr<const config::Config>& config) {
   balancers_.clear();  // the new groups start fresh; sessions keep the state they hold
+  tls_sessions_.clear();  // the new config has new contexts
   std::unordered_map<std::string, std::unique_ptr<Acceptor>> next;
   if (config->stream) {
     for (const auto& g : config->stream->listen_groups) {
@@ -156,6 +158,12 @@ void StreamWorker::release(Session* s) {
 }
 
 dns::Resolver& StreamWorker::resolver(const dns::ResolverConfig& cfg) { return worker_.services().resolvers->get(cfg); }
+
+std::shared_ptr<net::TlsSessionSlot> StreamWorker::tls_session_slot(const SSL_CTX* ctx, const std::string& server) {
+  auto& slot = tls_sessions_[{ctx, server}];
+  if (!slot) slot = std::make_shared<net::TlsSessionSlot>();
+  return slot;
+}
 
 uint64_t StreamWorker::next_connection_id() { return core::next_connection_id(); }
 

@@ -5,9 +5,11 @@
 // config they started with until they end (a graceful stop waits for them).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "config/config.h"
 #include "core/event_loop.h"
@@ -27,6 +29,10 @@ namespace torii::dns {
 class Resolver;
 struct ResolverConfig;
 }
+namespace torii::net {
+class TlsSessionSlot;
+}
+typedef struct ssl_ctx_st SSL_CTX;
 
 namespace torii::stream {
 
@@ -53,6 +59,8 @@ class StreamWorker {
   std::shared_ptr<upstream::GroupState> balancer(const std::shared_ptr<const Upstream>& u);
   void log_session(const Settings& s, const Facts& f);
   dns::Resolver& resolver(const dns::ResolverConfig& cfg);
+  // proxy_ssl_session_reuse: the session kept for one (context, server).
+  std::shared_ptr<net::TlsSessionSlot> tls_session_slot(const SSL_CTX* ctx, const std::string& server);
   void release(Session* s);
 
  private:
@@ -71,6 +79,7 @@ class StreamWorker {
   std::unordered_map<Session*, std::unique_ptr<Session>> sessions_;
   // Balancer state per group of the current config; sessions hold theirs.
   std::unordered_map<const config::UpstreamGroupConfig*, std::shared_ptr<upstream::GroupState>> balancers_;
+  std::map<std::pair<const SSL_CTX*, std::string>, std::shared_ptr<net::TlsSessionSlot>> tls_sessions_;
   std::string line_;
 };
 

@@ -43,6 +43,14 @@ constexpr Named kVariables[] = {
     {"proxy_protocol_port", Var::proxy_protocol_port},
     {"proxy_protocol_server_addr", Var::proxy_protocol_server_addr},
     {"proxy_protocol_server_port", Var::proxy_protocol_server_port},
+    {"ssl_preread_server_name", Var::ssl_preread_server_name},
+    {"ssl_preread_protocol", Var::ssl_preread_protocol},
+    {"ssl_preread_alpn_protocols", Var::ssl_preread_alpn_protocols},
+    {"ssl_protocol", Var::ssl_protocol},
+    {"ssl_cipher", Var::ssl_cipher},
+    {"ssl_server_name", Var::ssl_server_name},
+    {"ssl_session_reused", Var::ssl_session_reused},
+    {"ssl_alpn_protocol", Var::ssl_alpn_protocol},
 };
 
 bool name_char(char c) {
@@ -82,6 +90,29 @@ uint32_t VariableNames::define(std::string_view name) {
   if (find(name, slot)) return slot;
   names_.emplace_back(name);
   return uint32_t(names_.size() - 1);
+}
+
+uint32_t VariableNames::define_map(std::string_view name) {
+  uint32_t index = 0;
+  if (find_map(name, index)) return index;
+  maps_.emplace_back(name);
+  return uint32_t(maps_.size() - 1);
+}
+
+bool VariableNames::find_map(std::string_view name, uint32_t& index) const {
+  for (size_t i = 0; i < maps_.size(); ++i) {
+    if (maps_[i] == name) {
+      index = uint32_t(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_builtin_variable(std::string_view name) {
+  for (const auto& v : kVariables)
+    if (v.name == name) return true;
+  return false;
 }
 
 bool VariableNames::find(std::string_view name, uint32_t& slot) const {
@@ -133,6 +164,10 @@ Result<Template> compile_template(std::string_view text, const VariableNames& na
         known = true;
       }
     }
+    if (!known && names.find_map(name, p.index)) {
+      p.var = Var::map_;
+      known = true;
+    }
     if (!known && names.find(name, p.index)) {
       p.var = Var::user_;
       known = true;
@@ -144,6 +179,29 @@ Result<Template> compile_template(std::string_view text, const VariableNames& na
   flush();
   return t;
 }
+
+namespace {
+
+// A map variable: the source rendered, looked up in nginx's order, the
+// value rendered. A map whose value reads itself stops at a depth.
+bool render_map(uint32_t index, const Facts& f, std::string& out) {
+  thread_local int depth = 0;
+  if (!f.maps || index >= f.maps->size() || depth > 8) return false;
+  const Map& m = *(*f.maps)[index];
+  ++depth;
+  std::string key;
+  render(m.source, f, key);
+  render(config::map_lookup(m, key, nullptr, nullptr), f, out);
+  --depth;
+  return true;
+}
+
+bool append_if(bool present, std::string_view value, std::string& out) {
+  if (present) out.append(value);
+  return present;
+}
+
+}  // namespace
 
 bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
   switch (p.var) {
@@ -235,6 +293,25 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       if (!f.has_proxy_protocol) return false;
       out.append(std::to_string(f.pp_dst_port));
       return true;
+    case Var::ssl_preread_server_name:
+      return append_if(f.has_preread, f.preread_server_name, out);
+    case Var::ssl_preread_protocol:
+      return append_if(f.has_preread, f.preread_protocol, out);
+    case Var::ssl_preread_alpn_protocols:
+      return append_if(f.has_preread, f.preread_alpn, out);
+    case Var::ssl_protocol:
+      return append_if(f.tls, f.ssl_protocol, out);
+    case Var::ssl_cipher:
+      return append_if(f.tls, f.ssl_cipher, out);
+    case Var::ssl_server_name:
+      // nginx: not found without SNI.
+      return append_if(f.tls && !f.ssl_server_name.empty(), f.ssl_server_name, out);
+    case Var::ssl_session_reused:
+      return append_if(f.tls, f.ssl_session_reused ? "r" : ".", out);
+    case Var::ssl_alpn_protocol:
+      return append_if(f.tls, f.ssl_alpn_protocol, out);
+    case Var::map_:
+      return render_map(p.index, f, out);
     case Var::user_:
       if (p.index >= f.user.size()) return false;
       out.append(f.user[p.index]);

@@ -34,18 +34,36 @@ struct Facts {
   bool has_proxy_protocol = false;
   std::string pp_src_addr, pp_dst_addr;
   uint16_t pp_src_port = 0, pp_dst_port = 0;
+  // ssl_preread: the ClientHello's facts; unset when preread was off or
+  // the bytes were not a ClientHello (nginx's "not found").
+  bool has_preread = false;
+  std::string preread_server_name, preread_protocol, preread_alpn;
+  // listen ... ssl: the finished handshake's facts.
+  bool tls = false;
+  std::string ssl_protocol, ssl_cipher, ssl_server_name, ssl_alpn_protocol;
+  bool ssl_session_reused = false;
+  // The block's maps (Var::map_ reads them); null outside a session.
+  const std::vector<std::shared_ptr<const Map>>* maps = nullptr;
 };
 
-// The names `set` defines while a stream block compiles (slots).
+// The names `set` (slots) and `map` (places in StreamConfig::maps) define
+// while a stream block compiles.
 class VariableNames {
  public:
   uint32_t define(std::string_view name);
   bool find(std::string_view name, uint32_t& slot) const;
   const std::vector<std::string>& names() const { return names_; }
+  uint32_t define_map(std::string_view name);
+  bool find_map(std::string_view name, uint32_t& index) const;
+  size_t map_count() const { return maps_.size(); }
 
  private:
   std::vector<std::string> names_;
+  std::vector<std::string> maps_;
 };
+
+// One of the module variables (not `set` or `map`): a map may not take its name.
+bool is_builtin_variable(std::string_view name);
 
 // "$name", "${name}" and literals; an unknown name is nginx's
 // `unknown "name" variable`.
