@@ -265,6 +265,9 @@ struct Location {
   // An `if` block inside a location: the settings a request runs under once
   // the condition held (match, pattern and regex are its location's).
   bool is_if = false;
+  // nginx's auto_redirect: a "/foo/" location whose own block has a *_pass
+  // answers a request for "/foo" with a 301 to "/foo/" (find_location).
+  bool auto_redirect = false;
 };
 
 struct ServerName {
@@ -410,8 +413,12 @@ struct Captures {
 // else the longest prefix; if it is ^~ it wins, else regexes (nested ones
 // of the longest prefix first, then top-level in file order) are tried and
 // the first match wins; else the longest prefix. Returns nullptr if nothing
-// matches. Named locations are never matched here.
-const Location* find_location(const Server& server, std::string_view path, Captures* captures);
+// matches. Named locations are never matched here. `slash_redirect`, when
+// given, tells whether the path is a location's without its trailing slash
+// and that location redirects there (auto_redirect): the location returned
+// is then that one, and the request gets the 301.
+const Location* find_location(const Server& server, std::string_view path, Captures* captures,
+                              bool* slash_redirect = nullptr);
 
 // A named location ("@name") of the server, or nullptr.
 const Location* find_named_location(const Server& server, std::string_view name);
