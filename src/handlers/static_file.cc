@@ -233,7 +233,6 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
                          std::string_view content_encoding = {}, bool vary = false) {
   const config::LocationSettings& s = ex.settings();
   const http::OpenFile& f = *file;
-  const bool get = ex.req.method == Method::get;
 
   char etag_buf[http::kMaxEtagLen];
   const size_t etag_len = s.etag ? http::format_etag(f.mtime, f.size, etag_buf) : 0;
@@ -268,16 +267,21 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
   if (!type.empty()) head.add("Content-Type", std::string(type));
   head.add("Last-Modified", std::string(date));
   if (!etag.empty()) head.add("ETag", std::string(etag));
-  // 0: no ranges, and no Accept-Ranges (nor where SSI or addition rewrite the body).
-  const uint32_t max_ranges =
-      ex.subrequest_depth == 0 && ssi::rewrites_body(s, type) ? 0 : s.core.max_ranges;
-  if (err_status == 0 && max_ranges > 0) head.add("Accept-Ranges", "bytes");
   if (vary) head.add("Vary", "Accept-Encoding");
   if (!content_encoding.empty()) head.add("Content-Encoding", std::string(content_encoding));
   head.content_length = f.size;
+  // 0: no ranges, and no Accept-Ranges: where SSI or addition rewrite the
+  // body, or gzip (brotli, zstd, gunzip) will code it, as nginx's range
+  // filter finds ranges turned off by the filters before it.
+  const uint32_t max_ranges =
+      (ex.subrequest_depth == 0 && ssi::rewrites_body(s, type)) || compression::changes_body(ex, head)
+          ? 0
+          : s.core.max_ranges;
+  if (err_status == 0 && max_ranges > 0) head.add("Accept-Ranges", "bytes");
   if (ex.req.method == Method::head) ex.header_only = true;
 
-  const http::Header* range = get && err_status == 0 && max_ranges > 0 ? ex.req.find(HeaderToken::range) : nullptr;
+  // A HEAD gets the head a GET would: a 206 with the range's length, as nginx's range filter.
+  const http::Header* range = err_status == 0 && max_ranges > 0 ? ex.req.find(HeaderToken::range) : nullptr;
   if (range != nullptr && if_range_holds(ex, f, etag)) {
     std::vector<http::ByteRange> ranges;
     switch (http::parse_range(range->value, f.size, ranges, http::range_limit(max_ranges))) {
