@@ -366,6 +366,10 @@ struct Config {
 
   // http context
   std::map<std::string, std::shared_ptr<const LogFormat>> log_formats;  // has "combined"
+  // Every access_log file the http block names (and the default one where
+  // a server uses it), once each: created at start, -t and reload, as nginx
+  // opens them all then (log/access_log_files).
+  std::vector<std::string> access_log_files;
   std::vector<std::shared_ptr<const Server>> servers;
   std::vector<ListenGroup> listen_groups;
   std::vector<std::shared_ptr<const UpstreamGroupConfig>> upstreams;

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <thread>
@@ -277,6 +278,15 @@ Status set_server_tokens(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
+}  // namespace
+
+void note_access_log_file(Config& cfg, const std::string& path) {
+  auto& files = cfg.access_log_files;
+  if (std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
+}
+
+namespace {
+
 Status set_access_log(Compiler& c, Scope& s, const Node& n) {
   LocationSettings& ls = *s.settings;
   if (!s.access_log_here) {
@@ -298,6 +308,7 @@ Status set_access_log(Compiler& c, Scope& s, const Node& n) {
     log.path = n.args[0];
   } else {
     log.path = c.full_path(n.args[0]);
+    note_access_log_file(c.cfg(), log.path);
   }
   std::string fmt = n.args.size() > 1 ? n.args[1] : "combined";
   auto it = c.cfg().log_formats.find(fmt);

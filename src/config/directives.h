@@ -97,6 +97,9 @@ struct DirectiveSpec {
 
 const DirectiveSpec* find_directive(std::string_view name);
 
+// Adds an access_log file to Config::access_log_files (once).
+void note_access_log_file(Config& cfg, const std::string& path);
+
 // Each module's directive table lives in its own file.
 std::span<const DirectiveSpec> ssl_directives();    // directives_ssl.cc
 std::span<const DirectiveSpec> proxy_directives();  // directives_proxy.cc

@@ -290,6 +290,14 @@ Status Compiler::http(const Node& n) {
   if (!st) return st;
   st = block(http_children_, scope);
   if (!st) return st;
+  // nginx makes the default access log where a server inherits no
+  // access_log from the http block and sets none of its own.
+  if (!scope.access_log_here) {
+    const std::string& fallback = proto.settings.access_logs.front().path;
+    for (const auto& srv : cfg_.servers)
+      for (const auto& l : srv->settings.access_logs)
+        if (l.path == fallback) note_access_log_file(cfg_, fallback);
+  }
   return finish_upstream_resolvers(cfg_, proto.settings);
 }
 
