@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -206,6 +207,7 @@ struct LocationSettings {
   int64_t client_max_body_size = 1 << 20;  // 0: unlimited
   size_t client_body_buffer_size = 16 * 1024;
   std::string client_body_temp_path;  // "<prefix>client_body_temp" after load
+  std::array<uint8_t, 3> client_body_temp_levels{};  // its LEVEL arguments (core/temp_file); 0: none
   Ms client_body_timeout{60'000};
   Ms send_timeout{60'000};
   bool server_tokens = true;
