@@ -20,6 +20,7 @@
 #include "core/systemd_notify.h"
 #include "modules/metrics/worker_metrics.h"
 #include "core/worker.h"
+#include "log/access_log_files.h"
 #include "log/error_log.h"
 #include "net/listener.h"
 #include "stream/stream_config.h"
@@ -132,7 +133,9 @@ int parse_args(int argc, char** argv, Options& o) {
   return -1;
 }
 
-torii::Result<ConfigPtr> load(const Options& o) {
+// `open_files`: create the access_log files, as nginx does on every load
+// but a signaller's (-s).
+torii::Result<ConfigPtr> load(const Options& o, bool open_files = true) {
   torii::config::load_warnings().clear();
   auto cfg = torii::config::load(o.conf, o.prefix, o.directives);
   for (const auto& w : torii::config::load_warnings()) {
@@ -140,11 +143,14 @@ torii::Result<ConfigPtr> load(const Options& o) {
     if (torii::log::enabled(torii::config::LogLevel::warn)) TORII_LOG(warn, "%s", w.c_str());
     else fprintf(stderr, "torii: [warn] %s\n", w.c_str());
   }
+  if (cfg && open_files) {
+    if (auto created = torii::log::create_access_log_files(**cfg); !created) return torii::Error{created.error()};
+  }
   return cfg;
 }
 
 int send_signal(const Options& o) {
-  auto cfg = load(o);
+  auto cfg = load(o, false);
   if (!cfg) {
     fprintf(stderr, "torii: [emerg] %s\n", cfg.error().c_str());
     return 1;

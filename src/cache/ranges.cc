@@ -5,6 +5,7 @@
 
 #include "http/exchange.h"
 #include "http/range_response.h"
+#include "modules/compression/compression_filter.h"
 
 namespace torii::cache {
 
@@ -12,6 +13,8 @@ const http::Header* applicable_range(const http::Exchange& ex, const http::Respo
   const http::Header* range = ex.req.find(http::HeaderToken::range);
   if (!range || head.status != 200 || !head.find("Accept-Ranges")) return nullptr;
   if (ex.settings().core.max_ranges == 0) return nullptr;  // max_ranges 0: ranges off
+  // gzip (or gunzip) will code the body: nginx's gzip filter turns ranges off.
+  if (compression::changes_body(ex, head)) return nullptr;
   const http::Header* if_range = ex.req.find(http::HeaderToken::if_range);
   if (!if_range) return range;
   const std::string* etag = head.find("ETag");

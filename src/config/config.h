@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -206,6 +207,7 @@ struct LocationSettings {
   int64_t client_max_body_size = 1 << 20;  // 0: unlimited
   size_t client_body_buffer_size = 16 * 1024;
   std::string client_body_temp_path;  // "<prefix>client_body_temp" after load
+  std::array<uint8_t, 3> client_body_temp_levels{};  // its LEVEL arguments (core/temp_file); 0: none
   Ms client_body_timeout{60'000};
   Ms send_timeout{60'000};
   bool server_tokens = true;
@@ -265,6 +267,9 @@ struct Location {
   // An `if` block inside a location: the settings a request runs under once
   // the condition held (match, pattern and regex are its location's).
   bool is_if = false;
+  // nginx's auto_redirect: a "/foo/" location whose own block has a *_pass
+  // answers a request for "/foo" with a 301 to "/foo/" (find_location).
+  bool auto_redirect = false;
 };
 
 struct ServerName {
@@ -363,6 +368,10 @@ struct Config {
 
   // http context
   std::map<std::string, std::shared_ptr<const LogFormat>> log_formats;  // has "combined"
+  // Every access_log file the http block names (and the default one where
+  // a server uses it), once each: created at start, -t and reload, as nginx
+  // opens them all then (log/access_log_files).
+  std::vector<std::string> access_log_files;
   std::vector<std::shared_ptr<const Server>> servers;
   std::vector<ListenGroup> listen_groups;
   std::vector<std::shared_ptr<const UpstreamGroupConfig>> upstreams;
@@ -410,8 +419,12 @@ struct Captures {
 // else the longest prefix; if it is ^~ it wins, else regexes (nested ones
 // of the longest prefix first, then top-level in file order) are tried and
 // the first match wins; else the longest prefix. Returns nullptr if nothing
-// matches. Named locations are never matched here.
-const Location* find_location(const Server& server, std::string_view path, Captures* captures);
+// matches. Named locations are never matched here. `slash_redirect`, when
+// given, tells whether the path is a location's without its trailing slash
+// and that location redirects there (auto_redirect): the location returned
+// is then that one, and the request gets the 301.
+const Location* find_location(const Server& server, std::string_view path, Captures* captures,
+                              bool* slash_redirect = nullptr);
 
 // A named location ("@name") of the server, or nullptr.
 const Location* find_named_location(const Server& server, std::string_view name);

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <thread>
@@ -277,6 +278,15 @@ Status set_server_tokens(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
+}  // namespace
+
+void note_access_log_file(Config& cfg, const std::string& path) {
+  auto& files = cfg.access_log_files;
+  if (std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
+}
+
+namespace {
+
 Status set_access_log(Compiler& c, Scope& s, const Node& n) {
   LocationSettings& ls = *s.settings;
   if (!s.access_log_here) {
@@ -298,6 +308,7 @@ Status set_access_log(Compiler& c, Scope& s, const Node& n) {
     log.path = n.args[0];
   } else {
     log.path = c.full_path(n.args[0]);
+    note_access_log_file(c.cfg(), log.path);
   }
   std::string fmt = n.args.size() > 1 ? n.args[1] : "combined";
   auto it = c.cfg().log_formats.find(fmt);
@@ -537,13 +548,9 @@ Status set_server_name(Compiler&, Scope& s, const Node& n) {
 // ---- location content -------------------------------------------------------
 
 // client_body_temp_path PATH [LEVEL1 [LEVEL2 [LEVEL3]]]: the levels spread
-// nginx's named files over subfolders; ours have no names, so they are
-// checked and otherwise unused.
+// the body files over subfolders (core/temp_file), as nginx's.
 Status set_client_body_temp_path(Compiler& c, Scope& s, const Node& n) {
-  if (n.args.size() > 4) return node_error(n, "invalid number of arguments in \"client_body_temp_path\" directive");
-  for (size_t i = 1; i < n.args.size(); ++i) {
-    if (n.args[i] != "1" && n.args[i] != "2") return invalid_value(n, n.args[i]);
-  }
+  if (auto st = parse_temp_levels(n, s.settings->client_body_temp_levels); !st) return st;
   std::string p = c.full_path(n.args[0]);
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   s.settings->client_body_temp_path = std::move(p);
@@ -890,6 +897,20 @@ void classify_server_name(std::string name, ServerName& sn) {
     sn.kind = ServerName::Kind::exact;
     sn.name = name;
   }
+}
+
+Status parse_temp_levels(const Node& n, std::array<uint8_t, 3>& out) {
+  // nginx's ngx_conf_set_path_slot: each level a positive number, ten digits in all.
+  if (n.args.size() > 4) return node_error(n, "invalid number of arguments in " + q(n.name) + " directive");
+  out = {};
+  uint64_t digits = 0;
+  for (size_t i = 1; i < n.args.size(); ++i) {
+    uint64_t level = 0;
+    if (!parse_number(n.args[i], level) || level == 0 || (digits += level) > 10)
+      return node_error(n, q(n.name) + " directive invalid value");
+    out[i - 1] = static_cast<uint8_t>(level);
+  }
+  return Ok{};
 }
 
 bool parse_number(std::string_view s, uint64_t& out) {

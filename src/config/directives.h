@@ -97,6 +97,9 @@ struct DirectiveSpec {
 
 const DirectiveSpec* find_directive(std::string_view name);
 
+// Adds an access_log file to Config::access_log_files (once).
+void note_access_log_file(Config& cfg, const std::string& path);
+
 // Each module's directive table lives in its own file.
 std::span<const DirectiveSpec> ssl_directives();    // directives_ssl.cc
 std::span<const DirectiveSpec> proxy_directives();  // directives_proxy.cc
@@ -224,6 +227,9 @@ class Compiler {
 void classify_server_name(std::string name, ServerName& sn);
 
 bool parse_number(std::string_view s, uint64_t& out);
+// The LEVEL arguments after a *_temp_path's PATH (at most three, ten digits
+// in all), or nginx's error.
+Status parse_temp_levels(const Node& n, std::array<uint8_t, 3>& out);
 bool parse_size(std::string_view s, int64_t& out);    // "10", "1k", "8M", "1g"
 bool parse_time_ms(std::string_view s, int64_t& out);  // "90" (s), "500ms", "1h30m", "1y"
 

@@ -62,19 +62,15 @@ Status set_store_access(Compiler&, Scope& s, const Node& n) {
 }
 
 // *_temp_path PATH [L1 [L2 [L3]]]: where a stored response is written
-// before its rename. The levels are checked as nginx does (each at least
-// 1, ten digits in all); files go straight into PATH.
+// before its rename, spread over level folders as nginx's (core/temp_file).
 Status set_temp_path(Compiler& c, Scope& s, const Node& n) {
-  if (n.args.size() > 4) return node_error(n, "invalid number of arguments in " + q(n.name) + " directive");
-  uint64_t digits = 0;
-  for (size_t i = 1; i < n.args.size(); ++i) {
-    uint64_t level = 0;
-    if (!parse_number(n.args[i], level) || level == 0 || (digits += level) > 10)
-      return node_error(n, q(n.name) + " directive invalid value");
-  }
+  std::array<uint8_t, 3> levels{};
+  if (auto st = parse_temp_levels(n, levels); !st) return st;
   std::string path = c.full_path(n.args[0]);
   while (path.size() > 1 && path.back() == '/') path.pop_back();
-  edit_upstream_settings(s, n.name).temp_path = std::move(path);
+  ProxyConfig& p = edit_upstream_settings(s, n.name);
+  p.temp_path = std::move(path);
+  p.temp_levels = levels;
   return Ok{};
 }
 

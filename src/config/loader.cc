@@ -73,6 +73,17 @@ bool is_static(Location::Match m) {
   return m == Location::Match::exact || m == Location::Match::prefix || m == Location::Match::prefix_no_regex;
 }
 
+// A block of its own with proxy_pass, fastcgi_pass... (not one inherited,
+// nor one inside an `if`): nginx sets auto_redirect on such a location.
+bool passes_upstream(const std::vector<Node>& directives) {
+  static constexpr std::string_view kPasses[] = {"proxy_pass", "fastcgi_pass", "uwsgi_pass",
+                                                 "scgi_pass",  "memcached_pass", "grpc_pass"};
+  for (const auto& d : directives)
+    for (std::string_view p : kPasses)
+      if (d.name == p) return true;
+  return false;
+}
+
 // nginx's built-in table when no "types" block is given.
 MimeTypes builtin_types() {
   return {{"html", "text/html"}, {"gif", "image/gif"}, {"jpg", "image/jpeg"}};
@@ -279,6 +290,14 @@ Status Compiler::http(const Node& n) {
   if (!st) return st;
   st = block(http_children_, scope);
   if (!st) return st;
+  // nginx makes the default access log where a server inherits no
+  // access_log from the http block and sets none of its own.
+  if (!scope.access_log_here) {
+    const std::string& fallback = proto.settings.access_logs.front().path;
+    for (const auto& srv : cfg_.servers)
+      for (const auto& l : srv->settings.access_logs)
+        if (l.path == fallback) note_access_log_file(cfg_, fallback);
+  }
   return finish_upstream_resolvers(cfg_, proto.settings);
 }
 
@@ -383,6 +402,7 @@ Status Compiler::location(Scope& parent, const Node& n) {
   scope.location = &loc;
   auto st = block(n.children, scope);
   if (!st) return st;
+  loc.auto_redirect = is_static(loc.match) && loc.pattern.back() == '/' && passes_upstream(n.children);
   siblings.push_back(std::make_shared<const Location>(std::move(loc)));
   return Ok{};
 }

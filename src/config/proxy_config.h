@@ -4,6 +4,7 @@
 // inherited so that a server-level proxy_set_header reaches its locations.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -156,6 +157,7 @@ struct ProxyConfig {
   Template store_path;
   uint16_t store_access = 0600;  // *_store_access (folders add x where r)
   std::string temp_path;         // *_temp_path; "<prefix><module>_temp" once *_store is on
+  std::array<uint8_t, 3> temp_levels{};  // its LEVEL arguments (core/temp_file); 0: none
 };
 
 }  // namespace torii::config

@@ -299,7 +299,7 @@ void ProxySession::start() {
   }
   phase_ = Phase::reading_client_body;
   const auto& settings = ex_.settings();
-  body_.emplace(settings.client_body_buffer_size, settings.client_body_temp_path);
+  body_.emplace(settings.client_body_buffer_size, settings.client_body_temp_path, settings.client_body_temp_levels);
   ex_.read_body(this);  // on_body_end starts the first try
 }
 

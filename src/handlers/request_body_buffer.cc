@@ -10,21 +10,24 @@ namespace torii::handlers {
 
 namespace {
 
-// A nameless file in `dir`, made on first use like nginx's temp paths.
-int open_temp_file(const std::string& dir, const char*& what) {
+// A nameless file in `dir` (in the level folder the process's next temp
+// number hashes to), folders made on first use like nginx's temp paths.
+int open_temp_file(const std::string& dir, const core::TempLevels& levels, const char*& what) {
+  const std::string name = core::hashed_temp_name(dir, levels, core::next_temp_number());
+  const std::string folder = name.substr(0, name.rfind('/'));
   for (int attempt = 0; attempt < 2; ++attempt) {
-    int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd >= 0) return fd;
     if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) {
       // No O_TMPFILE on this file system: a named file, unlinked at once.
-      std::string tmpl = dir + "/torii-body-XXXXXX";
+      std::string tmpl = folder + "/torii-body-XXXXXX";
       fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
       if (fd >= 0) {
         ::unlink(tmpl.c_str());
         return fd;
       }
     }
-    if (errno != ENOENT || attempt > 0 || ::mkdir(dir.c_str(), 0700) != 0) break;
+    if (errno != ENOENT || attempt > 0 || !core::make_temp_folders(dir, levels, name)) break;
   }
   what = "open() temporary file";
   return -1;
@@ -49,7 +52,7 @@ bool RequestBodyBuffer::append(std::string_view data) {
 }
 
 bool RequestBodyBuffer::spill() {
-  fd_ = open_temp_file(temp_dir_, what_);
+  fd_ = open_temp_file(temp_dir_, temp_levels_, what_);
   if (fd_ < 0) return false;
   if (!write_all(memory_)) return false;
   std::string().swap(memory_);

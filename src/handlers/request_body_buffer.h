@@ -10,12 +10,16 @@
 #include <string>
 #include <string_view>
 
+#include "core/temp_file.h"
+
 namespace torii::handlers {
 
 class RequestBodyBuffer {
  public:
-  RequestBodyBuffer(size_t memory_limit, std::string temp_dir)
-      : memory_limit_(memory_limit), temp_dir_(std::move(temp_dir)) {}
+  // `temp_levels`: client_body_temp_path's level folders, which the
+  // nameless file goes into as nginx's named one would (core/temp_file).
+  RequestBodyBuffer(size_t memory_limit, std::string temp_dir, const core::TempLevels& temp_levels = {})
+      : memory_limit_(memory_limit), temp_dir_(std::move(temp_dir)), temp_levels_(temp_levels) {}
   ~RequestBodyBuffer();
   RequestBodyBuffer(const RequestBodyBuffer&) = delete;
   RequestBodyBuffer& operator=(const RequestBodyBuffer&) = delete;
@@ -37,6 +41,7 @@ class RequestBodyBuffer {
 
   size_t memory_limit_;
   std::string temp_dir_;
+  core::TempLevels temp_levels_;
   std::string memory_;
   int fd_ = -1;
   int64_t size_ = 0;

@@ -21,6 +21,7 @@
 #include "http/if_modified_since.h"
 #include "http/range.h"
 #include "http/range_response.h"
+#include "http/slash_redirect.h"
 #include "modules/ssi/ssi_filter.h"
 #include "http/special_response.h"
 #include "http/variables.h"
@@ -84,40 +85,6 @@ HandlerResult open_failed(const Exchange& ex, const std::string& path, int err) 
 
 // ---- redirects -----------------------------------------------------------
 
-// A decoded path made safe for a Location header: anything that is not
-// plainly allowed in a URI path (controls, spaces, '%', '?', '#', non-ASCII)
-// is percent-encoded, so a "%0d%0a" in the request can't split headers.
-void append_escaped_path(std::string& out, std::string_view path) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  for (const char ch : path) {
-    const auto c = static_cast<unsigned char>(ch);
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                       std::strchr("-._~/!$&'()*+,;=:@", c) != nullptr;
-    if (plain && c != 0) {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-}
-
-// The query as received, minus anything that could break a header line
-// (a codec should have refused those already).
-void append_query(std::string& out, std::string_view q) {
-  for (const char ch : q) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c <= 0x20 || c == 0x7f) {
-      char buf[4];
-      std::snprintf(buf, sizeof buf, "%%%02X", c);
-      out.append(buf);
-    } else {
-      out.push_back(ch);
-    }
-  }
-}
-
 // An internal redirect keeps the request's arguments unless the new URI
 // brings its own (nginx's rule for index and try_files).
 HandlerResult redirect_with_args(const Exchange& ex, std::string uri) {
@@ -129,16 +96,7 @@ HandlerResult redirect_with_args(const Exchange& ex, std::string uri) {
 }
 
 HandlerResult directory_redirect(Exchange& ex) {
-  std::string location;
-  location.reserve(ex.req.path.size() + ex.req.query.size() + 8);
-  append_escaped_path(location, ex.req.path);
-  location.push_back('/');
-  if (ex.req.has_query) {
-    location.push_back('?');
-    append_query(location, ex.req.query);
-  }
-  // nginx's absolute_redirect (on by default) sends scheme://host[:port].
-  ex.response.add("Location", http::absolute_location(ex, location));
+  ex.response.add("Location", http::slash_redirect_location(ex));
   return HandlerResult::error(301);
 }
 
@@ -275,7 +233,6 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
                          std::string_view content_encoding = {}, bool vary = false) {
   const config::LocationSettings& s = ex.settings();
   const http::OpenFile& f = *file;
-  const bool get = ex.req.method == Method::get;
 
   char etag_buf[http::kMaxEtagLen];
   const size_t etag_len = s.etag ? http::format_etag(f.mtime, f.size, etag_buf) : 0;
@@ -310,16 +267,21 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
   if (!type.empty()) head.add("Content-Type", std::string(type));
   head.add("Last-Modified", std::string(date));
   if (!etag.empty()) head.add("ETag", std::string(etag));
-  // 0: no ranges, and no Accept-Ranges (nor where SSI or addition rewrite the body).
-  const uint32_t max_ranges =
-      ex.subrequest_depth == 0 && ssi::rewrites_body(s, type) ? 0 : s.core.max_ranges;
-  if (err_status == 0 && max_ranges > 0) head.add("Accept-Ranges", "bytes");
   if (vary) head.add("Vary", "Accept-Encoding");
   if (!content_encoding.empty()) head.add("Content-Encoding", std::string(content_encoding));
   head.content_length = f.size;
+  // 0: no ranges, and no Accept-Ranges: where SSI or addition rewrite the
+  // body, or gzip (brotli, zstd, gunzip) will code it, as nginx's range
+  // filter finds ranges turned off by the filters before it.
+  const uint32_t max_ranges =
+      (ex.subrequest_depth == 0 && ssi::rewrites_body(s, type)) || compression::changes_body(ex, head)
+          ? 0
+          : s.core.max_ranges;
+  if (err_status == 0 && max_ranges > 0) head.add("Accept-Ranges", "bytes");
   if (ex.req.method == Method::head) ex.header_only = true;
 
-  const http::Header* range = get && err_status == 0 && max_ranges > 0 ? ex.req.find(HeaderToken::range) : nullptr;
+  // A HEAD gets the head a GET would: a 206 with the range's length, as nginx's range filter.
+  const http::Header* range = err_status == 0 && max_ranges > 0 ? ex.req.find(HeaderToken::range) : nullptr;
   if (range != nullptr && if_range_holds(ex, f, etag)) {
     std::vector<http::ByteRange> ranges;
     switch (http::parse_range(range->value, f.size, ranges, http::range_limit(max_ranges))) {

@@ -8,6 +8,7 @@
 #include "config/proxy_config.h"
 #include "handlers/open_file_cache.h"
 #include "core/ascii.h"
+#include "core/temp_file.h"
 #include "http/date.h"
 #include "http/document_root.h"
 #include "http/exchange.h"
@@ -23,10 +24,10 @@ std::unique_ptr<ResponseStore> ResponseStore::begin(const http::Exchange& ex, co
                                                     const http1::ParsedResponse& r) {
   if (cfg.store == config::ProxyConfig::Store::off || r.status != 200) return nullptr;
   std::string temp;
-  const int fd = dav::create_temp_file(cfg.temp_path, temp);
+  const int fd = core::create_temp_file(cfg.temp_path, cfg.temp_levels, temp);
   if (fd < 0) {
     const int err = errno;
-    TORII_LOG(crit, "open() \"%s\" failed (%d: %s)%s", (cfg.temp_path + "/").c_str(), err, std::strerror(err),
+    TORII_LOG(crit, "open() \"%s\" failed (%d: %s)%s", temp.c_str(), err, std::strerror(err),
               http::log_context(ex).c_str());
     return nullptr;
   }

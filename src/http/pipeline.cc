@@ -18,6 +18,7 @@
 #include "handlers/proxy.h"
 #include "handlers/static_file.h"
 #include "http/exchange.h"
+#include "http/slash_redirect.h"
 #include "http/special_response.h"
 #include "http/variables.h"
 #include "http/log_context.h"
@@ -155,8 +156,9 @@ bool before_content(Exchange& ex, bool server_phase) {
       server_phase = false;
       if (rewrite::run_server(ex) == rewrite::Outcome::responded) return false;
     }
+    bool slash_redirect = false;
     if (!ex.location || ex.location->match != config::Location::Match::named) {
-      ex.location = config::find_location(*ex.server, ex.req.path, &ex.captures);
+      ex.location = config::find_location(*ex.server, ex.req.path, &ex.captures, &slash_redirect);
       if (ex.location && ex.location->regex && !ex.location->regex->named().empty())
         rewrite::assign_named_captures(*ex.location->regex, ex);
     }
@@ -169,6 +171,10 @@ bool before_content(Exchange& ex, bool server_phase) {
                 static_cast<long long>(ex.req.content_length), log_context(ex).c_str());
       ex.close_connection = true;
       send_error(ex, 413);
+      return false;
+    }
+    if (slash_redirect) {  // nginx's auto_redirect, after the same two checks
+      send_slash_redirect(ex);
       return false;
     }
     // A method limit_except does not list runs under the limit_except

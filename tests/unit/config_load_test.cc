@@ -508,7 +508,8 @@ TEST(ConfigLoad, ClientBodyTempPath) {
   auto cfg = load_ok("http { client_body_temp_path bodies/ 1 2; server { location /up { } } }");
   ASSERT_TRUE(cfg);
   const auto& srv = *cfg->servers[0];
-  EXPECT_EQ(srv.settings.client_body_temp_path, "/p/bodies");  // under the prefix; levels accepted
+  EXPECT_EQ(srv.settings.client_body_temp_path, "/p/bodies");  // under the prefix
+  EXPECT_EQ(srv.settings.client_body_temp_levels, (std::array<uint8_t, 3>{1, 2, 0}));
   EXPECT_EQ(srv.locations.front()->settings.client_body_temp_path, "/p/bodies");  // inherited
 }
 
@@ -645,7 +646,8 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http { server { location ~ /x {\nproxy_pass http://127.0.0.1:1/u; } } }",
        "string:2: \"proxy_pass\" cannot have URI part in location given by regular expression, or inside named "
        "location, or inside \"if\" statement, or inside \"limit_except\" block"},
-      {"http {\nclient_body_temp_path /t 1 3; }", "string:2: invalid value \"3\" in \"client_body_temp_path\" directive"},
+      {"http {\nclient_body_temp_path /t 1 9 1; }", "string:2: \"client_body_temp_path\" directive invalid value"},
+      {"http {\nclient_body_temp_path /t 0; }", "string:2: \"client_body_temp_path\" directive invalid value"},
       {"http {\nclient_body_temp_path /t 1 2 2 1; }",
        "string:2: invalid number of arguments in \"client_body_temp_path\" directive"},
       {"http {\ngzip_comp_level 10; }", "string:2: value must be between 1 and 9"},

@@ -421,31 +421,30 @@ void body_changes(ResponseHead& head) {
   http::weaken_etag(head);  // nginx 1.7.3+: an encoded body is not the same bytes
 }
 
-// gunzip: a gzip body for a client that may not get gzip is decoded.
-std::shared_ptr<http::ResponseSink> gunzip_filter(const CompressionConfig& cfg, Exchange& ex, ResponseHead& head,
-                                                  http::ResponseSink& next) {
-  if (cfg.vary) add_vary(head);
-  const bool gzip_ok = parse_accept_encoding(accept_encoding_of(ex)).quality(Coding::gzip) > 0 &&
-                       request_rules_allow(cfg, ex, head);
-  if (gzip_ok) return nullptr;
-  head.remove("Content-Encoding");
-  body_changes(head);
-  if (ex.header_only) return nullptr;
-  const size_t emit_at = size_t(cfg.gunzip_buffers_number) * size_t(cfg.gunzip_buffers_size);
-  return std::make_shared<CompressSink>(ex, next, Coding::identity, 0, -1, emit_at);
-}
+// What the header filter does with a head: leave the body alone, decode it
+// (gunzip: a gzip body for a client that may not get gzip) or encode it.
+struct Decision {
+  enum class Kind : uint8_t { keep, gunzip, encode };
+  Kind kind = Kind::keep;
+  Coding coding = Coding::identity;
+  bool vary = false;  // the response depends on Accept-Encoding, whatever this client gets
+};
 
-}  // namespace
-
-std::shared_ptr<http::ResponseSink> header_filter(Exchange& ex, ResponseHead& head, http::ResponseSink& next) {
-  const CompressionConfig& cfg = *ex.settings().compression;
-  if (!cfg.any_on()) return nullptr;
+Decision decide(const CompressionConfig& cfg, const Exchange& ex, const ResponseHead& head) {
+  Decision d;
+  if (!cfg.any_on()) return d;
   if (cfg.gunzip) {
     const std::string* ce = head.find("Content-Encoding");
-    if (ce && strcasecmp(ce->c_str(), "gzip") == 0) return gunzip_filter(cfg, ex, head, next);
+    if (ce && strcasecmp(ce->c_str(), "gzip") == 0) {
+      d.vary = cfg.vary;
+      const bool gzip_ok = parse_accept_encoding(accept_encoding_of(ex)).quality(Coding::gzip) > 0 &&
+                           request_rules_allow(cfg, ex, head);
+      if (!gzip_ok) d.kind = Decision::Kind::gunzip;
+      return d;
+    }
   }
-  if (head.status != 200 && head.status != 403 && head.status != 404) return nullptr;
-  if (const std::string* ce = head.find("Content-Encoding"); ce && !ce->empty()) return nullptr;
+  if (head.status != 200 && head.status != 403 && head.status != 404) return d;
+  if (const std::string* ce = head.find("Content-Encoding"); ce && !ce->empty()) return d;
 
   const std::string* ct = head.find("Content-Type");
   const std::string_view type = ct ? std::string_view(*ct) : std::string_view();
@@ -456,15 +455,35 @@ std::shared_ptr<http::ResponseSink> header_filter(Exchange& ex, ResponseHead& he
   if (eligible(cfg.zstd.on, cfg.zstd.types, cfg.zstd.min_length)) offer.codings[offer.count++] = Coding::zstd;
   if (eligible(cfg.brotli.on, cfg.brotli.types, cfg.brotli.min_length)) offer.codings[offer.count++] = Coding::br;
   if (eligible(cfg.gzip, cfg.gzip_types, cfg.min_length)) offer.codings[offer.count++] = Coding::gzip;
-  if (offer.count == 0) return nullptr;
-
-  // The response depends on Accept-Encoding from here on, whatever this
-  // client gets.
-  if (cfg.vary) add_vary(head);
-
+  if (offer.count == 0) return d;
+  d.vary = cfg.vary;
   const Coding coding = choose(parse_accept_encoding(accept_encoding_of(ex)), offer);
-  if (coding == Coding::identity || !request_rules_allow(cfg, ex, head)) return nullptr;
+  if (coding == Coding::identity || !request_rules_allow(cfg, ex, head)) return d;
+  d.kind = Decision::Kind::encode;
+  d.coding = coding;
+  return d;
+}
 
+}  // namespace
+
+std::shared_ptr<http::ResponseSink> header_filter(Exchange& ex, ResponseHead& head, http::ResponseSink& next) {
+  const CompressionConfig& cfg = *ex.settings().compression;
+  const Decision d = decide(cfg, ex, head);
+  if (d.vary) add_vary(head);
+  switch (d.kind) {
+    case Decision::Kind::keep:
+      return nullptr;
+    case Decision::Kind::gunzip: {
+      head.remove("Content-Encoding");
+      body_changes(head);
+      if (ex.header_only) return nullptr;
+      const size_t emit_at = size_t(cfg.gunzip_buffers_number) * size_t(cfg.gunzip_buffers_size);
+      return std::make_shared<CompressSink>(ex, next, Coding::identity, 0, -1, emit_at);
+    }
+    case Decision::Kind::encode:
+      break;
+  }
+  const Coding coding = d.coding;
   const int64_t length = head.content_length;
   head.add("Content-Encoding", std::string(coding_name(coding)));
   body_changes(head);
@@ -475,6 +494,12 @@ std::shared_ptr<http::ResponseSink> header_filter(Exchange& ex, ResponseHead& he
   ex.compressed_in = 0;
   ex.compressed_out = 0;
   return std::make_shared<CompressSink>(ex, next, coding, level, length, emit_at);
+}
+
+bool changes_body(const Exchange& ex, const ResponseHead& head) {
+  // Exchange::send_head runs the filter only for a main request.
+  if (!ex.settings().compression || ex.subrequest_depth != 0) return false;
+  return decide(*ex.settings().compression, ex, head).kind != Decision::Kind::keep;
 }
 
 Precompressed open_precompressed(Exchange& ex, const std::string& path, const OpenFn& open, bool& vary) {

@@ -36,6 +36,12 @@ namespace torii::compression {
 std::shared_ptr<http::ResponseSink> header_filter(http::Exchange& ex, http::ResponseHead& head,
                                                   http::ResponseSink& next);
 
+// Whether header_filter would encode or decode the body of a response with
+// `head`, which then loses its length and ranges. A handler that answers
+// ranges itself asks first: in nginx the gzip (and gunzip) filter clears
+// Accept-Ranges, so the range filter after it sends the whole 200.
+bool changes_body(const http::Exchange& ex, const http::ResponseHead& head);
+
 // gzip_static, brotli_static, zstd_static: the precompressed file beside
 // `path` (path.gz, .br, .zst) to serve instead, in the order of the
 // client's q-values and then the server's (zstd, br, gzip); `always` serves

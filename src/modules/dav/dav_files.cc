@@ -228,20 +228,4 @@ failed:
   return false;
 }
 
-// A new file in `dir` named as nginx names its temporary files (ten
-// digits), made with O_EXCL so two uploads never share one.
-int create_temp_file(const std::string& dir, std::string& name) {
-  static std::atomic<uint32_t> next{static_cast<uint32_t>(::getpid()) * 7919u};
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    char digits[16];
-    std::snprintf(digits, sizeof digits, "/%010u", next.fetch_add(1));
-    name = dir + digits;
-    const int fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0) return fd;
-    if (errno == ENOENT && attempt == 0 && ::mkdir(dir.c_str(), 0700) == 0) continue;
-    if (errno != EEXIST) return -1;
-  }
-  return -1;
-}
-
 }  // namespace torii::dav

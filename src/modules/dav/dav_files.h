@@ -51,9 +51,4 @@ struct RenameOptions {
 };
 bool rename_file(const http::Exchange& ex, const std::string& from, const std::string& to, const RenameOptions& o);
 
-// A new file in `dir` (made when missing) named as nginx names its
-// temporary files (ten digits), opened O_EXCL with mode 0600: its
-// descriptor, `name` set; -1 with errno on failure.
-int create_temp_file(const std::string& dir, std::string& name);
-
 }  // namespace torii::dav

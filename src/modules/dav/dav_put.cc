@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/event_loop.h"
+#include "core/temp_file.h"
 #include "http/date.h"
 #include "http/document_root.h"
 #include "http/exchange.h"
@@ -131,8 +132,8 @@ void start_put(Exchange& ex) {
     return;
   }
   std::string temp;
-  const std::string& dir = ex.settings().client_body_temp_path;
-  const int fd = create_temp_file(dir, temp);
+  const config::LocationSettings& s = ex.settings();
+  const int fd = core::create_temp_file(s.client_body_temp_path, s.client_body_temp_levels, temp);
   if (fd < 0) {
     TORII_LOG(crit, "open() \"%s\" failed (%d: %s)%s", temp.c_str(), errno, std::strerror(errno), http::log_context(ex).c_str());
     http::send_error(ex, 500);

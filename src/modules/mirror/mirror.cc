@@ -29,7 +29,8 @@ void start_mirrors(http::Exchange& ex, const config::MirrorConfig& m) {
 struct BodyRead final : http::Exchange::HandlerState, http::BodyReader {
   BodyRead(http::Exchange& e, const config::MirrorConfig& m)
       : ex(e), mirror(m), body(std::make_shared<StoredBody>(e.settings().client_body_buffer_size,
-                                                             e.settings().client_body_temp_path)) {}
+                                                             e.settings().client_body_temp_path,
+                                                             e.settings().client_body_temp_levels)) {}
 
   bool on_body_data(std::string_view data) override {
     if (failed) return true;  // answered: the rest is read and dropped
