@@ -22,6 +22,7 @@
 #include "config/core_settings.h"
 #include "config/dav_config.h"
 #include "config/limits_config.h"
+#include "config/mp4_config.h"
 #include "config/process_settings.h"
 #include "config/template.h"
 #include "core/result.h"
@@ -253,6 +254,9 @@ struct LocationSettings {
   std::shared_ptr<const UseridConfig> userid;  // null: no userid* directive applies (modules/userid)
   bool empty_gif = false;  // `empty_gif`: this location answers with a 1x1 GIF (modules/empty_gif); not inherited
   bool random_index = false;  // `random_index on`: a directory's URI goes to one of its files at random
+  // `flv` / `mp4`: the location's content handler (modules/flv, modules/mp4); not inherited.
+  PseudoStreaming pseudo_streaming = PseudoStreaming::off;
+  Mp4Settings mp4;  // mp4_buffer_size, mp4_max_buffer_size, mp4_start_key_frame, mp4_limit_rate*
 };
 
 struct Location {

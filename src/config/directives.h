@@ -134,6 +134,7 @@ std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_l
 std::span<const DirectiveSpec> dav_directives();  // directives_dav.cc: dav_methods, dav_access...
 std::span<const DirectiveSpec> userid_directives();  // directives_userid.cc: userid*
 std::span<const DirectiveSpec> small_module_directives();  // directives_small_modules.cc: split_clients, empty_gif
+std::span<const DirectiveSpec> pseudo_streaming_directives();  // directives_pseudo_streaming.cc: flv, mp4*
 std::span<const DirectiveSpec> trailer_directives();  // directives_trailer.cc: add_trailer
 // worker_cpu_affinity, worker_priority, worker_rlimit_core, working_directory... (directives_process.cc).
 std::span<const DirectiveSpec> process_directives();

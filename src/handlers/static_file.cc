@@ -364,4 +364,18 @@ HandlerResult serve_static(Exchange& ex) {
   return serve_file(ex, std::move(opened.file), {}, vary);
 }
 
+OpenResult open_request_file(Exchange& ex, const std::string& path) { return open_path(ex, path); }
+
+HandlerResult open_failure(const Exchange& ex, const std::string& path, int err) {
+  return open_failed(ex, path, err);
+}
+
+int check_preconditions(const Exchange& ex, const http::OpenFile& f, std::string_view etag) {
+  return evaluate_preconditions(ex, f, etag);
+}
+
+bool if_range_allows(const Exchange& ex, const http::OpenFile& f, std::string_view etag) {
+  return if_range_holds(ex, f, etag);
+}
+
 }  // namespace torii::handlers

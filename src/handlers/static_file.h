@@ -3,11 +3,16 @@
 // and multipart/byteranges), HEAD, and never a path outside root or alias.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+
+#include "handlers/open_file_cache.h"
 
 namespace torii::http {
 class Exchange;
+struct OpenFile;
 }
 
 namespace torii::handlers {
@@ -34,5 +39,15 @@ HandlerResult serve_static(http::Exchange& ex);
 // nullopt when an entry exists (the URI is now that entry, as nginx sets
 // it), else what the last entry says (a status, a URI or a named location).
 std::optional<HandlerResult> apply_try_files(http::Exchange& ex);
+
+// The static handler's steps that other file handlers (flv, mp4) share:
+// opening a path with open_file_cache and disable_symlinks, the status
+// and log line for a failed open, the conditional checks (0, 304 or 412)
+// and whether an If-Range lets a range through, for a body whose ETag is
+// `etag` and whose Last-Modified is the file's.
+OpenResult open_request_file(http::Exchange& ex, const std::string& path);
+HandlerResult open_failure(const http::Exchange& ex, const std::string& path, int err);
+int check_preconditions(const http::Exchange& ex, const http::OpenFile& f, std::string_view etag);
+bool if_range_allows(const http::Exchange& ex, const http::OpenFile& f, std::string_view etag);
 
 }  // namespace torii::handlers

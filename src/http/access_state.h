@@ -23,6 +23,9 @@ struct AccessState {
   // $limit_rate as `set` or the upstream's X-Accel-Limit-Rate left it;
   // -1: the location's limit_rate.
   int64_t limit_rate = -1;
+  // The bytes sent before that rate applies when a handler set it
+  // (mp4_limit_rate_after); -1: the location's limit_rate_after.
+  int64_t limit_rate_after = -1;
   // An auth_request subrequest: it skips the access phase, as nginx's.
   bool subrequest = false;
   std::unique_ptr<RequestCleanup> cleanups;

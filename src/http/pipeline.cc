@@ -7,6 +7,8 @@
 
 #include "modules/dav/dav.h"
 #include "modules/empty_gif/empty_gif.h"
+#include "modules/flv/flv_handler.h"
+#include "modules/mp4/mp4_handler.h"
 #include "modules/slice/slice.h"
 #include "modules/admin_api/api_handler.h"
 #include "modules/metrics/metrics_handler.h"
@@ -263,6 +265,8 @@ void route(Exchange& ex, Phase from) {
                   : s.scgi && s.scgi->upstream.upstream     ? handlers::serve_scgi(ex)
                   : s.grpc && s.grpc->upstream.upstream     ? handlers::serve_grpc(ex)
                   : s.memcached && s.memcached->upstream.upstream ? handlers::serve_memcached(ex)
+                  : s.pseudo_streaming == config::PseudoStreaming::flv ? flv::serve(ex)
+                  : s.pseudo_streaming == config::PseudoStreaming::mp4 ? mp4::serve(ex)
                                                             : handlers::serve_static(ex);
     switch (result.kind) {
       case handlers::HandlerResult::Kind::responded:

@@ -163,7 +163,8 @@ void set_limit_rate(http::Exchange& ex, std::string_view value) {
 std::shared_ptr<http::ResponseSink> make_rate_sink(http::Exchange& ex, http::ResponseSink& next) {
   int64_t rate = effective_limit_rate(ex);
   if (rate <= 0 || !ex.services().loop || ex.header_only) return nullptr;
-  return std::make_shared<RateSink>(ex, next, rate, ex.settings().limits.rate_after);
+  const int64_t after = ex.access.limit_rate_after >= 0 ? ex.access.limit_rate_after : ex.settings().limits.rate_after;
+  return std::make_shared<RateSink>(ex, next, rate, after);
 }
 
 }  // namespace torii::limits

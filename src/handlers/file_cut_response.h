@@ -1,0 +1,34 @@
+// The response of a file handler whose body is bytes it made followed by
+// part of a file: flv's header and the file from ?start, mp4's rewritten
+// moov and the kept part of mdat, or either module's file as it is. As
+// nginx's flv and mp4 handlers leave it to the filters: Last-Modified of
+// the file, an ETag of its mtime and the body's length, the conditional
+// checks, and byte ranges over the body (several as multipart only when
+// the body is the file's bytes alone; else, as nginx's `single_range`,
+// several ranges get the whole body).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "handlers/static_file.h"
+
+namespace torii::http {
+class Exchange;
+struct OpenFile;
+}  // namespace torii::http
+
+namespace torii::handlers {
+
+struct FileCut {
+  std::shared_ptr<const http::OpenFile> file;
+  std::string prefix;       // sent first
+  int64_t offset = 0;       // then these bytes of the file
+  int64_t length = 0;
+  bool single_range = false;  // several ranges: the whole body
+};
+
+HandlerResult send_file_cut(http::Exchange& ex, FileCut cut);
+
+}  // namespace torii::handlers
