@@ -8,14 +8,21 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <string_view>
 
 namespace torii::handlers {
 
 class RequestBodyBuffer {
  public:
-  RequestBodyBuffer(size_t memory_limit, std::string temp_dir)
-      : memory_limit_(memory_limit), temp_dir_(std::move(temp_dir)) {}
+  // client_body_in_file_only: `off` as above; otherwise the body goes to a
+  // file with a name (a ten-digit number in temp_dir, as nginx names its
+  // temporary files) from its first byte, which `keep` leaves in place
+  // after the request and `clean` removes.
+  enum class FileOnly : uint8_t { off, keep, clean };
+
+  RequestBodyBuffer(size_t memory_limit, std::string temp_dir, FileOnly file_only = FileOnly::off)
+      : memory_limit_(memory_limit), temp_dir_(std::move(temp_dir)), file_only_(file_only) {}
   ~RequestBodyBuffer();
   RequestBodyBuffer(const RequestBodyBuffer&) = delete;
   RequestBodyBuffer& operator=(const RequestBodyBuffer&) = delete;
@@ -29,14 +36,18 @@ class RequestBodyBuffer {
   const std::string& memory() const { return memory_; }  // the body, when not in a file
   int fd() const { return fd_; }                           // the body, when in a file
   const std::string& temp_dir() const { return temp_dir_; }
+  const std::string& file_name() const { return file_name_; }  // a named file's path
   const char* what() const { return what_; }
 
  private:
   bool spill();  // moves what is in memory to a new temporary file
+  bool open_named();  // client_body_in_file_only: a new file with a name
   bool write_all(std::string_view data);
 
   size_t memory_limit_;
   std::string temp_dir_;
+  FileOnly file_only_;
+  std::string file_name_;
   std::string memory_;
   int fd_ = -1;
   int64_t size_ = 0;
