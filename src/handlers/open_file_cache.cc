@@ -20,9 +20,10 @@ int64_t now_steady_ms() {
 }
 
 // The whole file into `out`, or nothing if it is not `size` bytes long now.
-void read_content(int fd, int64_t size, std::string& out) {
-  out.resize(size_t(size));
-  if (!http::read_exact(fd, out.data(), out.size(), 0)) std::string().swap(out);  // changed under us: serve from the descriptor
+void read_content(int fd, int64_t size, http::FileBytes& out) {
+  auto bytes = std::make_unique_for_overwrite<char[]>(size_t(size));
+  // Shorter than its size now (changed under us): served from the descriptor.
+  if (http::read_exact(fd, bytes.get(), size_t(size), 0)) out = http::FileBytes(std::move(bytes), size_t(size));
 }
 
 }  // namespace

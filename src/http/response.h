@@ -42,6 +42,28 @@ struct ResponseHead {
   }
 };
 
+// A file's bytes read into memory: a buffer that is not zeroed before the
+// read fills it (a std::string would be, at a cost of one memset per
+// response of a file read per request).
+class FileBytes {
+ public:
+  FileBytes() = default;
+  FileBytes(std::unique_ptr<char[]> bytes, size_t size) : bytes_(std::move(bytes)), size_(size) {}
+  static FileBytes copy_of(std::string_view s) {
+    auto bytes = std::make_unique_for_overwrite<char[]>(s.size());
+    s.copy(bytes.get(), s.size());
+    return {std::move(bytes), s.size()};
+  }
+  const char* data() const { return bytes_.get(); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  operator std::string_view() const { return {bytes_.get(), size_}; }
+
+ private:
+  std::unique_ptr<char[]> bytes_;
+  size_t size_ = 0;
+};
+
 // An open file shared by the open-file cache and responses in flight; the
 // descriptor closes when the last user lets go.
 struct OpenFile {
@@ -54,7 +76,7 @@ struct OpenFile {
   // (read once when the entry was made); empty otherwise. Writers that need
   // the bytes in memory (TLS, HTTP/2, sendfile off) take them from here
   // instead of a pread per response.
-  std::string content;
+  FileBytes content;
   bool has_content() const { return !content.empty(); }
   ~OpenFile();
 };

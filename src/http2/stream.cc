@@ -437,7 +437,7 @@ bool Stream::write_data(std::string& out, size_t len) {
     }
     const size_t k = size_t(std::min<int64_t>(int64_t(len), p.length));
     if (p.file->has_content()) {
-      out.append(p.file->content, size_t(p.offset), k);  // the open-file cache holds the bytes
+      out.append(p.file->content.data() + p.offset, k);  // the open-file cache holds the bytes
     } else if (!pread_into(out, p, k)) {
       clear_pieces();
       return false;

@@ -63,7 +63,11 @@ void Connection::on_datagram(const ngtcp2_path& path, const ngtcp2_pkt_info& pi,
     handle(st);
     return;
   }
-  drive();
+  // Sent at the end of the loop turn, not now: a client's datagrams often
+  // come several to a read (an acknowledgement, then the next request),
+  // and driving after each sent a packet with only the ACK for the first
+  // before the response to the second, which carries that ACK as well.
+  schedule_drive();
 }
 
 void Connection::handle(Session::Status st) {

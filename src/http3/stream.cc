@@ -340,27 +340,36 @@ void Stream::submit() {
   char status_text[4] = {char('0' + status / 100), char('0' + status / 10 % 10), char('0' + status % 10), 0};
   char length_text[24];
   // HTTP/3 field names are lower case (RFC 9114 4.2); nghttp3 copies the
-  // list, so the lower-cased names live in one scratch string meanwhile.
-  std::string names;
+  // list, so the lower-cased names live in one scratch string meanwhile,
+  // and the list itself on the stack for a usual head.
   size_t names_size = 0;
   for (const auto& [name, value] : head.headers) names_size += name.size();
-  names.reserve(names_size);
-  std::vector<nghttp3_nv> nva;
-  nva.reserve(head.headers.size() + 2);
-  nva.push_back(make_nv(":status", std::string_view(status_text, 3)));
+  std::string names(names_size, '\0');
+  constexpr size_t kInlineFields = 24;
+  nghttp3_nv inline_nva[kInlineFields];
+  std::vector<nghttp3_nv> heap_nva;
+  nghttp3_nv* nva = inline_nva;
+  if (head.headers.size() + 2 > kInlineFields) {
+    heap_nva.resize(head.headers.size() + 2);
+    nva = heap_nva.data();
+  }
+  size_t count = 0;
+  nva[count++] = make_nv(":status", std::string_view(status_text, 3));
   int64_t header_bytes = 10;
+  size_t at = 0;
   for (const auto& [name, value] : head.headers) {
     if (dropped_in_h3(name) || !safe_name(name) || !safe_value(value)) continue;
-    const size_t at = names.size();
-    for (char c : name) names.push_back(c >= 'A' && c <= 'Z' ? char(c + 32) : c);
-    nva.push_back(make_nv(std::string_view(names).substr(at, name.size()), value));
+    char* lower = names.data() + at;
+    for (size_t k = 0; k < name.size(); ++k) lower[k] = core::ascii_lower(name[k]);
+    nva[count++] = make_nv(std::string_view(lower, name.size()), value);
+    at += name.size();
     header_bytes += int64_t(name.size() + value.size() + 2);
   }
   const bool no_body = status == 204 || status == 304 || status < 200;
   if (head.content_length >= 0 && !no_body) {
     const size_t n = size_t(std::to_chars(length_text, length_text + sizeof length_text, head.content_length).ptr -
                             length_text);
-    nva.push_back(make_nv("content-length", std::string_view(length_text, n)));
+    nva[count++] = make_nv("content-length", std::string_view(length_text, n));
     header_bytes += int64_t(n + 16);
   }
   exchange_->header_bytes = header_bytes;
@@ -370,14 +379,14 @@ void Stream::submit() {
   int rv;
   if (body) {
     nghttp3_data_reader dr{&read_source};
-    rv = nghttp3_conn_submit_response(session_.h3(), id_, nva.data(), nva.size(), &dr);
+    rv = nghttp3_conn_submit_response(session_.h3(), id_, nva, count, &dr);
   } else {
     eof_sent_ = true;
     pieces_.clear();
     first_piece_ = 0;
     queued_total_ = 0;
     queued_memory_ = 0;
-    rv = nghttp3_conn_submit_response(session_.h3(), id_, nva.data(), nva.size(), nullptr);
+    rv = nghttp3_conn_submit_response(session_.h3(), id_, nva, count, nullptr);
   }
   if (rv != 0) {
     TORII_LOG(info, "could not submit HTTP/3 response (%s), client: %s", nghttp3_strerror(rv),

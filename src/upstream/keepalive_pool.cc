@@ -34,6 +34,7 @@ class KeepalivePool::Idle final : public SocketOwner {
   KeepalivePool* pool_;
   KeptConnection conn_;
   int peer_ = -1;
+  int64_t since_ms_ = 0;  // when it was put back
   core::Timer timer_;
   std::list<Idle>::iterator self_;  // its place in the pool's list
 };
@@ -100,9 +101,10 @@ void close_connection(core::EventLoop& loop, KeptConnection& conn) {
 }
 
 KeepalivePool::KeepalivePool(core::EventLoop& loop, const config::UpstreamGroupConfig& cfg)
-    : loop_(loop), cfg_(cfg) {}
+    : loop_(loop), cfg_(cfg), trim_timer_(&KeepalivePool::on_trim_timer, this) {}
 
 KeepalivePool::~KeepalivePool() {
+  loop_.cancel(trim_timer_);
   for (auto& i : idle_) {
     loop_.cancel(i.timer_);
     close_connection(loop_, i.conn_);
@@ -147,10 +149,11 @@ void KeepalivePool::put(KeptConnection conn, int peer) {
     close_connection(loop_, conn);
     return;
   }
-  // Over the cap, the oldest are closed at the end of this loop turn, not
-  // now: at saturation one epoll batch carries both responses (connections
-  // coming back) and new requests (connections wanted), and a connection
-  // closed here would be replaced by a connect a few events later.
+  // Over the cap, the oldest are closed at the end of this loop turn at the
+  // earliest, not now: at saturation one epoll batch carries both responses
+  // (connections coming back) and new requests (connections wanted), and a
+  // connection closed here would be replaced by a connect a few events
+  // later. See trim() for how long they may stay.
   if (idle_.size() >= cfg_.keepalive) schedule_trim();
   if (spare_.empty()) {
     idle_.emplace_front(this);
@@ -160,6 +163,7 @@ void KeepalivePool::put(KeptConnection conn, int peer) {
   auto& entry = idle_.front();
   entry.conn_ = std::move(conn);
   entry.peer_ = peer;
+  entry.since_ms_ = loop_.now_ms();
   entry.self_ = idle_.begin();
   entry.conn_.handler->set_owner(&entry);
   loop_.arm(entry.timer_, std::max<int64_t>(cfg_.keepalive_timeout.count(), 1));
@@ -173,9 +177,25 @@ void KeepalivePool::schedule_trim() {
   loop_.defer([this, alive] {
     if (alive.expired()) return;
     trim_scheduled_ = false;
-    while (idle_.size() > cfg_.keepalive) evict(&idle_.back());
+    trim();
   });
 }
+
+void KeepalivePool::trim() {
+  const int64_t now = loop_.now_ms();
+  while (idle_.size() > cfg_.keepalive) {
+    Idle& oldest = idle_.back();
+    const int64_t idle_for = now - oldest.since_ms_;
+    if (idle_for < kExcessLingerMs && core::FdBudget::process().room_for_connection()) {
+      loop_.arm(trim_timer_, kExcessLingerMs - idle_for);
+      return;
+    }
+    evict(&oldest);
+  }
+  loop_.cancel(trim_timer_);
+}
+
+void KeepalivePool::on_trim_timer(void* self) { static_cast<KeepalivePool*>(self)->trim(); }
 
 void KeepalivePool::retire(Forward forward) {
   if (retired_) return;

@@ -1,10 +1,18 @@
 // Idle upstream connections of one group, per worker (nginx's "keepalive
-// N"): at most N at the end of each loop turn, the oldest closed first
-// (within a turn, connections put back stay for the requests of the same
-// turn to take), each closed after
+// N"): at most N stay idle, the oldest closed first, each closed after
 // keepalive_timeout or as soon as the server closes it or sends anything
 // unasked (what a protocol with connection state, HTTP/2, accepts while
 // idle -- PING, SETTINGS -- is answered instead: connection_state.h).
+//
+// Those beyond N are closed once they have been idle kExcessLingerMs, not
+// the moment they come back. When more than N requests are in flight at
+// once (100 clients, keepalive 32), the number in flight swings from one
+// loop turn to the next; closing the excess at once made the next swing
+// open them again, a connect and a close per request for a large share of
+// the requests. Kept a little longer they are taken again instead. This
+// never holds more connections than were busy at once within the linger
+// (a connection is only opened when none is idle), and a short descriptor
+// budget (core/fd_budget.h) has them closed without waiting.
 //
 // A connection stays registered with the event loop for its whole life,
 // with one SocketHandler that dispatches to whoever owns the connection:
@@ -79,6 +87,12 @@ class KeepalivePool {
   void account();
   // Closes the oldest beyond the cap at the end of the loop turn.
   void schedule_trim();
+  // Closes the oldest beyond the cap that have lingered long enough, and
+  // arms trim_timer_ for the next one.
+  void trim();
+  static void on_trim_timer(void* self);
+
+  static constexpr int64_t kExcessLingerMs = 1000;
 
   core::EventLoop& loop_;
   const config::UpstreamGroupConfig& cfg_;
@@ -88,6 +102,7 @@ class KeepalivePool {
   Forward forward_;
   size_t counted_ = 0;  // idle connections the descriptor budget knows of
   bool trim_scheduled_ = false;
+  core::Timer trim_timer_;
   std::shared_ptr<char> alive_ = std::make_shared<char>();  // for the deferred trim
 };
 

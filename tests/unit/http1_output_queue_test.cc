@@ -166,7 +166,7 @@ TEST(OutputQueue, CachedFileBytesAreSentWhenNotBySendfile) {
     auto file = std::make_shared<http::OpenFile>();
     file->fd = dup(on_disk->fd);
     file->size = 10;
-    file->content = "abcdefghij";
+    file->content = http::FileBytes::copy_of("abcdefghij");
     OutputQueue q;
     q.append("<");
     q.append_file(file, 2, 5);

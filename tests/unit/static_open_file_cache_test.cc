@@ -222,13 +222,13 @@ TEST_F(OpenFileCacheTest, KeptSmallFilesHoldTheirBytes) {
   EXPECT_FALSE(open_file(p).file->has_content());  // no cache, no copy
   OpenResult a = cache_.open(p, cfg_, 0);
   ASSERT_TRUE(a.ok());
-  EXPECT_EQ(a.file->content, "hello");
+  EXPECT_EQ(std::string_view(a.file->content), "hello");
   EXPECT_EQ(cache_.stats().content_bytes, 5u);
   // A changed file's bytes are replaced with the file.
   write("a.txt", "hello, world", 1700000100);
   OpenResult b = cache_.open(p, cfg_, 1500);
-  EXPECT_EQ(b.file->content, "hello, world");
-  EXPECT_EQ(a.file->content, "hello");  // a response in flight keeps what it had
+  EXPECT_EQ(std::string_view(b.file->content), "hello, world");
+  EXPECT_EQ(std::string_view(a.file->content), "hello");  // a response in flight keeps what it had
   EXPECT_EQ(cache_.stats().content_bytes, 12u);
   cache_.open(write("empty.txt", ""), cfg_, 1500);
   EXPECT_EQ(cache_.stats().content_bytes, 12u);

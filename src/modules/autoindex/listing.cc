@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "http/date.h"
+#include "http/uri_component.h"
 #include "log/json_escape.h"
 
 namespace torii::autoindex {
@@ -27,24 +28,6 @@ void append_html(std::string& out, std::string_view s) {
       case '&': out += "&amp;"; break;
       case '"': out += "&quot;"; break;
       default: out += c;
-    }
-  }
-}
-
-// nginx's NGX_ESCAPE_URI_COMPONENT: everything but letters, digits and
-// "-._~" is percent-encoded.
-void append_uri_component(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                 c == '.' || c == '_' || c == '~';
-    if (plain) {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
     }
   }
 }
@@ -95,7 +78,7 @@ std::string html(const std::vector<Entry>& entries, const ListingOptions& o) {
   out += "</h1><hr><pre><a href=\"../\">../</a>\r\n";
   for (const Entry& e : entries) {
     out += "<a href=\"";
-    append_uri_component(out, e.name);
+    http::append_uri_component(out, e.name);
     if (e.dir) out += '/';
     out += "\">";
     size_t len = e.name.size();

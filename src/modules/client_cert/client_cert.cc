@@ -4,6 +4,7 @@
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "log/error_log.h"
+#include "http/uri_component.h"
 #include "net/client_cert.h"
 
 namespace torii::client_cert {
@@ -30,26 +31,6 @@ int check(http::Exchange& ex) {
   return 0;
 }
 
-namespace {
-
-// nginx's NGX_ESCAPE_URI_COMPONENT over the PEM text.
-void append_escaped(std::string& out, const std::string& s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                 c == '.' || c == '_' || c == '~';
-    if (plain) {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-}
-
-}  // namespace
 
 bool append_variable(config::VarId id, const http::Exchange& ex, std::string& out) {
   using config::VarId;
@@ -72,7 +53,7 @@ bool append_variable(config::VarId id, const http::Exchange& ex, std::string& ou
         if (cert->pem[i] == '\n') out += '\t';
       }
       break;
-    case VarId::ssl_client_escaped_cert: append_escaped(out, cert->pem); break;
+    case VarId::ssl_client_escaped_cert: http::append_uri_component(out, cert->pem); break;
     case VarId::ssl_client_fingerprint: out += cert->fingerprint; break;
     case VarId::ssl_client_serial: out += cert->serial; break;
     default: return false;
