@@ -68,6 +68,7 @@ struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
 struct GeoConfig;            // config/geo_config.h: a geo {} block
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
 struct MirrorConfig;         // config/mirror_config.h: mirror, mirror_request_body
+struct CharsetMap;           // config/charset_config.h: a charset_map {} block
 
 // http2_* directives, nginx's defaults.
 struct Http2Settings {
@@ -240,6 +241,10 @@ struct LocationSettings {
   bool reset_timedout_connection = false;  // a timed-out client gets a RST, not a FIN
   std::string charset;  // `charset`: added to Content-Type of charset_types; empty: off
   std::shared_ptr<const std::vector<std::string>> charset_types;  // null: nginx's default list
+  std::string source_charset;     // `source_charset`: what the body is in when the response does not say
+  bool override_charset = false;  // `override_charset`: recode a response that names its charset too
+  std::vector<Template> early_hints;  // `early_hints`: conditions, one non-empty and not "0" lets a 103 through
+  std::string post_action;  // `post_action`: a URI or @name run after the response (modules/post_action); empty: none
   Ms resolver_timeout{30'000};
   LimitsSettings limits;  // limit_req, limit_conn, limit_rate, auth_*, satisfy (limits_config.h)
   std::shared_ptr<const RealIpConfig> realip;        // null: no realip directive applies
@@ -336,6 +341,8 @@ struct Server {
   bool ignore_invalid_headers = true;
   bool underscores_in_headers = false;
   bool merge_slashes = true;
+  // max_headers: a request with more header fields is refused (400, nginx 1.27.0).
+  size_t max_headers = 1000;
 };
 
 // All servers reachable on one address:port, with the one that answers when
@@ -389,6 +396,7 @@ struct Config {
   // Charset names the config mentions (charset, source_charset): the ones
   // an upstream's X-Accel-Charset may name, as nginx's charset list.
   std::vector<std::string> charsets;
+  std::vector<std::shared_ptr<const CharsetMap>> charset_maps;  // charset_map {} blocks (modules/charset)
 
   // stream {}: TCP proxying (src/stream/); null without the block.
   std::shared_ptr<const stream::StreamConfig> stream;

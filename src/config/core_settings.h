@@ -38,6 +38,18 @@ struct CoreSettings {
   uint32_t max_ranges = std::numeric_limits<uint32_t>::max();
   // auth_delay: a 401 from the access phase waits this long (modules/access/auth_delay).
   std::chrono::milliseconds auth_delay{0};
+  // keepalive_min_timeout: an idle HTTP/1 keep-alive connection is not
+  // closed to free its descriptor or for a graceful stop until it has
+  // waited this long for its next request (nginx 1.27.4).
+  std::chrono::milliseconds keepalive_min_timeout{0};
+  // client_body_in_file_only: a buffered request body goes to a named file
+  // under client_body_temp_path whatever its size; `on` keeps the file
+  // after the request, `clean` removes it (handlers/request_body_buffer).
+  enum class BodyInFileOnly : uint8_t { off, on, clean };
+  BodyInFileOnly client_body_in_file_only = BodyInFileOnly::off;
+  // subrequest_output_buffer_size: the most of a subrequest's response kept
+  // in memory (SSI `include set=`); nginx's default is a memory page.
+  size_t subrequest_output_buffer_size = 4096;
 };
 
 }  // namespace torii::config

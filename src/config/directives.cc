@@ -867,7 +867,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
     if (d.name == name) return &d;
   // The modules' own tables, each in its directives_<module>.cc.
   for (auto table : {ssl_directives(), proxy_directives(), proxy_ssl_directives(), http2_directives(), http3_directives(),
-                     rewrite_directives(), gzip_directives(), resolver_directives(), small_directives(), core_extra_directives(), nginx_compat_directives(),
+                     rewrite_directives(), gzip_directives(), resolver_directives(), small_directives(), core_extra_directives(), core_tuning_directives(), charset_directives(), certificate_cache_directives(), nginx_compat_directives(),
                      limits_directives(), auth_directives(),
                      upstream_file_directives(), upstream_socket_directives(), upstream_range_directives(), fastcgi_directives(), uwsgi_directives(), scgi_directives(), grpc_directives(), memcached_directives(),
                      identity_directives(), status_directives(), client_cert_directives(),

@@ -113,6 +113,16 @@ std::span<const DirectiveSpec> resolver_directives();  // directives_resolver.cc
 std::span<const DirectiveSpec> small_directives();
 // http-core directives kept in CoreSettings (directives_core_extra.cc).
 std::span<const DirectiveSpec> core_extra_directives();
+// max_headers, keepalive_min_timeout, client_body_in_*... (directives_core_tuning.cc).
+std::span<const DirectiveSpec> core_tuning_directives();
+// source_charset, override_charset, charset_map (directives_charset.cc).
+std::span<const DirectiveSpec> charset_directives();
+// `charset` or `source_charset` written in this block: once its plain
+// directives have run, a pair of fixed charsets that differ needs a
+// charset_map between them, or the config is refused (nginx's check).
+void check_charset_pair_later(Compiler& c, Scope& s, const Node& n);
+// ssl_certificate_cache and its proxy_/grpc_/uwsgi_ forms (directives_certificate_cache.cc).
+std::span<const DirectiveSpec> certificate_cache_directives();
 // load_module, env, open_log_file_cache (directives_nginx_compat.cc).
 std::span<const DirectiveSpec> nginx_compat_directives();
 std::span<const DirectiveSpec> limits_directives();   // directives_limits.cc (limit_req, limit_conn, limit_rate)

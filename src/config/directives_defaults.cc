@@ -41,7 +41,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"variables_hash_bucket_size", kHttp, Kind::any_size, {}},
     {"output_buffers", kHSL, Kind::size, {"2 32k"}},
     {"send_lowat", kHSL, Kind::size, {"0"}},
-    {"client_body_in_file_only", kHSL, Kind::word, {"off"}},
     {"read_ahead", kHSL, Kind::size, {"0"}},
     // ssl
     {"ssl_ocsp", kHS, Kind::word, {"off"}},

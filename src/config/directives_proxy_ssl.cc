@@ -23,22 +23,25 @@ Error invalid_value(const Node& n, std::string_view value) {
 
 // The module's settings and their TLS part are both shared with the
 // parent block until a directive changes them: proxy_ssl_* write the
-// proxy's, grpc_ssl_* the grpc module's.
+// proxy's, grpc_ssl_* the grpc module's, uwsgi_ssl_* the uwsgi module's.
 template <typename F>
 Status edit_tls(Scope& s, const Node& n, F&& f) {
   const bool grpc = n.name.rfind("grpc_", 0) == 0;
+  const bool uwsgi = n.name.rfind("uwsgi_", 0) == 0;
   auto t = std::make_shared<UpstreamTlsConfig>();
   ProxyConfig* target = nullptr;
   std::shared_ptr<ProxyConfig> proxy;
   if (grpc) {
     target = &cgi::editable(s, &LocationSettings::grpc).upstream;
+  } else if (uwsgi) {
+    target = &cgi::editable(s, &LocationSettings::uwsgi).upstream;
   } else {
     proxy = s.settings->proxy ? std::make_shared<ProxyConfig>(*s.settings->proxy) : std::make_shared<ProxyConfig>();
     target = proxy.get();
   }
   if (target->tls) *t = *target->tls;
   t->ctx.reset();
-  t->directive = grpc ? "grpc_ssl" : "proxy_ssl";
+  t->directive = grpc ? "grpc_ssl" : uwsgi ? "uwsgi_ssl" : "proxy_ssl";
   Status st = f(*t);
   if (!st) return st;
   target->tls = std::move(t);
@@ -151,6 +154,20 @@ const DirectiveSpec kProxySslDirectives[] = {
     {"grpc_ssl_conf_command", kHSL, kArgs2, false, false, kMain, &set_conf_command},
     {"grpc_ssl_crl", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::crl>},
     {"grpc_ssl_session_reuse", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::session_reuse>},
+    {"uwsgi_ssl_protocols", kHSL, kArgs1More, true, false, kMain, &set_protocols},
+    {"uwsgi_ssl_ciphers", kHSL, kArgs1, true, false, kMain, &set_ciphers},
+    {"uwsgi_ssl_server_name", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::server_name>},
+    {"uwsgi_ssl_name", kHSL, kArgs1, true, false, kMain, &set_name},
+    {"uwsgi_ssl_verify", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::verify>},
+    {"uwsgi_ssl_verify_depth", kHSL, kArgs1, true, false, kMain, &set_verify_depth},
+    {"uwsgi_ssl_trusted_certificate", kHSL, kArgs1, true, false, kMain,
+     &set_file<&UpstreamTlsConfig::trusted_certificate>},
+    {"uwsgi_ssl_certificate", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate>},
+    {"uwsgi_ssl_certificate_key", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::certificate_key>},
+    {"uwsgi_ssl_password_file", kHSL, kArgs1, true, false, kMain, &set_password_file},
+    {"uwsgi_ssl_conf_command", kHSL, kArgs2, false, false, kMain, &set_conf_command},
+    {"uwsgi_ssl_crl", kHSL, kArgs1, true, false, kMain, &set_file<&UpstreamTlsConfig::crl>},
+    {"uwsgi_ssl_session_reuse", kHSL, kFlag, true, false, kMain, &set_flag<&UpstreamTlsConfig::session_reuse>},
 };
 
 // A block speaks TLS upstream when its proxy_pass is https:// or its
@@ -171,6 +188,7 @@ Status build_one(const ProxyConfig& p) {
 Status build_for(const LocationSettings& s) {
   Status st = s.proxy ? build_one(*s.proxy) : Status(Ok{});
   if (st && s.grpc) st = build_one(s.grpc->upstream);
+  if (st && s.uwsgi) st = build_one(s.uwsgi->upstream);
   return st;
 }
 

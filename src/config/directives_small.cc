@@ -23,7 +23,8 @@ Status set_flag(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
-// ---- ngx_http_charset_module (no recoding) ----------------------------------
+// ---- ngx_http_charset_module (source_charset, override_charset, charset_map:
+// directives_charset.cc) ------------------------------------------------------
 
 // A charset name the config mentions, once (nginx's charset list).
 void note_charset(Compiler& c, const std::string& name) {
@@ -36,6 +37,7 @@ void note_charset(Compiler& c, const std::string& name) {
 Status set_charset(Compiler& c, Scope& s, const Node& n) {
   s.settings->charset = n.args[0] == "off" ? std::string() : n.args[0];
   if (n.args[0] != "off" && n.args[0].find('$') == std::string::npos) note_charset(c, n.args[0]);
+  check_charset_pair_later(c, s, n);
   return Ok{};
 }
 
@@ -43,15 +45,6 @@ Status set_charset_types(Compiler&, Scope& s, const Node& n) {
   std::vector<std::string> types;
   for (const auto& a : n.args) types.push_back(a);
   s.settings->charset_types = std::make_shared<const std::vector<std::string>>(std::move(types));
-  return Ok{};
-}
-
-// source_charset and override_charset ask for recoding between charsets,
-// which torii does not do: bytes pass unchanged (UTF-8 sites need none).
-Status accept_recoding(Compiler& c, Scope&, const Node& n) {
-  if (n.name == "source_charset" && n.args[0].find('$') == std::string::npos) note_charset(c, n.args[0]);
-  if (n.name == "override_charset" && n.args[0] == "on")
-    c.warn(n, "\"override_charset on\" has no effect: torii does not recode responses");
   return Ok{};
 }
 
@@ -135,8 +128,6 @@ constexpr DirectiveSpec kSmallDirectives[] = {
     {"charset", kHSL | kLocationIf, kArgs1, true, false, kMain, &set_charset},
     {"slice", kHSL, kArgs1, true, false, kMain, &set_slice},
     {"charset_types", kHSL, kArgs1More, true, false, kMain, &set_charset_types},
-    {"source_charset", kHSL | kLocationIf, kArgs1, true, false, kMain, &accept_recoding},
-    {"override_charset", kHSL | kLocationIf, kFlag, true, false, kMain, &accept_recoding},
     {"absolute_redirect", kHSL, kFlag, true, false, kMain, &set_flag<&LocationSettings::absolute_redirect>},
     {"port_in_redirect", kHSL, kFlag, true, false, kMain, &set_flag<&LocationSettings::port_in_redirect>},
     {"server_name_in_redirect", kHSL, kFlag, true, false, kMain,

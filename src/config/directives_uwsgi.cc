@@ -2,6 +2,7 @@
 // ...), with nginx's names, contexts and defaults; setters shared with
 // FastCGI in directives_cgi.cc.
 #include "config/directives_cgi.h"
+#include "config/upstream_tls_config.h"
 
 namespace torii::config {
 
@@ -13,10 +14,21 @@ constexpr uint16_t kHSL = kHttp | kServer | kLocation;
 // uwsgi's array bits sit above FastCGI's in Scope::cgi_here.
 constexpr uint32_t kShift = 8;
 
-// "uwsgi_pass [uwsgi://]address"; suwsgi:// (TLS) is not there yet.
+// "uwsgi_pass [uwsgi://|suwsgi://]address": suwsgi is uwsgi over TLS,
+// through the upstream TLS layer with the uwsgi_ssl_* settings
+// (directives_proxy_ssl.cc).
 Status set_pass(Compiler& c, Scope& s, const Node& n) {
-  if (n.args[0].rfind("suwsgi://", 0) == 0) return node_error(n, "\"suwsgi://\" is not yet supported");
-  return cgi::set_pass(c, s, n, kMember, "uwsgi://");
+  const bool ssl = n.args[0].rfind("suwsgi://", 0) == 0;
+  Status st = cgi::set_pass(c, s, n, kMember, ssl ? "suwsgi://" : "uwsgi://");
+  if (!st) return st;
+  auto& cfg = cgi::editable(s, kMember).upstream;
+  cfg.ssl = ssl;
+  if (ssl && !cfg.tls) cfg.tls = std::make_shared<UpstreamTlsConfig>();
+  if (ssl) {  // the name checked and sent as SNI: the address's host, as nginx's $proxy_host
+    std::string_view host = std::string_view(n.args[0]).substr(9);
+    cfg.proxy_host = std::string(host);
+  }
+  return Ok{};
 }
 
 template <uint8_t CgiConfig::*F>

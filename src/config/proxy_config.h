@@ -137,6 +137,7 @@ struct ProxyConfig {
   bool force_ranges = false;
   bool pass_request_headers = true;
   bool pass_request_body = true;
+  bool pass_trailers = false;  // proxy_pass_trailers: the upstream's chunked trailers go to the client
   bool ignore_client_abort = false;
   bool socket_keepalive = false;  // SO_KEEPALIVE on the upstream socket (*_socket_keepalive)
   int socket_rcvbuf = 0;          // SO_RCVBUF, SO_SNDBUF on it (*_socket_rcvbuf, _sndbuf); 0: the system's

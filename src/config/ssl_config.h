@@ -36,6 +36,14 @@ struct SslFile {
   std::string where;  // "FILE:LINE: "
 };
 
+// ssl_certificate_cache (and its upstream twins): how certificates named
+// with variables are kept once read (net/certified_key.h).
+struct CertificateCache {
+  size_t max = 0;           // 0: off, nginx's default: read at every handshake
+  int64_t inactive_s = 10;  // an entry unused this long goes
+  int64_t valid_s = 60;     // then the files are checked again (reread if changed)
+};
+
 struct SslServerConfig {
   enum class SessionCache : uint8_t { off, none, builtin, shared };
 
@@ -48,6 +56,7 @@ struct SslServerConfig {
   // own certificates replaces the inherited ones instead of adding to them.
   // ssl_password_file: tried in order for each encrypted key; null: none.
   std::shared_ptr<const std::vector<std::string>> passwords;
+  CertificateCache certificate_cache;  // ssl_certificate_cache
   const void* certificates_owner = nullptr;
   const void* keys_owner = nullptr;
   const void* ticket_keys_owner = nullptr;

@@ -161,6 +161,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   void send_failed(int err, const char* what);  // a failed write of the request
   void read_head();
   void on_head(size_t head_len);
+  void pass_early_hints();  // an upstream 103, on to the client when early_hints allows
   void stream_body(bool drained = false);
   // False: finished or failed. `phase` names the step for log lines.
   bool feed_body(std::string_view data, const char* phase = "reading upstream");
@@ -299,7 +300,12 @@ void ProxySession::start() {
   }
   phase_ = Phase::reading_client_body;
   const auto& settings = ex_.settings();
-  body_.emplace(settings.client_body_buffer_size, settings.client_body_temp_path, settings.client_body_temp_levels);
+  using InFile = config::CoreSettings::BodyInFileOnly;
+  const auto in_file = settings.core.client_body_in_file_only;
+  body_.emplace(settings.client_body_buffer_size, settings.client_body_temp_path, settings.client_body_temp_levels,
+                in_file == InFile::on      ? RequestBodyBuffer::FileOnly::keep
+                : in_file == InFile::clean ? RequestBodyBuffer::FileOnly::clean
+                                           : RequestBodyBuffer::FileOnly::off);
   ex_.read_body(this);  // on_body_end starts the first try
 }
 
@@ -362,6 +368,9 @@ void ProxySession::on_body_end() {
     return;
   }
   if (phase_ != Phase::reading_client_body) return;
+  if (!body_->file_name().empty())  // client_body_in_file_only: nginx says where, at notice
+    TORII_LOG(notice, "a client request body is buffered to a temporary file %s%s", body_->file_name().c_str(),
+              http::log_context(ex_).c_str());
   if (ex_.req.content_length < 0) ex_.body_length_read = body_->size();
   upgrade_sent_ = codec_->request_head(RequestBody::length, body_->size(), head_);
   next_try();
@@ -830,6 +839,7 @@ void ProxySession::read_head() {
         return;
       }
       if (resp_.status >= 100 && resp_.status < 200 && resp_.status != 101 && codec_->interim_responses()) {
+        if (resp_.status == 103) pass_early_hints();
         in_.erase(0, consumed);  // interim response: the real one follows
         codec_->reset();
         continue;
@@ -838,6 +848,17 @@ void ProxySession::read_head() {
       return;
     }
   }
+}
+
+// An upstream's 103 Early Hints: its fields, as the head's are filtered,
+// to the client if the location's early_hints allows (Exchange decides).
+void ProxySession::pass_early_hints() {
+  if (ex_.settings().early_hints.empty()) return;
+  http::ResponseHead hints;
+  hints.status = 103;
+  for (const auto& h : resp_.headers)
+    if (field_passes(cfg_, h.name)) hints.add(std::string(h.name), std::string(h.value));
+  if (!hints.headers.empty()) ex_.send_early_hints(hints);
 }
 
 void ProxySession::on_head(size_t head_len) {

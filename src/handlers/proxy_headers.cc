@@ -283,6 +283,15 @@ void accel_redirect_fields(http::Exchange& ex, const config::ProxyConfig& p, con
   }
 }
 
+bool field_passes(const config::ProxyConfig& p, std::string_view name) {
+  static constexpr std::string_view kHopByHop[] = {"connection", "keep-alive", "proxy-connection", "te",
+                                                   "trailer",    "transfer-encoding", "upgrade", "content-length"};
+  for (auto h : kHopByHop)
+    if (iequals(h, name)) return false;
+  if (hidden_by_default(name) && !listed(p.pass_headers, name)) return false;
+  return !listed(p.hide_headers, name);
+}
+
 void build_response_head(http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
                          http1::BodyFraming framing, http::ResponseHead& out) {
   using T = http::HeaderToken;

@@ -44,6 +44,12 @@ RequestHeadInfo build_request_head(const http::Exchange& ex, const config::Proxy
 
 // The client's response head from the upstream's.
 // (non-const: a regex rule's captures become the request's, as nginx's)
+// Whether a field of an upstream's trailers (proxy_pass_trailers) or of
+// its 103 Early Hints goes on to the client: not hop-by-hop, not hidden by
+// default unless passed, not in proxy_hide_header, as nginx filters both
+// like the head's fields.
+bool field_passes(const config::ProxyConfig& p, std::string_view name);
+
 void build_response_head(http::Exchange& ex, const config::ProxyConfig& p, const http1::ParsedResponse& r,
                          http1::BodyFraming framing, http::ResponseHead& out);
 

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "handlers/proxy_headers.h"
 #include "http/exchange.h"
 
 namespace torii::handlers {
@@ -35,8 +36,18 @@ http1::BodyFraming HttpUpstreamCodec::start_body(const http1::ParsedResponse& r,
   if (r.status == 101) framing_ = http1::BodyFraming::none;
   length_ = r.content_length;
   if (framing_ == http1::BodyFraming::length) decoder_.start_length(r.content_length);
-  if (framing_ == http1::BodyFraming::chunked) decoder_.start_chunked();
+  if (framing_ == http1::BodyFraming::chunked) {
+    decoder_.start_chunked();
+    if (cfg_.pass_trailers) decoder_.keep_trailers();
+  }
   return framing_;
+}
+
+bool HttpUpstreamCodec::take_trailers(std::vector<std::pair<std::string, std::string>>& out) {
+  if (!cfg_.pass_trailers || framing_ != http1::BodyFraming::chunked) return false;
+  for (auto& [name, value] : decoder_.take_trailers())
+    if (field_passes(cfg_, name)) out.emplace_back(std::move(name), std::move(value));
+  return !out.empty();
 }
 
 UpstreamCodec::Body HttpUpstreamCodec::feed_body(std::string_view in, size_t& consumed,

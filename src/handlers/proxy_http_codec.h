@@ -39,6 +39,7 @@ class HttpUpstreamCodec final : public UpstreamCodec {
   http1::BodyFraming start_body(const http1::ParsedResponse& r, bool head_request) override;
   Body feed_body(std::string_view in, size_t& consumed, const std::function<void(std::string_view)>& emit) override;
   bool ends_at_eof() const override { return framing_ == http1::BodyFraming::close; }
+  bool take_trailers(std::vector<std::pair<std::string, std::string>>& out) override;
   bool reusable(const http1::ParsedResponse& r) const override {
     return r.keep_alive() && framing_ != http1::BodyFraming::close;
   }

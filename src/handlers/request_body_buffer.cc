@@ -37,10 +37,12 @@ int open_temp_file(const std::string& dir, const core::TempLevels& levels, const
 
 RequestBodyBuffer::~RequestBodyBuffer() {
   if (fd_ >= 0) ::close(fd_);
+  if (file_only_ == FileOnly::clean && !file_name_.empty()) ::unlink(file_name_.c_str());
 }
 
 bool RequestBodyBuffer::append(std::string_view data) {
   if (data.empty()) return true;
+  if (fd_ < 0 && file_only_ != FileOnly::off && !open_named()) return false;
   if (fd_ < 0 && memory_.size() + data.size() > memory_limit_ && !spill()) return false;
   if (fd_ < 0) {
     memory_.append(data);
@@ -56,6 +58,17 @@ bool RequestBodyBuffer::spill() {
   if (fd_ < 0) return false;
   if (!write_all(memory_)) return false;
   std::string().swap(memory_);
+  return true;
+}
+
+bool RequestBodyBuffer::open_named() {
+  std::string path;
+  fd_ = core::create_temp_file(temp_dir_, temp_levels_, path);
+  if (fd_ < 0) {
+    what_ = "open() temporary file";
+    return false;
+  }
+  file_name_ = std::move(path);
   return true;
 }
 

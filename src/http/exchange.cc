@@ -14,6 +14,8 @@
 #include "http/filter_status.h"
 #include "http/log_context.h"
 #include "modules/charset/charset_filter.h"
+#include "modules/charset/charset_sink.h"
+#include "modules/early_hints/early_hints.h"
 #include "modules/sub/sub_filter.h"
 #include "modules/addition/addition_filter.h"
 #include "modules/ssi/ssi_filter.h"
@@ -94,9 +96,13 @@ void Exchange::send_head(ResponseHead head) {
     static const std::vector<std::string> kNone;
     if (!charset::apply_override(head.accel_charset, config ? config->charsets : kNone, status, head))
       TORII_LOG(error, "unknown charset \"%s\" to override%s", head.accel_charset.c_str(), log_context(*this).c_str());
-  } else if (!s.charset.empty()) {
-    charset::apply(s.charset, s.charset_types ? *s.charset_types : charset::default_types(), head);
   }
+  // charset: names it in the type, and recodes the body where a charset_map
+  // joins the body's charset and it. Subrequests (SSI includes) are left
+  // as they are: their bytes join the page's.
+  std::shared_ptr<charset::CharsetSink> charset_filter;
+  if (head.accel_charset.empty() && !s.charset.empty() && subrequest_depth == 0)
+    charset_filter = charset::header_filter(*this, head);
   // Compression last among the filters: it judges the head as the others left it.
   // The upstream's X-Accel-Limit-Rate sets $limit_rate, then the pace is
   // fixed for the response (not for a 101's tunnel).
@@ -111,6 +117,7 @@ void Exchange::send_head(ResponseHead head) {
   std::shared_ptr<ssi::SsiSink> ssi_filter = s.ssi ? ssi::header_filter(*this, head) : nullptr;
   if (s.compression && subrequest_depth == 0) body_filter = compression::header_filter(*this, head, below());
   if (ssi_filter) body_filter = ssi::attach(std::move(ssi_filter), std::move(body_filter), below());
+  if (charset_filter) body_filter = charset::attach(std::move(charset_filter), std::move(body_filter), below());
   if (sub_filter) body_filter = sub::attach(std::move(sub_filter), std::move(body_filter), below());
   if (addition_filter) body_filter = addition::attach(std::move(addition_filter), std::move(body_filter), below());
   // Ours go first, unless the upstream's were passed (proxy_pass_header).
@@ -123,6 +130,12 @@ void Exchange::send_head(ResponseHead head) {
 
   response = std::move(head);
   sink_.send_head(response);
+}
+
+void Exchange::send_early_hints(const ResponseHead& hints) {
+  if (head_sent_ || subrequest_depth > 0 || access.subrequest || background || !server) return;
+  if (!early_hints::wanted(*this)) return;
+  sink_.send_interim(hints);
 }
 
 void Exchange::send_body(std::string_view data) {

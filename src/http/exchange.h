@@ -135,6 +135,9 @@ class Exchange {
 
   // Response. send_head runs the header filters, then hands the head on.
   void send_head(ResponseHead head);
+  // An upstream's 103 Early Hints, passed on when the location's
+  // early_hints conditions allow it (modules/early_hints), before the head.
+  void send_early_hints(const ResponseHead& hints);
   void send_body(std::string_view data);
   void send_file(std::shared_ptr<const OpenFile> file, int64_t offset, int64_t length);
   void finish();

@@ -45,6 +45,12 @@ int FieldSection::build(Exchange& ex, int version, bool had_body, std::string& r
     reason = "client sent too large request headers";
     return 431;
   }
+  // max_headers counts the regular fields; pseudo-headers and cookie
+  // crumbs are not fields of their own (as nginx counts them).
+  if (ex.server && fields_.size() > ex.server->max_headers) {
+    reason = "client sent too many header lines";
+    return 494;
+  }
   req.method_name = method_;
   req.method = parse_method(method_);
   int64_t bytes = 0;

@@ -394,7 +394,7 @@ void send_error(Exchange& ex, int status) {
     return;
   }
   // As nginx: these errors end keep-alive, the connection state is suspect.
-  if (status == 400 || status == 413 || status == 414 || status == 431 || status == 495 || status == 496 ||
+  if (status == 400 || status == 413 || status == 414 || status == 431 || status == 494 || status == 495 || status == 496 ||
       status == 497 || status == 500 ||
       status == 501 || status == 505) {
     ex.close_connection = true;

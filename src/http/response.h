@@ -115,6 +115,9 @@ class ResponseSink {
   // Trailer fields to send after the body (before finish()); a codec that
   // cannot carry them drops them (HTTP/2 sends them: gRPC's grpc-status).
   virtual void set_trailers(std::vector<std::pair<std::string, std::string>> trailers) {}
+  // A 103 Early Hints ahead of the response (its fields only; early_hints);
+  // a codec that cannot send one ignores it.
+  virtual void send_interim(const ResponseHead& head) {}
   // The response cannot be completed (the upstream failed mid-body): end
   // it without its terminating chunk and close the connection once the
   // queued bytes are out, so the client sees a truncated response. After a

@@ -45,6 +45,9 @@ void write_special_response(Exchange& ex, int status) {
   if (status == 497) {
     status = head.status = 400;
     detail = "The plain HTTP request was sent to HTTPS port";
+  } else if (status == 494) {  // max_headers, as nginx's NGX_HTTP_REQUEST_HEADER_TOO_LARGE
+    status = head.status = 400;
+    detail = "Request Header Or Cookie Too Large";
   } else if (status == 495) {  // ssl_verify_client: the certificate did not verify
     status = head.status = 400;
     detail = "The SSL certificate error";

@@ -62,6 +62,7 @@ void BodyDecoder::start_chunked() {
   state_ = kSize;
   line_len_ = 0;
   trailer_len_ = 0;
+  trailer_text_.clear();
 }
 
 BodyDecoder::Status BodyDecoder::fail(const char* reason) {
@@ -191,9 +192,11 @@ BodyDecoder::Status BodyDecoder::decode_impl(std::string_view in, size_t& consum
         const size_t line = (i - pos) + (i < n ? 1 : 0);
         if (trailer_len_ + line > kMaxTrailer) return fail("trailer section too large");
         trailer_len_ += static_cast<uint32_t>(line);
+        if (keep_trailers_) trailer_text_.append(p + pos, i - pos);
         pos = i;
         if (pos == n) break;
         ++pos;
+        if (keep_trailers_) trailer_text_.push_back('\n');
         state_ = p[i] == '\r' ? kTrailerLf : kTrailerStart;
         break;
       }
@@ -213,6 +216,31 @@ BodyDecoder::Status BodyDecoder::decode_impl(std::string_view in, size_t& consum
   }
   consumed = pos;
   return Status::need_more;
+}
+
+std::vector<std::pair<std::string, std::string>> BodyDecoder::take_trailers() {
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::string_view text = trailer_text_;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    const size_t colon = line.find(':');
+    if (colon == 0 || colon == std::string_view::npos) continue;
+    const std::string_view name = line.substr(0, colon);
+    bool token = true;  // RFC 9110 5.1: a field name is a token (no folding, no spaces)
+    for (const char c : name)
+      token = token && c > 0x20 && c < 0x7f && c != '(' && c != ')' && c != ',' && c != '/' && c != ';' &&
+              c != '<' && c != '=' && c != '>' && c != '?' && c != '@' && c != '[' && c != ']' && c != '\\' &&
+              c != '"' && c != '{' && c != '}';
+    if (!token) continue;
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    fields.emplace_back(std::string(name), std::string(value));
+  }
+  trailer_text_.clear();
+  return fields;
 }
 
 }  // namespace torii::http1

@@ -23,6 +23,7 @@
 #include "modules/metrics/worker_metrics.h"
 #include "log/error_log.h"
 #include "net/address.h"
+#include "modules/post_action/post_action.h"
 
 namespace torii::http1 {
 
@@ -140,7 +141,8 @@ bool Connection::idle_keepalive() const {
   if (state_ != State::reading_head || info_.requests == 0 || in_.size() != head_start_ || !out_.empty()) return false;
   // A client still reading the last response (or about to send the next
   // request) would meet a reset: only one quiet for a while is closed.
-  if (worker_.loop().now_ms() - idle_since_ms_ < kQuietBeforeReclaimMs) return false;
+  // keepalive_min_timeout: nor one whose client was promised that long.
+  if (worker_.loop().now_ms() - idle_since_ms_ < std::max(kQuietBeforeReclaimMs, keepalive_min_ms_)) return false;
   // A request already in the socket, or a response still in its send
   // queue, would be cut by a close (a reset discards both).
   int unread = 0, unsent = 0;
@@ -164,7 +166,19 @@ void Connection::end_keepalive() {
 void Connection::drain() {
   draining_ = true;
   keep_alive_ = false;
-  if (state_ == State::reading_head && in_.size() == head_start_ && out_.empty()) close_now();
+  if (state_ != State::reading_head || in_.size() != head_start_ || !out_.empty()) return;
+  // keepalive_min_timeout: a client that sends its next request soon after
+  // a response must not meet a closed connection (nginx leaves such a
+  // connection out of a graceful stop until it has been idle that long; a
+  // request that comes meanwhile is answered, with Connection: close).
+  if (info_.requests > 0 && keepalive_min_ms_ > 0) {
+    const int64_t left = std::min(keepalive_min_ms_, keepalive_ms_) - (worker_.loop().now_ms() - idle_since_ms_);
+    if (left > 0) {
+      arm_timer(left);  // the idle timer: it closes the connection when it fires
+      return;
+    }
+  }
+  close_now();
 }
 
 // Reads until EAGAIN or the buffer limit. Returns false if the connection closed.
@@ -439,6 +453,7 @@ void Connection::begin_request() {
   limits.max_header_line = srv.large_client_header_buffers.size;
   limits.max_head = srv.large_client_header_buffers.size * srv.large_client_header_buffers.number;
   limits.allow_underscores = srv.underscores_in_headers;
+  limits.max_headers = srv.max_headers;
   request_ = std::make_unique<PendingRequest>(limits, *this, info_, worker_.services());
   request_->exchange.config = config_;
   request_->exchange.server = &srv;
@@ -476,6 +491,7 @@ void Connection::on_head(size_t head_len) {
   body_reader_ = nullptr;
   body_paused_ = false;
   continue_sent_ = false;
+  interim_bytes_ = 0;
   if (!validate_buffered_body()) return;
 
   if (transport_->plain_http()) {
@@ -578,7 +594,10 @@ void Connection::schedule_drive() {
 
 void Connection::respond_error(int status, const char* reason) {
   reading_.clear();
-  TORII_LOG(info, "client sent invalid request (%s), client: %s", reason, info_.remote_addr.c_str());
+  if (status == 494)  // max_headers: nginx's own line
+    TORII_LOG(info, "%s, client: %s", reason, info_.remote_addr.c_str());
+  else
+    TORII_LOG(info, "client sent invalid request (%s), client: %s", reason, info_.remote_addr.c_str());
   if (!request_) begin_request();
   http::Exchange& ex = request_->exchange;
   ex.start_unix_ms = core::unix_ms();
@@ -613,6 +632,7 @@ void Connection::send_head(const http::ResponseHead& head) {
   lingering_time_ms_ = s.core.lingering_time.count();
   lingering_timeout_ms_ = s.core.lingering_timeout.count();
   keepalive_ms_ = s.keepalive_timeout.count();
+  keepalive_min_ms_ = s.core.keepalive_min_timeout.count();
   use_sendfile_ = s.sendfile;
 
   if (keep_alive_ && !nodelay_set_ && s.tcp_nodelay) {
@@ -684,6 +704,24 @@ void Connection::send_file(std::shared_ptr<const http::OpenFile> file, int64_t o
   } else {
     out_.append_file(std::move(file), offset, length);
   }
+}
+
+// early_hints: a 103 ahead of the head, to an HTTP/1.1 client only (as
+// nginx: HTTP/1.0 has no interim responses); a field that could break the
+// framing is left out.
+void Connection::send_interim(const http::ResponseHead& head) {
+  if (state_ == State::closed || !request_ || request_->exchange.req.version < 11) return;
+  interim_bytes_ += out_.append_with([&](std::string& out) {
+    out.append("HTTP/1.1 103 Early Hints\r\n");
+    for (const auto& [name, value] : head.headers) {
+      if (name.empty() || name.find_first_of(":\r\n \t") != std::string::npos ||
+          value.find_first_of("\r\n") != std::string::npos)
+        continue;
+      out.append(name).append(": ").append(value).append("\r\n");
+    }
+    out.append("\r\n");
+  });
+  schedule_drive();
 }
 
 void Connection::set_trailers(std::vector<std::pair<std::string, std::string>> trailers) {
@@ -761,8 +799,10 @@ void Connection::log_exchange() {
   // away mid-response is logged with the bytes it was sent.
   int64_t sent = int64_t(out_.bytes_written() - sent_mark_);
   if (continue_sent_) sent -= int64_t(kContinue.size());
+  sent -= int64_t(interim_bytes_);
   ex.body_bytes_sent = std::max<int64_t>(0, sent - ex.header_bytes);
   worker_.access_log().log(ex);
+  post_action::after_response(ex);
 }
 
 void Connection::finish_request() {

@@ -31,7 +31,8 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
 
   void start();
   void on_io(uint32_t events) override;
-  // Graceful stop: close now if idle, else after the response in flight.
+  // Graceful stop: close now if idle (once keepalive_min_timeout has
+  // passed since the last response), else after the response in flight.
   void drain();
   // Idle on an address that left the config: the worker closes it.
   bool idle_on_retired() const { return binding_->retired && state_ == State::reading_head && in_.empty(); }
@@ -51,6 +52,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   void finish() override;
   // Kept for the last chunk when the client said `TE: trailers`.
   void set_trailers(std::vector<std::pair<std::string, std::string>> trailers) override;
+  void send_interim(const http::ResponseHead& head) override;
   void abort() override;
   void read_body(http::BodyReader* reader) override;
   void resume_body() override;
@@ -130,6 +132,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   // growing it never moves the bytes the request head's views point at.
   std::string body_in_;
   int64_t keepalive_ms_ = 75'000;
+  int64_t keepalive_min_ms_ = 0;  // keepalive_min_timeout of the last response's location
   int64_t idle_since_ms_ = 0;  // waiting for a request since (or told to end keep-alive since)
   static constexpr int64_t kQuietBeforeReclaimMs = 2000;
   // What one request needs while it is read and answered, made when its
@@ -151,6 +154,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   http::BodyReader* body_reader_ = nullptr;  // the handler reading the body, if any
   bool body_paused_ = false;
   bool continue_sent_ = false;
+  size_t interim_bytes_ = 0;  // 103 Early Hints written for this request: not part of its body
   bool log_pending_ = false;   // a request head was read and its line is not written yet
   bool client_eof_ = false;    // the client closed its side while the handler went on
   uint64_t sent_mark_ = 0;     // out_.bytes_written() when this request's response began

@@ -464,6 +464,10 @@ bool RequestParser::end_field(const char* p, size_t value_end) {
   // field is dropped, not refused. No well-known name has an underscore.
   if (!limits_.allow_underscores && std::memchr(name.data(), '_', name.size()) != nullptr) return true;
 
+  if (fields_.size() >= limits_.max_headers) {
+    fail(494, "client sent too many header lines");
+    return false;
+  }
   const http::HeaderToken token = http::lookup_header_token(name);
   fields_.push_back(FieldMark{static_cast<uint32_t>(line_start_), value_start_,
                               static_cast<uint32_t>(value.size()), static_cast<uint32_t>(name.size()),

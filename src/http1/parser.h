@@ -6,8 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "http/request.h"
@@ -17,16 +19,18 @@ namespace torii::http1 {
 struct ParserLimits {
   size_t max_request_line = 8 * 1024;  // longer: 414
   size_t max_header_line = 8 * 1024;   // longer header field line: 431
-  // The whole head (large_client_header_buffers number * size): 431. As in
-  // nginx, the number of fields is bounded only by these bytes.
+  // The whole head (large_client_header_buffers number * size): 431.
   size_t max_head = 32 * 1024;
+  // max_headers: one more field line is refused with 494 (nginx's internal
+  // code for a 400 "Request Header Or Cookie Too Large").
+  size_t max_headers = 1000;
   bool allow_underscores = false;      // underscores_in_headers
 };
 
 enum class ParseStatus { need_more, done, error };
 
 struct ParseError {
-  int status = 400;          // 400, 414, 431, 501 (unknown Transfer-Encoding), 505
+  int status = 400;          // 400, 414, 431, 494 (max_headers), 501 (unknown Transfer-Encoding), 505
   const char* reason = "";  // for the error log: "invalid header name", ...
 };
 
@@ -129,6 +133,13 @@ class BodyDecoder {
   int64_t remaining() const { return remaining_; }
   const char* error() const { return error_; }
 
+  // Chunked: keep the trailer section's field lines for take_trailers()
+  // (proxy_pass_trailers); otherwise they are read and dropped.
+  void keep_trailers() { keep_trailers_ = true; }
+  // The trailer fields read, as (name, value); lines that are not a
+  // well-formed field are left out.
+  std::vector<std::pair<std::string, std::string>> take_trailers();
+
  private:
   Status decode_impl(std::string_view in, size_t& consumed, void (*cb)(void*, std::string_view), void* ctx);
   Status fail(const char* reason);
@@ -138,6 +149,8 @@ class BodyDecoder {
   int state_ = 0;
   uint32_t line_len_ = 0;     // bytes of the current chunk-size line
   uint32_t trailer_len_ = 0;  // bytes of trailer fields so far
+  bool keep_trailers_ = false;
+  std::string trailer_text_;  // kept trailer lines, each ended by '\n'
 };
 
 template <typename Sink>

@@ -11,6 +11,7 @@
 #include "http/pipeline.h"
 #include "log/access_log.h"
 #include "log/error_log.h"
+#include "modules/post_action/post_action.h"
 
 namespace torii::http2 {
 
@@ -299,7 +300,10 @@ void Connection::close_now() {
 
 void Connection::run_request(http::Exchange& ex) { http::run_request(ex); }
 
-void Connection::log_request(http::Exchange& ex) { worker_.access_log().log(ex); }
+void Connection::log_request(http::Exchange& ex) {
+  worker_.access_log().log(ex);
+  post_action::after_response(ex);
+}
 
 // Sink calls made outside drive() (an asynchronous handler) run the
 // session at the end of the turn, never inside the handler's own call.

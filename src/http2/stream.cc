@@ -229,6 +229,18 @@ void Stream::send_head(const http::ResponseHead& head) {
   session_.stream_output_changed(*this);
 }
 
+void Stream::send_interim(const http::ResponseHead& head) {
+  if (closed_ || head_ || submitted_) return;
+  std::vector<nghttp2_nv> nva;
+  nva.reserve(head.headers.size() + 1);
+  nva.push_back(make_nv(":status", "103"));
+  for (const auto& [name, value] : head.headers)
+    if (!dropped_in_h2(name) && safe_name(name) && safe_value(value)) nva.push_back(make_nv(name, value));
+  // A non-final response: no END_STREAM, the final HEADERS follow (nghttp2 copies the fields).
+  if (nghttp2_submit_headers(session_.ng(), NGHTTP2_FLAG_NONE, id_, nullptr, nva.data(), nva.size(), nullptr) >= 0)
+    session_.host().wake();
+}
+
 void Stream::send_body(std::string_view data) {
   if (closed_ || data.empty()) return;
   if (has_pieces() && !pieces_.back().file) {

@@ -88,6 +88,7 @@ class Stream final : public http::ResponseSink {
 
   // ---- ResponseSink -------------------------------------------------------
   void send_head(const http::ResponseHead& head) override;
+  void send_interim(const http::ResponseHead& head) override;  // a HEADERS frame with :status 103
   void send_body(std::string_view data) override;
   void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override;
   void set_trailers(std::vector<std::pair<std::string, std::string>> trailers) override {

@@ -9,6 +9,7 @@
 #include "log/access_log.h"
 #include "modules/metrics/worker_metrics.h"
 #include "log/error_log.h"
+#include "modules/post_action/post_action.h"
 
 namespace torii::http3 {
 
@@ -264,7 +265,10 @@ void Connection::close_now() {
 
 void Connection::run_request(http::Exchange& ex) { http::run_request(ex); }
 
-void Connection::log_request(http::Exchange& ex) { worker_.access_log().log(ex); }
+void Connection::log_request(http::Exchange& ex) {
+  worker_.access_log().log(ex);
+  post_action::after_response(ex);
+}
 
 void Connection::wake() {
   if (!in_drive_) schedule_drive();

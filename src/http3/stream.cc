@@ -249,6 +249,24 @@ void Stream::send_head(const http::ResponseHead& head) {
   session_.stream_output_changed(*this);
 }
 
+void Stream::send_interim(const http::ResponseHead& head) {
+  if (closed_ || head_ || submitted_) return;
+  std::string names;  // lower-cased names (RFC 9114 4.2); nghttp3 copies the fields
+  for (const auto& h : head.headers) names += h.first;
+  for (auto& c : names)
+    if (c >= 'A' && c <= 'Z') c = char(c + 32);
+  std::vector<nghttp3_nv> nva;
+  nva.reserve(head.headers.size() + 1);
+  nva.push_back(make_nv(":status", "103"));
+  size_t at = 0;
+  for (const auto& [name, value] : head.headers) {
+    const std::string_view lower = std::string_view(names).substr(at, name.size());
+    at += name.size();
+    if (!dropped_in_h3(name) && safe_name(name) && safe_value(value)) nva.push_back(make_nv(lower, value));
+  }
+  if (nghttp3_conn_submit_info(session_.h3(), id_, nva.data(), nva.size()) == 0) session_.host().wake();
+}
+
 void Stream::send_body(std::string_view data) {
   if (closed_ || data.empty()) return;
   if (queued_bytes() == 0) send_activity_ms_ = session_.host().now_ms();  // send_timeout starts now

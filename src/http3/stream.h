@@ -83,6 +83,7 @@ class Stream final : public http::ResponseSink {
 
   // ---- ResponseSink --------------------------------------------------------
   void send_head(const http::ResponseHead& head) override;
+  void send_interim(const http::ResponseHead& head) override;  // nghttp3's informational response, 103
   void send_body(std::string_view data) override;
   void send_file(std::shared_ptr<const http::OpenFile> file, int64_t offset, int64_t length) override;
   // Sent as a HEADERS frame after the last DATA (gRPC's grpc-status).

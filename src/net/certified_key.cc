@@ -3,7 +3,10 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 
+#include <sys/stat.h>
+
 #include <cerrno>
+#include <ctime>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -78,7 +81,8 @@ Result<std::shared_ptr<const CertifiedKey>> load_certified_key(std::string_view 
 }
 
 DynamicCertificates::DynamicCertificates(const config::SslServerConfig& s)
-    : passwords_(s.passwords), base_dir_(s.conf_dir) {
+    : passwords_(s.passwords), base_dir_(s.conf_dir), max_(s.certificate_cache.max),
+      inactive_s_(s.certificate_cache.inactive_s), valid_s_(s.certificate_cache.valid_s) {
   for (size_t i = 0; i < s.certificates.size() && i < s.certificate_keys.size(); ++i)
     pairs_.push_back({s.certificates[i].path, s.certificate_keys[i].path, s.certificates[i].where});
 }
@@ -100,28 +104,72 @@ std::string DynamicCertificates::render(std::string_view pattern, std::string_vi
   return out;
 }
 
-std::shared_ptr<const CertifiedKey> DynamicCertificates::get(const std::string& cert, const std::string& key,
-                                                             const std::string& where) {
-  const std::string id = cert + '\n' + key;
-  {
-    std::lock_guard lock(mu_);
-    if (auto it = cache_.find(id); it != cache_.end()) return it->second;
+DynamicCertificates::Stamp DynamicCertificates::stamp_of(const std::string& cert, const std::string& key) {
+  Stamp st;
+  struct stat sb;
+  if (cert.compare(0, kData.size(), kData) != 0 && ::stat(cert.c_str(), &sb) == 0) {
+    st.cert_ino = uint64_t(sb.st_ino);
+    st.cert_mtime_ns = int64_t(sb.st_mtim.tv_sec) * 1'000'000'000 + sb.st_mtim.tv_nsec;
   }
-  // Read outside the lock; two handshakes for a new name may both read it.
+  if (key.compare(0, kData.size(), kData) != 0 && ::stat(key.c_str(), &sb) == 0) {
+    st.key_ino = uint64_t(sb.st_ino);
+    st.key_mtime_ns = int64_t(sb.st_mtim.tv_sec) * 1'000'000'000 + sb.st_mtim.tv_nsec;
+  }
+  return st;
+}
+
+std::shared_ptr<const CertifiedKey> DynamicCertificates::load(const std::string& cert, const std::string& key) {
   auto loaded = load_certified_key(cert, key, passwords_.get());
   if (!loaded) {
-    // Not cached: the file may appear later, and a client's made-up names must not fill the cache.
-    (void)where;
     TORII_LOG(error, "%s while SSL handshaking", loaded.error().c_str());
     return nullptr;
   }
+  return *loaded;
+}
+
+std::shared_ptr<const CertifiedKey> DynamicCertificates::get(const std::string& cert, const std::string& key) {
+  if (max_ == 0) return load(cert, key);  // ssl_certificate_cache off: nginx reads them every time
+  const std::string id = cert + '\n' + key;
+  const int64_t now = int64_t(::time(nullptr));
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = cache_.find(id); it != cache_.end()) {
+      Entry& e = it->second;
+      e.used_s = now;
+      order_.splice(order_.end(), order_, e.in_order);
+      if (now - e.created_s <= valid_s_) return e.value;
+    }
+  }
+  // Not kept, or kept past `valid`: the files decide. Stat and read outside
+  // the lock; two handshakes for the same name may both read it.
+  const Stamp stamp = stamp_of(cert, key);
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = cache_.find(id); it != cache_.end() && it->second.stamp == stamp) {
+      it->second.created_s = now;  // unchanged: valid again
+      return it->second.value;
+    }
+  }
+  auto value = load(cert, key);
   std::lock_guard lock(mu_);
-  if (cache_.size() >= kMaxEntries && !order_.empty()) {
+  if (auto it = cache_.find(id); it != cache_.end()) {  // changed, or gone: the old pair goes
+    order_.erase(it->second.in_order);
+    cache_.erase(it);
+  }
+  // Failures are not kept: the file may appear later, and a client's
+  // made-up names must not fill the cache.
+  if (!value) return nullptr;
+  while (!order_.empty() && now - cache_[order_.front()].used_s > inactive_s_) {
     cache_.erase(order_.front());
     order_.pop_front();
   }
-  if (cache_.emplace(id, *loaded).second) order_.push_back(id);
-  return *loaded;
+  while (cache_.size() >= max_ && !order_.empty()) {
+    cache_.erase(order_.front());
+    order_.pop_front();
+  }
+  order_.push_back(id);
+  cache_.emplace(id, Entry{value, stamp, now, now, std::prev(order_.end())});
+  return value;
 }
 
 bool DynamicCertificates::apply(SSL* ssl, std::string_view server_name) {
@@ -139,7 +187,7 @@ bool DynamicCertificates::apply(SSL* ssl, std::string_view server_name) {
     for (auto* s : {&cert, &key}) {
       if (s->compare(0, kData.size(), kData) != 0 && !s->empty() && (*s)[0] != '/') *s = base_dir_ + *s;
     }
-    auto pair = get(cert, key, p.where);
+    auto pair = get(cert, key);
     if (!pair) return false;
     if (SSL_use_cert_and_key(ssl, pair->cert, pair->key, pair->chain, 1) != 1) {
       TORII_LOG(error, "SSL_use_cert_and_key(\"%s\") failed (%s) while SSL handshaking", cert.c_str(),

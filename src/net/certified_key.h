@@ -1,12 +1,16 @@
 // A certificate, its chain and its private key, read from files or from
-// "data:" text (nginx's ssl_certificate forms), and the per-context cache
-// of pairs whose names have variables ($ssl_server_name): each name's
-// pair is read at its first handshake and kept for the context's life.
+// "data:" text (nginx's ssl_certificate forms), and the per-context store
+// of pairs whose names have variables ($ssl_server_name): without
+// ssl_certificate_cache (nginx's default) each handshake reads its pair;
+// with it, a pair read is kept (at most `max`, the least recently used
+// out), dropped once unused for `inactive`, and its files checked again
+// once `valid` has passed since it was read (reread when they changed).
 #pragma once
 
 #include <openssl/ssl.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -61,11 +65,29 @@ class DynamicCertificates {
   std::shared_ptr<const std::vector<std::string>> passwords_;
   std::string base_dir_;  // relative names are relative to the main config file
 
-  static constexpr size_t kMaxEntries = 1024;  // SNI names are the client's choice
+  // What a pair was read from: a changed file (or one replaced by
+  // another) is read again once the entry's `valid` time has passed.
+  struct Stamp {
+    uint64_t cert_ino = 0, key_ino = 0;
+    int64_t cert_mtime_ns = 0, key_mtime_ns = 0;
+    bool operator==(const Stamp&) const = default;
+  };
+  struct Entry {
+    std::shared_ptr<const CertifiedKey> value;
+    Stamp stamp;
+    int64_t created_s = 0;
+    int64_t used_s = 0;
+    std::list<std::string>::iterator in_order;
+  };
+  static Stamp stamp_of(const std::string& cert, const std::string& key);
+
+  size_t max_;  // 0: no cache
+  int64_t inactive_s_, valid_s_;
   std::mutex mu_;
-  std::list<std::string> order_;  // least recently loaded first
-  std::unordered_map<std::string, std::shared_ptr<const CertifiedKey>> cache_;
-  std::shared_ptr<const CertifiedKey> get(const std::string& cert, const std::string& key, const std::string& where);
+  std::list<std::string> order_;  // least recently used first
+  std::unordered_map<std::string, Entry> cache_;
+  std::shared_ptr<const CertifiedKey> load(const std::string& cert, const std::string& key);
+  std::shared_ptr<const CertifiedKey> get(const std::string& cert, const std::string& key);
 };
 
 }  // namespace torii::net

@@ -207,7 +207,7 @@ void set_session_id_context(SSL_CTX* ctx) {
 }
 
 // ssl_certificate with variables: the pairs for the client's server name,
-// read at its first handshake (DynamicCertificates caches them).
+// read at the handshake (kept by DynamicCertificates with ssl_certificate_cache).
 int on_certificate(SSL* ssl, void* arg) {
   auto* dynamic = static_cast<DynamicCertificates*>(arg);
   const char* sni = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);

@@ -320,16 +320,20 @@ TEST(Http1Parser, HeadSizeLimit) {
   expect_refused(std::string(200, '\n'), 431, lim);
 }
 
-TEST(Http1Parser, FieldCountIsBoundOnlyByHeadBytes) {
-  // As in nginx, many fields are fine while the head fits its buffers.
+TEST(Http1Parser, FieldCountIsBoundByHeadBytesAndMaxHeaders) {
+  // Many fields are fine while the head fits its buffers and max_headers
+  // (nginx 1.27's, 1000 by default) allows them.
   std::string many = "GET / HTTP/1.1\r\nHost: h\r\n";
-  for (int i = 0; i < 1000; ++i) many += "X-" + std::to_string(i) + ": v\r\n";
+  for (int i = 0; i < 999; ++i) many += "X-" + std::to_string(i) + ": v\r\n";
   many += "\r\n";
   ParserLimits lim;
   lim.max_head = many.size();
   expect_done(many, lim);
   lim.max_head = many.size() - 10;
   expect_refused(many, 431, lim);
+  lim.max_head = many.size();
+  lim.max_headers = 999;  // one field more than allowed: nginx's 494 (a 400 page)
+  expect_refused(many, 494, lim);
 }
 
 TEST(Http1Parser, MethodMustBeUpperCase) {

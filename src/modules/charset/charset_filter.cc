@@ -2,7 +2,13 @@
 
 #include <strings.h>
 
+#include "config/charset_config.h"
+#include "config/config.h"
+#include "http/exchange.h"
+#include "http/log_context.h"
 #include "http/response.h"
+#include "log/error_log.h"
+#include "modules/charset/charset_sink.h"
 
 namespace torii::charset {
 
@@ -26,26 +32,95 @@ bool has_charset(std::string_view type) {
   return false;
 }
 
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+// The value of a Content-Type's charset parameter, or empty.
+std::string_view charset_param(std::string_view type) {
+  for (size_t i = type.find(';'); i != std::string_view::npos; i = type.find(';', i + 1)) {
+    std::string_view rest = type.substr(i + 1);
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    if (rest.size() < 8 || strncasecmp(rest.data(), "charset=", 8) != 0) continue;
+    rest.remove_prefix(8);
+    rest = rest.substr(0, rest.find(';'));
+    while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+    if (rest.size() >= 2 && rest.front() == '"' && rest.back() == '"') rest = rest.substr(1, rest.size() - 2);
+    return rest;
+  }
+  return {};
+}
+
+// nginx's ngx_http_set_charset: the type then names `charset`, except on
+// a 301 or 302 (old browsers took a redirect's charset for the target's).
+// A charset the type named is replaced with its other parameters, as
+// nginx writes only the MIME type back.
+void set_charset(std::string& type, bool had_charset, const std::string& charset, int status) {
+  if (had_charset) {
+    type.resize(type.find(';'));
+    while (!type.empty() && type.back() == ' ') type.pop_back();
+  }
+  if (status == 301 || status == 302) return;
+  type += "; charset=";
+  type += charset;
+}
+
 }  // namespace
+
+std::shared_ptr<CharsetSink> header_filter(http::Exchange& ex, http::ResponseHead& head) {
+  const config::LocationSettings& s = ex.settings();
+  std::string* type = nullptr;
+  for (auto& [name, value] : head.headers)
+    if (strcasecmp(name.c_str(), "Content-Type") == 0) type = &value;
+  if (!type || type->empty()) return nullptr;
+  const std::string declared(charset_param(*type));
+  if (!declared.empty()) {
+    if (!s.override_charset) return nullptr;  // the response says what it is
+  } else {
+    std::string_view mime = std::string_view(*type).substr(0, type->find(';'));
+    while (!mime.empty() && mime.back() == ' ') mime.remove_suffix(1);
+    if (!listed(mime, s.charset_types ? *s.charset_types : default_types())) return nullptr;
+  }
+  const std::string& to = s.charset;
+  const std::string& from = declared.empty() ? s.source_charset : declared;
+  if (from.empty() || same_name(from, to)) {  // nothing to recode: only say what it is
+    set_charset(*type, !declared.empty(), to, head.status);
+    return nullptr;
+  }
+  // An encoded body's bytes are not text in any charset: left alone.
+  if (const std::string* ce = head.find("Content-Encoding"); ce && !ce->empty()) return nullptr;
+  std::shared_ptr<const config::CharsetMap> map;
+  Recoder::Direction direction = Recoder::Direction::forward;
+  if (ex.config) {
+    for (const auto& m : ex.config->charset_maps) {
+      if (same_name(m->from, from) && same_name(m->to, to)) {
+        map = m;
+      } else if (same_name(m->from, to) && same_name(m->to, from)) {
+        map = m;
+        direction = Recoder::Direction::backward;
+      }
+      if (map) break;
+    }
+  }
+  if (!map) {
+    TORII_LOG(error, "no \"charset_map\" between the charsets \"%s\" and \"%s\"%s", from.c_str(), to.c_str(),
+              http::log_context(ex).c_str());
+    return nullptr;
+  }
+  set_charset(*type, !declared.empty(), to, head.status);
+  if (map->to_utf8) {  // a character may take more or fewer bytes
+    head.content_length = -1;
+    head.remove("Content-Length");
+  }
+  if (ex.header_only) return nullptr;
+  return make_sink(ex, std::move(map), direction);
+}
 
 const std::vector<std::string>& default_types() {
   static const std::vector<std::string> types{"text/html",          "text/xml",
                                               "text/plain",         "text/vnd.wap.wml",
                                               "application/javascript", "application/rss+xml"};
   return types;
-}
-
-void apply(const std::string& charset, const std::vector<std::string>& types, http::ResponseHead& head) {
-  for (auto& [name, value] : head.headers) {
-    if (strcasecmp(name.c_str(), "Content-Type") != 0) continue;
-    std::string_view v = value;
-    std::string_view mime = v.substr(0, v.find(';'));
-    while (!mime.empty() && mime.back() == ' ') mime.remove_suffix(1);
-    if (!listed(mime, types) || has_charset(v)) return;
-    value += "; charset=";
-    value += charset;
-    return;
-  }
 }
 
 bool apply_override(std::string_view charset, const std::vector<std::string>& known, int status,

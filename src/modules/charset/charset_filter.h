@@ -1,24 +1,32 @@
-// ngx_http_charset_module's header filter, without recoding: `charset X`
-// adds "; charset=X" to the Content-Type of responses whose MIME type is
-// in charset_types (text/html always), unless the type already names a
-// charset. source_charset and override_charset are accepted; bytes are
-// never converted (a UTF-8 site's bytes pass as they are).
+// ngx_http_charset_module's header filter: `charset X` names X in the
+// Content-Type of responses whose MIME type is in charset_types (text/html
+// always), unless the type already names a charset. When the body is in
+// another charset (the response names it and override_charset is on, or
+// source_charset says so) and a charset_map joins the two, the body is
+// recoded (charset_sink.h) and the head names X.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace torii::http {
 struct ResponseHead;
+class Exchange;
 }
 
 namespace torii::charset {
 
+class CharsetSink;
+
+// For a response of the client's request in a location with `charset`:
+// fixes the head's Content-Type (and its length when recoding changes it)
+// and returns the body filter when the body is to be recoded, else null.
+std::shared_ptr<CharsetSink> header_filter(http::Exchange& ex, http::ResponseHead& head);
+
 // nginx's default charset_types (text/html is always included).
 const std::vector<std::string>& default_types();
-
-void apply(const std::string& charset, const std::vector<std::string>& types, http::ResponseHead& head);
 
 // The upstream's X-Accel-Charset, as nginx's override: whatever the
 // location's charset and charset_types, a Content-Type without a charset

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "config/config.h"
 #include "core/event_loop.h"
 #include "core/fd_budget.h"
 #include "http/exchange.h"
@@ -54,30 +55,22 @@ struct Mirrors::Run final : http::ResponseSink {
 Mirrors::Mirrors(core::EventLoop& loop) : loop_(loop) {}
 Mirrors::~Mirrors() = default;
 
-void Mirrors::start(http::Exchange& client, std::string_view uri, const BodyReplay* body) {
+Mirrors::Run* Mirrors::prepare(http::Exchange& client, std::string_view what) {
   // A mirror holds an upstream socket that no client connection accounts
   // for: it is one more descriptor, and none is taken from the reserve.
   core::FdBudget& fds = core::FdBudget::process();
   if (fds.limit() > 0 && fds.in_use() + 1 + fds.reserve() > fds.limit()) {
-    TORII_LOG(warn, "mirror \"%.*s\" not started: no descriptor to spare%s", int(uri.size()), uri.data(),
+    TORII_LOG(warn, "%.*s not started: no descriptor to spare%s", int(what.size()), what.data(),
               http::log_context(client).c_str());
-    return;
+    return nullptr;
   }
   fds.add(1);
   auto run = std::make_unique<Run>(*this, client);
   Run& r = *run;
   runs_.emplace(&r, std::move(run));
   http::Exchange& ex = r.ex;
-  // As nginx's subrequest: the mirror's URI with the client's arguments,
-  // method and fields; $request_uri stays the client's.
-  ex.req.path.assign(uri);
   ex.req.expect_continue = false;
-  if (body) {
-    r.body = std::make_unique<BodyReplay>(loop_, body->body());
-    ex.req.content_length = r.body->body()->size();
-  } else {
-    ex.req.content_length = -1;
-  }
+  ex.req.content_length = -1;
   ex.req.chunked = false;
   ex.config = client.config;
   ex.server = client.server;
@@ -91,9 +84,56 @@ void Mirrors::start(http::Exchange& client, std::string_view uri, const BodyRepl
   ex.access.subrequest = true;  // past the access phases, as the client's request
   ex.access.limit_req_status = client.access.limit_req_status;
   ex.access.limit_conn_status = client.access.limit_conn_status;
-  http::resume_request(ex, http::Phase::start);
+  return &r;
+}
+
+void Mirrors::launch(Run& r) {
+  http::resume_request(r.ex, http::Phase::start);
   // Answered at once with nothing to send (return 444), or already done.
-  if (!ex.handler_state) r.finish();
+  if (!r.ex.handler_state) r.finish();
+}
+
+void Mirrors::start(http::Exchange& client, std::string_view uri, const BodyReplay* body) {
+  Run* r = prepare(client, "mirror \"" + std::string(uri) + "\"");
+  if (!r) return;
+  http::Exchange& ex = r->ex;
+  // As nginx's subrequest: the mirror's URI with the client's arguments,
+  // method and fields; $request_uri stays the client's.
+  ex.req.path.assign(uri);
+  if (body) {
+    r->body = std::make_unique<BodyReplay>(loop_, body->body());
+    ex.req.content_length = r->body->body()->size();
+  }
+  launch(*r);
+}
+
+void Mirrors::start_post_action(http::Exchange& client, std::string_view target) {
+  Run* r = prepare(client, "post_action \"" + std::string(target) + "\"");
+  if (!r) return;
+  http::Exchange& ex = r->ex;
+  // nginx's post action is the client's own request sent on: what it
+  // answered and sent stays readable ($status, $body_bytes_sent...).
+  ex.status = client.status;
+  ex.body_bytes_sent = client.body_bytes_sent;
+  ex.header_bytes = client.header_bytes;
+  ex.request_length = client.request_length;
+  ex.req.content_length = -1;  // the body went to the client's handler
+  if (!target.empty() && target[0] == '/') {
+    // nginx's internal redirect without arguments: the target's URI, no $args.
+    ex.req.path.assign(target);
+    ex.req.query = {};
+    ex.req.has_query = false;
+  } else {
+    const config::Location* named = config::find_named_location(*ex.server, target);
+    if (!named) {
+      TORII_LOG(error, "could not find named location \"%.*s\"%s", int(target.size()), target.data(),
+                http::log_context(client).c_str());
+      r->finish();
+      return;
+    }
+    ex.location = named;
+  }
+  launch(*r);
 }
 
 void Mirrors::ended(Run* r) { runs_.erase(r); }

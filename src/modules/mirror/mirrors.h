@@ -34,10 +34,16 @@ class Mirrors {
   // Starts one mirror of `client`'s request at `uri`; `body`, when given,
   // is the client's body it gets. The client's exchange is not touched.
   void start(http::Exchange& client, std::string_view uri, const BodyReplay* body);
+  // post_action: the same kind of run at `target` (a URI, or a named
+  // location), once the client's response has ended, with the client's
+  // $status and $body_bytes_sent (modules/post_action).
+  void start_post_action(http::Exchange& client, std::string_view target);
   size_t running() const { return runs_.size(); }
 
  private:
   struct Run;
+  Run* prepare(http::Exchange& client, std::string_view what);  // null: no descriptor to spare
+  void launch(Run& r);
   void ended(Run* r);
 
   core::EventLoop& loop_;

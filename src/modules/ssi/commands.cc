@@ -20,9 +20,6 @@ namespace {
 // themselves several times over stops at kMaxSubrequests in all.
 constexpr int kMaxDepth = 50;
 constexpr int kMaxSubrequests = 1000;
-// The most of a response `include set=` keeps (nginx's is its
-// subrequest_output_buffer_size).
-constexpr size_t kMaxSetValue = 64 * 1024;
 
 enum class Name : unsigned char { include, echo, config, set, if_, elif, else_, endif, block, endblock };
 
@@ -317,7 +314,7 @@ void SsiSink::include_done() {
   if (!waiting_set_.empty()) {
     std::string value;
     if (sub->status() < 300) {
-      if (sub->body_text(kMaxSetValue, value)) {
+      if (sub->body_text(sub->output_limit(), value)) {
         main_->set(waiting_set_, std::move(value));
       } else {
         TORII_LOG(error, "too big subrequest response while setting \"%s\"%s", waiting_set_.c_str(),

@@ -34,6 +34,12 @@ class Subrequest final : public http::ResponseSink {
   void clear_body();
   // The body as text, at most `limit` bytes (the `set` parameter).
   bool body_text(size_t limit, std::string& out);
+  // How much of the body may be kept in memory: the subrequest's own
+  // location's subrequest_output_buffer_size, as nginx reads it.
+  size_t output_limit() const {
+    return ex_.server ? ex_.settings().core.subrequest_output_buffer_size
+                      : config::CoreSettings().subrequest_output_buffer_size;
+  }
 
   // The child's ResponseSink.
   void send_head(const http::ResponseHead& head) override {}

@@ -1,0 +1,117 @@
+// http-core and gzip directives that nginx added late (max_headers,
+// keepalive_min_timeout) or that old configs still carry
+// (client_body_in_single_buffer, client_body_in_file_only,
+// subrequest_output_buffer_size, gzip_no_buffer, postpone_gzipping,
+// post_action, proxy_pass_trailers, early_hints), with
+// nginx's contexts, defaults and error wording.
+#include "config/directives.h"
+#include "config/template.h"
+#include "config/upstream_settings.h"
+
+namespace torii::config {
+
+namespace {
+
+// nginx's wording for a value its number, size and time slots cannot read.
+Error slot_error(const Node& n, const char* what) { return node_error(n, "\"" + n.name + "\" directive " + what); }
+
+// max_headers N (http, server): the most header fields a request may have.
+Status set_max_headers(Compiler&, Scope& s, const Node& n) {
+  uint64_t v = 0;
+  if (!parse_number(n.args[0], v)) return slot_error(n, "invalid number");
+  s.server->max_headers = size_t(v);
+  return Ok{};
+}
+
+Status set_keepalive_min_timeout(Compiler&, Scope& s, const Node& n) {
+  int64_t ms = 0;
+  if (!parse_time_ms(n.args[0], ms)) return slot_error(n, "invalid value");
+  s.settings->core.keepalive_min_timeout = Ms(ms);
+  return Ok{};
+}
+
+// client_body_in_file_only on | clean | off (nginx's enum slot wording).
+Status set_client_body_in_file_only(Compiler&, Scope& s, const Node& n) {
+  using B = CoreSettings::BodyInFileOnly;
+  const std::string& v = n.args[0];
+  if (v == "off") s.settings->core.client_body_in_file_only = B::off;
+  else if (v == "on") s.settings->core.client_body_in_file_only = B::on;
+  else if (v == "clean") s.settings->core.client_body_in_file_only = B::clean;
+  else return node_error(n, "invalid value \"" + v + "\"");
+  return Ok{};
+}
+
+Status set_subrequest_output_buffer_size(Compiler&, Scope& s, const Node& n) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v)) return slot_error(n, "invalid value");
+  s.settings->core.subrequest_output_buffer_size = size_t(v);
+  return Ok{};
+}
+
+// client_body_in_single_buffer on|off: nginx keeps a body it reads into
+// memory in one buffer, which only $request_body shows; torii has no
+// $request_body and keeps a buffered body in one piece of memory (or one
+// file) anyway, so the flag is read and changes nothing.
+// gzip_no_buffer on|off: nginx hands each deflate output buffer on as soon
+// as it is full instead of collecting gzip_buffers of them; the bytes the
+// client gets are the same. torii's compression sink already passes output
+// on whenever the handler pauses (end of the loop turn), so the flag is read
+// and changes nothing.
+Status accept_flag(Compiler&, Scope&, const Node&) { return Ok{}; }
+
+// postpone_gzipping SIZE: nginx collects this much of the body before it
+// starts deflate (a buffering detail: the encoded bytes are the same).
+// torii encodes what each loop turn brings; the value is checked.
+Status check_size(Compiler&, Scope&, const Node& n) {
+  int64_t v = 0;
+  if (!parse_size(n.args[0], v)) return slot_error(n, "invalid value");
+  return Ok{};
+}
+
+// post_action URI | @name (modules/post_action). nginx's string slot: any
+// value, a URI when it starts with '/', else a named location.
+Status set_post_action(Compiler&, Scope& s, const Node& n) {
+  s.settings->post_action = n.args[0];
+  return Ok{};
+}
+
+// proxy_pass_trailers on|off (nginx 1.27.1): the upstream's chunked
+// trailer fields go on to the client (handlers/proxy_http_codec.cc).
+Status set_pass_trailers(Compiler&, Scope& s, const Node& n) {
+  edit_upstream_settings(s, n.name).pass_trailers = n.args[0] == "on";
+  return Ok{};
+}
+
+// early_hints COND... (nginx 1.29, modules/early_hints): the conditions
+// under which an upstream's 103 goes on to the client.
+Status set_early_hints(Compiler&, Scope& s, const Node& n) {
+  std::vector<Template> conditions;
+  for (const auto& a : n.args) {
+    auto t = compile_template(a);
+    if (!t) return node_error(n, t.error());
+    conditions.push_back(std::move(*t));
+  }
+  s.settings->early_hints = std::move(conditions);
+  return Ok{};
+}
+
+constexpr uint16_t kHSL = kHttp | kServer | kLocation;
+
+constexpr DirectiveSpec kCoreTuningDirectives[] = {
+    {"max_headers", kHttp | kServer, kArgs1, true, false, kMain, &set_max_headers},
+    {"keepalive_min_timeout", kHSL, kArgs1, true, false, kMain, &set_keepalive_min_timeout},
+    {"client_body_in_file_only", kHSL, kArgs1, true, false, kMain, &set_client_body_in_file_only},
+    {"client_body_in_single_buffer", kHSL, kFlag, true, false, kMain, &accept_flag},
+    {"subrequest_output_buffer_size", kHSL, kArgs1, true, false, kMain, &set_subrequest_output_buffer_size},
+    {"gzip_no_buffer", kHSL, kFlag, true, false, kMain, &accept_flag},
+    {"postpone_gzipping", kHSL, kArgs1, true, false, kMain, &check_size},
+    {"post_action", kHSL | kLocationIf, kArgs1, true, false, kMain, &set_post_action},
+    {"proxy_pass_trailers", kHSL, kFlag, true, false, kMain, &set_pass_trailers},
+    {"early_hints", kHSL, kArgs1More, true, false, kMain, &set_early_hints},
+};
+
+}  // namespace
+
+std::span<const DirectiveSpec> core_tuning_directives() { return kCoreTuningDirectives; }
+
+}  // namespace torii::config
