@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "http/date.h"
+#include "http/document_root.h"
 #include "http/etag.h"
 #include "http/exchange.h"
 #include "http/range.h"
@@ -28,6 +29,19 @@ void send_span(http::Exchange& ex, const FileCut& cut, int64_t from, int64_t to)
 
 }  // namespace
 
+std::optional<HandlerResult> open_cut_source(http::Exchange& ex, std::shared_ptr<const http::OpenFile>& file) {
+  if (ex.req.method != http::Method::get && ex.req.method != http::Method::head) return HandlerResult::error(405);
+  if (auto decided = apply_try_files(ex)) return decided;
+  const std::string& uri = ex.req.path;
+  if (uri.empty() || uri.back() == '/') return serve_static(ex);  // index, autoindex
+  if (!http::map_uri_to_path(ex, uri, ex.request_filename)) return HandlerResult::error(404);
+  OpenResult opened = open_request_file(ex, ex.request_filename);
+  if (!opened.ok()) return open_failure(ex, ex.request_filename, opened.err);
+  if (opened.file->is_dir) return serve_static(ex);  // its redirect to "dir/"
+  file = std::move(opened.file);
+  return std::nullopt;
+}
+
 HandlerResult send_file_cut(http::Exchange& ex, FileCut cut) {
   const config::LocationSettings& s = ex.settings();
   const http::OpenFile& f = *cut.file;
@@ -41,20 +55,10 @@ HandlerResult send_file_cut(http::Exchange& ex, FileCut cut) {
   // conditionals or ranges then, as for static files.
   const int err_status = ex.status_override > 0 ? ex.status_override : 0;
 
+  if (err_status == 0)
+    if (auto answered = answer_preconditions(ex, f, etag, date)) return *answered;
+
   http::ResponseHead head;
-  if (err_status == 0) {
-    const int pre = check_preconditions(ex, f, etag);
-    if (pre == 412) return HandlerResult::error(412);
-    if (pre == 304) {
-      head.status = 304;
-      head.add("Last-Modified", std::string(date));
-      if (!etag.empty()) head.add("ETag", std::string(etag));
-      ex.header_only = true;
-      ex.send_head(std::move(head));
-      ex.finish();
-      return HandlerResult::done();
-    }
-  }
 
   const std::string_view type = config::mime_type(s, ex.req.path);
   head.status = err_status != 0 ? err_status : 200;

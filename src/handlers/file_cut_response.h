@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "handlers/static_file.h"
@@ -28,6 +29,14 @@ struct FileCut {
   int64_t length = 0;
   bool single_range = false;  // several ranges: the whole body
 };
+
+// The steps before the cut, as nginx's flv and mp4 handlers take them: GET
+// and HEAD only (else 405), try_files, a URI ending in "/" or naming a
+// folder left to the static handler (index, autoindex, the redirect to
+// "dir/"), the path mapped and the file opened (the static handler's
+// statuses and log lines when it cannot be). Sets `file` and returns
+// nullopt, or returns the result that answered the request.
+std::optional<HandlerResult> open_cut_source(http::Exchange& ex, std::shared_ptr<const http::OpenFile>& file);
 
 HandlerResult send_file_cut(http::Exchange& ex, FileCut cut);
 

@@ -243,24 +243,12 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
   // to it, as in nginx.
   const int err_status = ex.status_override > 0 ? ex.status_override : 0;
 
+  const std::string_view date = http::cached_mtime_date(f.mtime);
+  if (err_status == 0)
+    if (auto answered = answer_preconditions(ex, f, etag, date)) return *answered;
+
   http::ResponseHead head;
   head.headers.reserve(6);
-  const std::string_view date = http::cached_mtime_date(f.mtime);
-
-  if (err_status == 0) {
-    const int pre = evaluate_preconditions(ex, f, etag);
-    if (pre == 412) return HandlerResult::error(412);
-    if (pre == 304) {
-      // A 304 carries the validators but no body, length or type.
-      head.status = 304;
-      head.add("Last-Modified", std::string(date));
-      if (!etag.empty()) head.add("ETag", std::string(etag));
-      ex.header_only = true;
-      ex.send_head(std::move(head));
-      ex.finish();
-      return HandlerResult::done();
-    }
-  }
 
   const std::string_view type = config::mime_type(s, ex.req.path);
   head.status = err_status != 0 ? err_status : 200;
@@ -370,8 +358,20 @@ HandlerResult open_failure(const Exchange& ex, const std::string& path, int err)
   return open_failed(ex, path, err);
 }
 
-int check_preconditions(const Exchange& ex, const http::OpenFile& f, std::string_view etag) {
-  return evaluate_preconditions(ex, f, etag);
+std::optional<HandlerResult> answer_preconditions(Exchange& ex, const http::OpenFile& f, std::string_view etag,
+                                                 std::string_view last_modified) {
+  const int pre = evaluate_preconditions(ex, f, etag);
+  if (pre == 412) return HandlerResult::error(412);
+  if (pre != 304) return std::nullopt;
+  // A 304 carries the validators but no body, length or type.
+  http::ResponseHead head;
+  head.status = 304;
+  head.add("Last-Modified", std::string(last_modified));
+  if (!etag.empty()) head.add("ETag", std::string(etag));
+  ex.header_only = true;
+  ex.send_head(std::move(head));
+  ex.finish();
+  return HandlerResult::done();
 }
 
 bool if_range_allows(const Exchange& ex, const http::OpenFile& f, std::string_view etag) {

@@ -42,12 +42,14 @@ std::optional<HandlerResult> apply_try_files(http::Exchange& ex);
 
 // The static handler's steps that other file handlers (flv, mp4) share:
 // opening a path with open_file_cache and disable_symlinks, the status
-// and log line for a failed open, the conditional checks (0, 304 or 412)
-// and whether an If-Range lets a range through, for a body whose ETag is
-// `etag` and whose Last-Modified is the file's.
+// and log line for a failed open, the conditional checks (a 304 with the
+// validators answered here, a 412 as an error, nullopt to go on) and
+// whether an If-Range lets a range through, for a body whose ETag is
+// `etag` and whose Last-Modified is the file's (`last_modified`, its date).
 OpenResult open_request_file(http::Exchange& ex, const std::string& path);
 HandlerResult open_failure(const http::Exchange& ex, const std::string& path, int err);
-int check_preconditions(const http::Exchange& ex, const http::OpenFile& f, std::string_view etag);
+std::optional<HandlerResult> answer_preconditions(http::Exchange& ex, const http::OpenFile& f, std::string_view etag,
+                                                 std::string_view last_modified);
 bool if_range_allows(const http::Exchange& ex, const http::OpenFile& f, std::string_view etag);
 
 }  // namespace torii::handlers

@@ -4,7 +4,6 @@
 #include <string_view>
 
 #include "handlers/file_cut_response.h"
-#include "http/document_root.h"
 #include "http/exchange.h"
 #include "http/query_arg.h"
 
@@ -32,17 +31,10 @@ int64_t parse_offset(std::string_view value) {
 }
 
 handlers::HandlerResult serve(http::Exchange& ex) {
-  if (ex.req.method != http::Method::get && ex.req.method != http::Method::head)
-    return handlers::HandlerResult::error(405);
-  if (auto decided = handlers::apply_try_files(ex)) return std::move(*decided);
-  const std::string& uri = ex.req.path;
-  if (uri.empty() || uri.back() == '/') return handlers::serve_static(ex);  // index, autoindex
-  if (!http::map_uri_to_path(ex, uri, ex.request_filename)) return handlers::HandlerResult::error(404);
-  handlers::OpenResult opened = handlers::open_request_file(ex, ex.request_filename);
-  if (!opened.ok()) return handlers::open_failure(ex, ex.request_filename, opened.err);
-  if (opened.file->is_dir) return handlers::serve_static(ex);  // its redirect to "dir/"
+  std::shared_ptr<const http::OpenFile> file;
+  if (auto answered = handlers::open_cut_source(ex, file)) return std::move(*answered);
 
-  const int64_t size = opened.file->size;
+  const int64_t size = file->size;
   int64_t start = 0;
   if (ex.req.has_query) {
     if (auto v = http::query_arg(ex.req.query, "start")) {
@@ -51,7 +43,7 @@ handlers::HandlerResult serve(http::Exchange& ex) {
     }
   }
   handlers::FileCut cut;
-  cut.file = std::move(opened.file);
+  cut.file = std::move(file);
   cut.offset = start;
   cut.length = size - start;
   if (start > 0) {

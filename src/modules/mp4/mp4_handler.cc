@@ -5,7 +5,6 @@
 #include <string>
 
 #include "handlers/file_cut_response.h"
-#include "http/document_root.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "http/query_arg.h"
@@ -67,15 +66,8 @@ int64_t parse_seconds_ms(std::string_view value) {
 }
 
 handlers::HandlerResult serve(http::Exchange& ex) {
-  if (ex.req.method != http::Method::get && ex.req.method != http::Method::head)
-    return handlers::HandlerResult::error(405);
-  if (auto decided = handlers::apply_try_files(ex)) return std::move(*decided);
-  const std::string& uri = ex.req.path;
-  if (uri.empty() || uri.back() == '/') return handlers::serve_static(ex);  // index, autoindex
-  if (!http::map_uri_to_path(ex, uri, ex.request_filename)) return handlers::HandlerResult::error(404);
-  handlers::OpenResult opened = handlers::open_request_file(ex, ex.request_filename);
-  if (!opened.ok()) return handlers::open_failure(ex, ex.request_filename, opened.err);
-  if (opened.file->is_dir) return handlers::serve_static(ex);  // its redirect to "dir/"
+  std::shared_ptr<const http::OpenFile> file;
+  if (auto answered = handlers::open_cut_source(ex, file)) return std::move(*answered);
 
   int64_t start = -1;
   int64_t length = 0;
@@ -91,10 +83,10 @@ handlers::HandlerResult serve(http::Exchange& ex) {
   }
 
   handlers::FileCut cut;
-  cut.file = opened.file;
+  cut.file = file;
   cut.offset = 0;
-  cut.length = opened.file->size;
-  const ReadAt read_at = file_reader(*opened.file);
+  cut.length = file->size;
+  const ReadAt read_at = file_reader(*file);
   uint64_t duration_ms = 0;
   if (start >= 0) {
     cut.single_range = true;  // nginx's r->single_range, even for the whole file
@@ -105,7 +97,7 @@ handlers::HandlerResult serve(http::Exchange& ex) {
     req.start_key_frame = s.start_key_frame;
     req.buffer_size = uint64_t(s.buffer_size);
     req.max_buffer_size = uint64_t(s.max_buffer_size);
-    CutResult r = cut_movie(read_at, opened.file->size, ex.request_filename, req);
+    CutResult r = cut_movie(read_at, file->size, ex.request_filename, req);
     switch (r.kind) {
       case CutResult::Kind::refused:
         TORII_LOG(error, "%s%s", r.error.c_str(), http::log_context(ex).c_str());
@@ -121,7 +113,7 @@ handlers::HandlerResult serve(http::Exchange& ex) {
     }
   }
   if (ex.settings().mp4.limit_rate_permille > 0) {
-    if (duration_ms == 0) duration_ms = movie_duration_ms(read_at, opened.file->size);
+    if (duration_ms == 0) duration_ms = movie_duration_ms(read_at, file->size);
     apply_limit_rate(ex, int64_t(cut.prefix.size()) + cut.length, duration_ms);
   }
   return handlers::send_file_cut(ex, std::move(cut));
