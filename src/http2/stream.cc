@@ -72,29 +72,22 @@ void Stream::run() {
   const auto& binding = session_.binding();
   exchange_.emplace(*this, session_.info(), session_.host().services());
   http::Exchange& ex = *exchange_;
-  if (http::prepare_stream_request(ex, binding->config, *binding->group, head_fields_, 20, had_body_))
+  if (http::prepare_stream_request(ex, binding->config, *binding->group, head_fields_, 20, request_body_.had_body()))
     session_.host().run_request(ex);
   if (ex.close_connection && !ex.head_sent() && !closed_) {
     // return 444: no response at all, the stream is reset.
     nghttp2_submit_rst_stream(session_.ng(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_INTERNAL_ERROR);
     session_.host().wake();
   }
-  if (!body_.empty() || (remote_closed_ && had_body_)) session_.stream_wants_delivery(*this);
+  if (request_body_.deliverable()) session_.stream_wants_delivery(*this);
 }
 
 void Stream::on_data(const uint8_t* data, size_t len) {
-  body_received_ += int64_t(len);
-  body_activity_ms_ = session_.host().now_ms();
-  if (exchange_) exchange_->request_length += int64_t(len);
-  if (dropping_body_) {
-    acknowledge(len);
-    return;
-  }
-  body_.append(reinterpret_cast<const char*>(data), len);
+  request_body_.on_data({reinterpret_cast<const char*>(data), len}, session_.host().now_ms(),
+                        exchange_ ? &*exchange_ : nullptr);
 }
 
-void Stream::acknowledge(size_t n) {
-  if (n == 0) return;
+void Stream::acknowledge_body(size_t n) {
   if (closed_) {
     nghttp2_session_consume_connection(session_.ng(), n);
   } else {
@@ -102,62 +95,19 @@ void Stream::acknowledge(size_t n) {
   }
 }
 
-void Stream::drop_body() {
-  dropping_body_ = true;
-  reader_ = nullptr;
-  acknowledge(body_.size());
-  body_.clear();
-  std::string().swap(body_);
+void Stream::cancel_stream() {
+  nghttp2_submit_rst_stream(session_.ng(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_CANCEL);
+  session_.host().wake();
 }
 
 void Stream::deliver_body() {
   if (closed_ || !exchange_) return;
-  http::Exchange& ex = *exchange_;
-  const auto& s = ex.settings();
-  if (!dropping_body_ && !ex.finished() && s.client_max_body_size > 0 && body_received_ > s.client_max_body_size) {
-    TORII_LOG(error, "client intended to send too large body: %lld bytes, client: %s",
-              static_cast<long long>(body_received_), session_.info().remote_addr.c_str());
-    drop_body();
-    if (!ex.head_sent()) {
-      http::send_error(ex, 413);
-    } else {
-      nghttp2_submit_rst_stream(session_.ng(), NGHTTP2_FLAG_NONE, id_, NGHTTP2_CANCEL);
-      session_.host().wake();
-    }
-    return;
-  }
-  if (!reading_) {
-    // Nobody asked for the body and nobody will: give the window back.
-    if (ex.finished()) drop_body();
-    return;
-  }
-  if (!reader_) return;
-  while (!reader_paused_ && !body_.empty()) {
-    std::string chunk;
-    chunk.swap(body_);
-    const size_t n = chunk.size();
-    const bool more = reader_->on_body_data(chunk);
-    acknowledge(n);
-    if (closed_ || !reader_) return;
-    if (!more) reader_paused_ = true;
-  }
-  if (remote_closed_ && body_.empty() && !body_end_delivered_ && !reader_paused_) {
-    body_end_delivered_ = true;
-    http::BodyReader* r = reader_;
-    reader_ = nullptr;
-    r->on_body_end();
-  }
+  request_body_.deliver(*exchange_, session_.info().remote_addr.c_str());
 }
 
 void Stream::read_body(http::BodyReader* reader) {
-  if (!had_body_ || body_end_delivered_ || dropping_body_) {
-    reader->on_body_end();
-    return;
-  }
-  reading_ = true;
-  reader_ = reader;
-  body_activity_ms_ = session_.host().now_ms();
-  if (!closed_ && !remote_closed_) {
+  if (!request_body_.start_reading(reader, session_.host().now_ms())) return;
+  if (!closed_ && !request_body_.remote_closed()) {
     // Reading starts: let the client send more than the preread window.
     const size_t want = std::max({session_.body_window(), exchange_->settings().client_body_buffer_size,
                                   kMinBodyWindow});
@@ -168,22 +118,18 @@ void Stream::read_body(http::BodyReader* reader) {
 }
 
 void Stream::resume_body() {
-  if (!reader_paused_) return;
-  reader_paused_ = false;
-  session_.stream_wants_delivery(*this);
+  if (request_body_.resume(session_.host().now_ms())) session_.stream_wants_delivery(*this);
 }
 
 int64_t Stream::body_deadline() const {
-  // Only while the client owes bytes to a handler that wants them: a
-  // paused reader is our wait, not the client's.
-  if (!reading_ || !reader_ || reader_paused_ || remote_closed_ || closed_ || !exchange_) return INT64_MAX;
-  return exchange_->body_timeout_at(body_activity_ms_);
+  if (closed_ || !exchange_) return INT64_MAX;
+  return request_body_.deadline(*exchange_);
 }
 
 void Stream::body_timed_out() {
   http::Exchange& ex = *exchange_;
   ex.log_body_timeout();
-  drop_body();
+  request_body_.drop();
   if (!ex.head_sent()) {
     reset_after_response_ = true;
     http::send_error(ex, 408);
@@ -202,11 +148,7 @@ void Stream::on_close(uint32_t error_code) {
   if (closed_) return;
   closed_ = true;
   // Body bytes never acknowledged still count against the connection.
-  if (!body_.empty()) {
-    nghttp2_session_consume_connection(session_.ng(), body_.size());
-    body_.clear();
-  }
-  reader_ = nullptr;
+  if (const size_t unread = request_body_.close()) nghttp2_session_consume_connection(session_.ng(), unread);
   drain_cb_ = nullptr;
   clear_pieces();
   queued_total_ = 0;
@@ -276,7 +218,7 @@ void Stream::finish() {
     return;
   }
   output_changed();
-  if (!reading_ && (!body_.empty() || !remote_closed_)) session_.stream_wants_delivery(*this);
+  if (request_body_.unread()) session_.stream_wants_delivery(*this);
 }
 
 void Stream::output_changed() {

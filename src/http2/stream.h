@@ -21,12 +21,13 @@
 #include "http/exchange.h"
 #include "http/field_section.h"
 #include "http/response.h"
+#include "http/stream_body.h"
 
 namespace torii::http2 {
 
 class Session;
 
-class Stream final : public http::ResponseSink {
+class Stream final : public http::ResponseSink, private http::StreamBody::Owner {
  public:
   Stream(Session& session, int32_t id);
   ~Stream() override;
@@ -43,13 +44,12 @@ class Stream final : public http::ResponseSink {
   // nghttp2's callbacks. `end_stream`: no body follows.
   void headers_done(bool end_stream) {
     headers_done_ = true;
-    remote_closed_ = end_stream;
-    had_body_ = !end_stream;
+    request_body_.headers_done(end_stream);
   }
   bool headers_complete() const { return headers_done_; }
   // Body bytes; kept until the handler's reader takes them.
   void on_data(const uint8_t* data, size_t len);
-  void on_remote_end() { remote_closed_ = true; }
+  void on_remote_end() { request_body_.on_remote_end(); }
 
   // Builds the exchange and runs the request through the pipeline.
   void run();
@@ -121,8 +121,10 @@ class Stream final : public http::ResponseSink {
   static bool pread_into(std::string& out, const Piece& p, size_t k);
 
   void output_changed();
-  void acknowledge(size_t n);
-  void drop_body();
+  // http::StreamBody::Owner
+  void acknowledge_body(size_t n) override;
+  void cancel_stream() override;
+  bool stream_closed() const override { return closed_; }
 
   Session& session_;
   int32_t id_;
@@ -131,20 +133,10 @@ class Stream final : public http::ResponseSink {
   std::vector<nghttp2_rcbuf*> rcbufs_;
   http::FieldSection head_fields_;  // the request head as decoded, until run()
   bool headers_done_ = false;
-  bool remote_closed_ = false;
-  bool had_body_ = false;  // HEADERS came without END_STREAM
 
   std::optional<http::Exchange> exchange_;
 
-  // Request body.
-  std::string body_;              // received, not yet taken by the reader
-  int64_t body_received_ = 0;
-  http::BodyReader* reader_ = nullptr;
-  bool reading_ = false;          // the handler asked for the body
-  bool reader_paused_ = false;
-  bool body_end_delivered_ = false;
-  bool dropping_body_ = false;    // nobody will read it: acknowledge and drop
-  int64_t body_activity_ms_ = 0;  // the last body bytes (or the start of reading)
+  http::StreamBody request_body_{*this};
   bool reset_after_response_ = false;
 
   // Response.

@@ -103,7 +103,7 @@ class Session::Callbacks {
       return NGTCP2_ERR_CALLBACK_FAILURE;
     }
     // Framing and headers are ours to acknowledge at once; body bytes only
-    // when a handler takes them (Stream::acknowledge).
+    // when a handler takes them (Stream::acknowledge_body).
     ngtcp2_conn_extend_max_stream_offset(conn, stream_id, uint64_t(n));
     ngtcp2_conn_extend_max_offset(conn, uint64_t(n));
     return 0;

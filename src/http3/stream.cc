@@ -93,102 +93,45 @@ void Stream::run() {
   exchange_.emplace(*this, session_.info(), session_.host().services());
   http::Exchange& ex = *exchange_;
   ex.early_data = early_data_;
-  if (http::prepare_stream_request(ex, binding->config, *binding->group, head_fields_, 30, had_body_))
+  if (http::prepare_stream_request(ex, binding->config, *binding->group, head_fields_, 30, request_body_.had_body()))
     session_.host().run_request(ex);
   if (ex.close_connection && !ex.head_sent() && !closed_) reset(kH3RequestCancelled);  // return 444
-  if (!body_.empty() || (remote_closed_ && had_body_)) session_.stream_wants_delivery(*this);
+  if (request_body_.deliverable()) session_.stream_wants_delivery(*this);
 }
 
 void Stream::on_data(const uint8_t* data, size_t len) {
-  body_received_ += int64_t(len);
-  body_activity_ms_ = session_.host().now_ms();
-  if (exchange_) exchange_->request_length += int64_t(len);
-  if (dropping_body_) {
-    acknowledge(len);
-    return;
-  }
-  body_.append(reinterpret_cast<const char*>(data), len);
+  request_body_.on_data({reinterpret_cast<const char*>(data), len}, session_.host().now_ms(),
+                        exchange_ ? &*exchange_ : nullptr);
 }
 
 // Body bytes go back to the client's flow-control window only when taken:
 // a handler that stops reading closes the window.
-void Stream::acknowledge(size_t n) {
-  if (n > 0) session_.consume(id_, n);
-}
+void Stream::acknowledge_body(size_t n) { session_.consume(id_, n); }
 
-void Stream::drop_body() {
-  dropping_body_ = true;
-  reader_ = nullptr;
-  acknowledge(body_.size());
-  std::string().swap(body_);
-}
+void Stream::cancel_stream() { reset(kH3RequestCancelled); }
 
 void Stream::deliver_body() {
   if (closed_ || !exchange_) return;
-  http::Exchange& ex = *exchange_;
-  const auto& s = ex.settings();
-  if (!dropping_body_ && !ex.finished() && s.client_max_body_size > 0 && body_received_ > s.client_max_body_size) {
-    TORII_LOG(error, "client intended to send too large body: %lld bytes, client: %s",
-              static_cast<long long>(body_received_), session_.info().remote_addr.c_str());
-    drop_body();
-    if (!ex.head_sent()) {
-      http::send_error(ex, 413);
-    } else {
-      reset(kH3RequestCancelled);
-    }
-    return;
-  }
-  if (!reading_) {
-    if (ex.finished()) drop_body();
-    return;
-  }
-  if (!reader_) return;
-  while (!reader_paused_ && !body_.empty()) {
-    std::string chunk;
-    chunk.swap(body_);
-    const size_t n = chunk.size();
-    const bool more = reader_->on_body_data(chunk);
-    acknowledge(n);
-    if (closed_ || !reader_) return;
-    if (!more) reader_paused_ = true;
-  }
-  if (remote_closed_ && body_.empty() && !body_end_delivered_ && !reader_paused_) {
-    body_end_delivered_ = true;
-    http::BodyReader* r = reader_;
-    reader_ = nullptr;
-    r->on_body_end();
-  }
+  request_body_.deliver(*exchange_, session_.info().remote_addr.c_str());
 }
 
 void Stream::read_body(http::BodyReader* reader) {
-  if (!had_body_ || body_end_delivered_ || dropping_body_) {
-    reader->on_body_end();
-    return;
-  }
-  reading_ = true;
-  reader_ = reader;
-  body_activity_ms_ = session_.host().now_ms();
-  session_.stream_wants_delivery(*this);
+  if (request_body_.start_reading(reader, session_.host().now_ms())) session_.stream_wants_delivery(*this);
 }
 
 void Stream::resume_body() {
-  if (!reader_paused_) return;
-  reader_paused_ = false;
-  body_activity_ms_ = session_.host().now_ms();
-  session_.stream_wants_delivery(*this);
+  if (request_body_.resume(session_.host().now_ms())) session_.stream_wants_delivery(*this);
 }
 
 int64_t Stream::body_deadline() const {
-  // Only while the client owes bytes to a handler that wants them: a
-  // paused reader is our wait, not the client's.
-  if (!reading_ || !reader_ || reader_paused_ || remote_closed_ || closed_ || reset_ || !exchange_) return INT64_MAX;
-  return exchange_->body_timeout_at(body_activity_ms_);
+  if (closed_ || reset_ || !exchange_) return INT64_MAX;
+  return request_body_.deadline(*exchange_);
 }
 
 void Stream::body_timed_out() {
   http::Exchange& ex = *exchange_;
   ex.log_body_timeout();
-  drop_body();
+  request_body_.drop();
   if (ex.head_sent()) {
     reset(kH3RequestCancelled);
     return;
@@ -219,11 +162,7 @@ void Stream::reset(uint64_t app_error) {
 void Stream::on_close() {
   if (closed_) return;
   closed_ = true;
-  if (!body_.empty()) {
-    acknowledge(body_.size());
-    body_.clear();
-  }
-  reader_ = nullptr;
+  if (const size_t unread = request_body_.close()) acknowledge_body(unread);
   drain_cb_ = nullptr;
   pieces_.clear();
   first_piece_ = 0;
@@ -302,7 +241,7 @@ void Stream::finish() {
     return;
   }
   output_changed();
-  if (!reading_ && (!body_.empty() || !remote_closed_)) session_.stream_wants_delivery(*this);
+  if (request_body_.unread()) session_.stream_wants_delivery(*this);
 }
 
 // The upstream failed mid-body: the client must see the response cut, not complete.

@@ -23,12 +23,13 @@
 #include "http/exchange.h"
 #include "http/field_section.h"
 #include "http/response.h"
+#include "http/stream_body.h"
 
 namespace torii::http3 {
 
 class Session;
 
-class Stream final : public http::ResponseSink {
+class Stream final : public http::ResponseSink, private http::StreamBody::Owner {
  public:
   Stream(Session& session, int64_t id);
   ~Stream() override;
@@ -41,8 +42,7 @@ class Stream final : public http::ResponseSink {
   void add_field(nghttp3_rcbuf* name, nghttp3_rcbuf* value, size_t field_limit, size_t list_limit);
   void headers_done(bool fin) {
     headers_done_ = true;
-    remote_closed_ = fin;
-    had_body_ = !fin;
+    request_body_.headers_done(fin);
   }
   bool headers_complete() const { return headers_done_; }
   // When the silence of a client that owes this stream's handler body
@@ -57,7 +57,7 @@ class Stream final : public http::ResponseSink {
   // Part of the request head came in 0-RTT packets: it may be a replay.
   void mark_early_data() { early_data_ = true; }
   void on_data(const uint8_t* data, size_t len);
-  void on_remote_end() { remote_closed_ = true; }
+  void on_remote_end() { request_body_.on_remote_end(); }
 
   void run();
   void deliver_body();
@@ -115,8 +115,10 @@ class Stream final : public http::ResponseSink {
   };
 
   void output_changed();
-  void acknowledge(size_t n);
-  void drop_body();
+  // http::StreamBody::Owner
+  void acknowledge_body(size_t n) override;
+  void cancel_stream() override;
+  bool stream_closed() const override { return closed_; }
   void reset(uint64_t app_error);
   std::string take_buffer();
 
@@ -127,20 +129,10 @@ class Stream final : public http::ResponseSink {
   http::FieldSection head_fields_;  // the request head as decoded, until run()
   bool headers_done_ = false;
   bool early_data_ = false;
-  bool remote_closed_ = false;
-  bool had_body_ = false;
 
   std::optional<http::Exchange> exchange_;
 
-  // Request body.
-  std::string body_;
-  int64_t body_received_ = 0;
-  http::BodyReader* reader_ = nullptr;
-  bool reading_ = false;
-  bool reader_paused_ = false;
-  int64_t body_activity_ms_ = 0;  // the reader started, resumed or got bytes
-  bool body_end_delivered_ = false;
-  bool dropping_body_ = false;
+  http::StreamBody request_body_{*this};
 
   // Response.
   const http::ResponseHead* head_ = nullptr;
