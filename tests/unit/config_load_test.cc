@@ -707,6 +707,8 @@ TEST(ConfigLoad, MissingDirectivesAreNamed) {
             "string:2: \"more_set_headers\" is a directive of headers-more-nginx-module, which torii does not include");
   EXPECT_EQ(load_error("http {\npagespeed on; }"),
             "string:2: \"pagespeed\" is a directive of ngx_pagespeed, which torii does not include");
+  EXPECT_EQ(load_error("http {\njs_import main.js; }"),
+            "string:2: \"js_import\" is a directive of njs (ngx_http_js_module), which torii does not include");
 }
 
 TEST(ConfigLoad, LuaBlocksAreSkippedAndNamed) {
