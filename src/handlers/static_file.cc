@@ -252,9 +252,9 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
 
   const std::string_view type = config::mime_type(s, ex.req.path);
   head.status = err_status != 0 ? err_status : 200;
-  if (!type.empty()) head.add("Content-Type", std::string(type));
-  head.add("Last-Modified", std::string(date));
-  if (!etag.empty()) head.add("ETag", std::string(etag));
+  if (!type.empty()) head.add("Content-Type", type);
+  head.add("Last-Modified", date);
+  if (!etag.empty()) head.add("ETag", etag);
   if (vary) head.add("Vary", "Accept-Encoding");
   if (!content_encoding.empty()) head.add("Content-Encoding", std::string(content_encoding));
   head.content_length = f.size;
@@ -367,7 +367,7 @@ std::optional<HandlerResult> answer_preconditions(Exchange& ex, const http::Open
   http::ResponseHead head;
   head.status = 304;
   head.add("Last-Modified", std::string(last_modified));
-  if (!etag.empty()) head.add("ETag", std::string(etag));
+  if (!etag.empty()) head.add("ETag", etag);
   ex.header_only = true;
   ex.send_head(std::move(head));
   ex.finish();

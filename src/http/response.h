@@ -30,8 +30,11 @@ struct ResponseHead {
   // Exchange::send_head adds it to the Content-Type (charset module).
   std::string accel_charset;
 
-  void add(std::string name, std::string value) {
-    headers.emplace_back(std::move(name), std::move(value));
+  // Each string is built once, in place (a literal name is not first made
+  // a temporary std::string and then moved).
+  template <class Name, class Value>
+  void add(Name&& name, Value&& value) {
+    headers.emplace_back(std::forward<Name>(name), std::forward<Value>(value));
   }
   // Case-insensitive lookups used by header filters.
   const std::string* find(std::string_view name) const;
