@@ -134,6 +134,24 @@ Status set_flag(StreamCompiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
+// proxy_upload_rate / proxy_download_rate SIZE: a size, or variables
+// rendered for each session (nginx 1.19.5+).
+template <Rate Settings::*F>
+Status set_rate(StreamCompiler& sc, Scope& s, const Node& n) {
+  Rate r;
+  if (n.args[0].find('$') != std::string::npos) {
+    auto t = sc.compile(n, n.args[0]);
+    if (!t) return Error{t.error()};
+    r.value = std::move(*t);
+  } else {
+    int64_t v = 0;
+    if (!config::parse_size(n.args[0], v) || v < 0) return slot_invalid(n);
+    r.bytes = uint64_t(v);
+  }
+  s.settings->*F = std::move(r);
+  return Ok{};
+}
+
 Status set_tries(StreamCompiler&, Scope& s, const Node& n) {
   uint64_t v = 0;
   if (!config::parse_number(n.args[0], v) || v > 1'000'000) return slot_invalid(n);
@@ -389,6 +407,8 @@ const Directive kDirectives[] = {
     {"proxy_next_upstream_tries", kBoth, 1, 1, false, true, &set_tries},
     {"proxy_next_upstream_timeout", kBoth, 1, 1, false, true, &set_time<&Settings::next_upstream_timeout>},
     {"proxy_buffer_size", kBoth, 1, 1, false, true, &set_size<&Settings::buffer_size>},
+    {"proxy_upload_rate", kBoth, 1, 1, false, true, &set_rate<&Settings::upload_rate>},
+    {"proxy_download_rate", kBoth, 1, 1, false, true, &set_rate<&Settings::download_rate>},
     {"proxy_protocol", kBoth, 1, 1, true, true, &set_flag<&Settings::proxy_protocol>},
     {"proxy_half_close", kBoth, 1, 1, true, true, &set_flag<&Settings::half_close>},
     {"proxy_bind", kBoth, 1, 2, false, true, &set_bind},
@@ -451,7 +471,7 @@ const Directive kDirectives[] = {
 
 // nginx stream directives torii has not got yet: refused by name.
 constexpr std::string_view kNotYet[] = {
-    "proxy_responses", "proxy_requests", "proxy_download_rate", "proxy_upload_rate", "geo",
+    "proxy_responses", "proxy_requests", "geo",
     "split_clients", "limit_conn_zone", "limit_conn", "limit_conn_log_level", "set_real_ip_from",
     "pass", "js_import", "js_set", "server_name", "proxy_socket_rcvbuf",
     "proxy_socket_sndbuf", "geoip_country", "geoip_city", "geoip_org",

@@ -110,7 +110,9 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
       group_(group),
       server_(*group.server),
       client_fd_(fd),
-      timer_(&Session::on_timer, this) {
+      timer_(&Session::on_timer, this),
+      upload_(&Session::on_upload_rested, this),
+      download_(&Session::on_download_rested, this) {
   facts_.peer = peer;
   socklen_t len = sizeof facts_.local;
   getsockname(fd, reinterpret_cast<sockaddr*>(&facts_.local), &len);
@@ -126,6 +128,8 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
 
 Session::~Session() {
   worker_.loop().cancel(timer_);
+  worker_.loop().cancel(upload_.timer);
+  worker_.loop().cancel(download_.timer);
   close_upstream();
   client_io_.reset();  // its TLS, before the socket under it
   if (client_fd_ >= 0) {
@@ -435,6 +439,8 @@ void Session::proxy_to(std::shared_ptr<const Upstream> upstream) {
   const unsigned cap = server_.settings.next_upstream_tries;
   if (cap && tries_left_ > cap) tries_left_ = cap;
   if (!upstream_->hash_key.parts.empty()) render(upstream_->hash_key, facts_, hash_key_);
+  upload_rate_ = render_rate(server_.settings.upload_rate, "proxy_upload_rate");
+  download_rate_ = render_rate(server_.settings.download_rate, "proxy_download_rate");
   first_try_ms_ = worker_.loop().now_ms();
   // What preread read (and a PROXY header) goes first: the buffer holds it.
   const size_t size = std::max(server_.settings.buffer_size, preread_.size() + net::kProxyProtocolMaxHeader);
@@ -463,6 +469,7 @@ void Session::connect_to(int peer) {
   --tries_left_;
   balancer_->acquire(peer);
   try_start_ms_ = worker_.loop().now_ms();
+  start_rates();
   facts_.upstream_addr.push_back(srv.name);
   facts_.upstream_connect_ms.push_back(-1);
   facts_.upstream_bytes_sent.push_back(0);
@@ -603,17 +610,32 @@ void Session::close_upstream() {
 }
 
 // Moves what it can both ways until nothing moves; each socket is
-// edge-triggered, so a call ends only at EAGAIN, a full buffer or an end.
+// edge-triggered, so a call ends only at EAGAIN, a full buffer, an end,
+// or a rate limit's rest (its timer calls again).
 void Session::pump() {
   bool moved_any = false;
+  const int64_t now = worker_.loop().now_ms();
   for (;;) {
     bool moved = false;
     struct Way {
       Pipe& pipe;
       Endpoint &src, &dst;
+      Flow& flow;
     };
-    for (Way w : {Way{*to_upstream_, *client_io_, *upstream_io_}, Way{*to_client_, *upstream_io_, *client_io_}}) {
-      if (w.pipe.fill(w.src) == Pipe::Io::progress) moved = true;
+    for (Way w : {Way{*to_upstream_, *client_io_, *upstream_io_, upload_},
+                  Way{*to_client_, *upstream_io_, *client_io_, download_}}) {
+      if (!w.flow.resting && w.pipe.room() > 0) {
+        int64_t delay = 0;
+        const size_t allow = w.flow.rate.allowance(w.pipe.read_total(), now, w.pipe.room(), delay);
+        if (allow == 0) {
+          rest(w.flow, delay);
+        } else {
+          const uint64_t before = w.pipe.read_total();
+          if (w.pipe.fill(w.src, allow) == Pipe::Io::progress) moved = true;
+          if (const int64_t ms = w.flow.rate.rest_after(size_t(w.pipe.read_total() - before)); ms > 0)
+            rest(w.flow, ms);
+        }
+      }
       const Pipe::Io out = w.pipe.drain(w.dst);
       if (out == Pipe::Io::progress) moved = true;
       if (out == Pipe::Io::error) {
@@ -633,7 +655,50 @@ void Session::pump() {
     finish(200);
     return;
   }
-  if (moved_any) worker_.loop().arm(timer_, server_.settings.timeout.count());
+  // As nginx: proxy_timeout does not run while a direction rests.
+  if (upload_.resting || download_.resting) {
+    worker_.loop().cancel(timer_);
+  } else if (moved_any || !timer_.armed()) {
+    worker_.loop().arm(timer_, server_.settings.timeout.count());
+  }
+}
+
+// ---- proxy_upload_rate / proxy_download_rate ------------------------------------
+
+uint64_t Session::render_rate(const Rate& r, const char* directive) {
+  if (!r.value) return r.bytes;
+  std::string text;
+  render(*r.value, facts_, text);
+  int64_t v = 0;
+  if (!config::parse_size(text, v) || v < 0) {
+    log_error(config::LogLevel::error, "invalid size \"" + text + "\" in \"" + directive + "\"", 0, nullptr);
+    return 0;
+  }
+  return uint64_t(v);
+}
+
+// As nginx, the count starts at each connect.
+void Session::start_rates() {
+  const int64_t now = worker_.loop().now_ms();
+  upload_.rate.start(upload_rate_, now);
+  download_.rate.start(download_rate_, now);
+}
+
+void Session::rest(Flow& flow, int64_t ms) {
+  flow.resting = true;
+  worker_.loop().arm(flow.timer, ms);
+}
+
+void Session::on_upload_rested(void* self) {
+  auto* s = static_cast<Session*>(self);
+  s->upload_.resting = false;
+  if (s->state_ == State::proxying) s->pump();
+}
+
+void Session::on_download_rested(void* self) {
+  auto* s = static_cast<Session*>(self);
+  s->download_.resting = false;
+  if (s->state_ == State::proxying) s->pump();
 }
 
 // nginx's rule: with proxy_half_close, once both ends are done; without
@@ -744,6 +809,8 @@ void Session::finish(int status) {
   facts_.status = status;
   facts_.now_ms = worker_.loop().now_ms();
   worker_.loop().cancel(timer_);
+  worker_.loop().cancel(upload_.timer);
+  worker_.loop().cancel(download_.timer);
   close_upstream();
   worker_.log_session(server_.settings, facts_);
   worker_.release(this);

@@ -120,6 +120,13 @@ struct SetStep {
   Template value;
 };
 
+// proxy_upload_rate / proxy_download_rate: bytes a second, 0 for none; with
+// variables, the value is rendered when the session starts proxying.
+struct Rate {
+  uint64_t bytes = 0;
+  std::optional<Template> value;
+};
+
 // Settings a stream server inherits from the stream block (nginx merges
 // stream -> server), nginx's defaults.
 struct Settings {
@@ -129,6 +136,8 @@ struct Settings {
   unsigned next_upstream_tries = 0;  // 0: as many as the group has
   Ms next_upstream_timeout{0};       // 0: unlimited
   size_t buffer_size = 16 * 1024;
+  Rate upload_rate;    // client -> upstream
+  Rate download_rate;  // upstream -> client
   bool proxy_protocol = false;  // send a PROXY v1 header to the upstream first
   bool half_close = false;      // proxy_half_close: a FIN is passed on, the other way keeps flowing
   bool socket_keepalive = false;
