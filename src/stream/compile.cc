@@ -152,6 +152,21 @@ Status set_rate(StreamCompiler& sc, Scope& s, const Node& n) {
   return Ok{};
 }
 
+// proxy_requests / proxy_responses NUMBER (nginx's number slot).
+Status set_requests(StreamCompiler&, Scope& s, const Node& n) {
+  uint64_t v = 0;
+  if (!config::parse_number(n.args[0], v) || v > 0x7fffffff) return node_error(n, q(n.name) + " directive invalid number");
+  s.settings->requests = v;
+  return Ok{};
+}
+
+Status set_responses(StreamCompiler&, Scope& s, const Node& n) {
+  uint64_t v = 0;
+  if (!config::parse_number(n.args[0], v) || v > 0x7fffffff) return node_error(n, q(n.name) + " directive invalid number");
+  s.settings->responses = int64_t(v);
+  return Ok{};
+}
+
 Status set_tries(StreamCompiler&, Scope& s, const Node& n) {
   uint64_t v = 0;
   if (!config::parse_number(n.args[0], v) || v > 1'000'000) return slot_invalid(n);
@@ -300,28 +315,50 @@ Status set_access_log(StreamCompiler& sc, Scope& s, const Node& n) {
   return Ok{};
 }
 
-// listen ADDR:PORT [ssl] [reuseport] [backlog=N] [so_keepalive=..] [proxy_protocol]...
+// listen ADDR:PORT [udp] [ssl] [reuseport] [backlog=N] [so_keepalive=..] [proxy_protocol]...
 // read by the http reader once the parameters stream does not have are
-// refused with nginx's words.
+// refused with nginx's words; `udp` is stream's own.
 Status set_listen(StreamCompiler& sc, Scope& s, const Node& n) {
-  for (size_t i = 1; i < n.args.size(); ++i) {
+  Node line = n;
+  line.args.clear();
+  bool udp = false;
+  for (size_t i = 0; i < n.args.size(); ++i) {
     std::string_view a = n.args[i];
-    if (a == "default_server" || a == "default" || a == "http2" || a == "quic" || a == "deferred")
+    if (i > 0 && (a == "default_server" || a == "default" || a == "http2" || a == "quic" || a == "deferred"))
       return node_error(n, "invalid parameter " + q(a));
-    if (a == "udp") return node_error(n, "\"listen ... udp\" is not yet supported in stream");
+    if (i > 0 && a == "udp") {
+      udp = true;
+      continue;
+    }
+    line.args.push_back(n.args[i]);
   }
   config::Server scratch;
   config::Scope probe;
   probe.ctx = config::kServer;
   probe.server = &scratch;
   probe.settings = &scratch.settings;
-  auto st = config::find_directive("listen")->set(sc.base(), probe, n);
+  auto st = config::find_directive("listen")->set(sc.base(), probe, line);
   if (!st) return st;
-  for (const auto& l : s.server->listens) {
-    if (l.text == scratch.listens.back().text)
-      return node_error(n, "duplicate \"" + l.text + "\" address and port pair");
+  config::Listen l = scratch.listens.back();
+  if (udp) {
+    // nginx's words for what a datagram socket cannot have.
+    auto incompatible = [&](std::string_view what) {
+      return node_error(n, "\"listen\" directive \"" + std::string(what) + "\" parameter is incompatible with \"udp\"");
+    };
+    for (const auto& a : line.args) {
+      if (std::string_view(a).starts_with("backlog=")) return incompatible("backlog");
+      if (std::string_view(a).starts_with("fastopen=")) return incompatible("fastopen");
+    }
+    if (l.ssl) return incompatible("ssl");
+    if (l.so_keepalive >= 0) return incompatible("so_keepalive");
+    if (l.proxy_protocol) return incompatible("proxy_protocol");
+    l.udp = true;
   }
-  s.server->listens.push_back(scratch.listens.back());
+  for (const auto& have : s.server->listens) {
+    if (have.text == l.text && have.udp == l.udp)
+      return node_error(n, "duplicate \"" + have.text + "\" address and port pair");
+  }
+  s.server->listens.push_back(std::move(l));
   return Ok{};
 }
 
@@ -407,6 +444,8 @@ const Directive kDirectives[] = {
     {"proxy_next_upstream_tries", kBoth, 1, 1, false, true, &set_tries},
     {"proxy_next_upstream_timeout", kBoth, 1, 1, false, true, &set_time<&Settings::next_upstream_timeout>},
     {"proxy_buffer_size", kBoth, 1, 1, false, true, &set_size<&Settings::buffer_size>},
+    {"proxy_requests", kBoth, 1, 1, false, true, &set_requests},
+    {"proxy_responses", kBoth, 1, 1, false, true, &set_responses},
     {"proxy_upload_rate", kBoth, 1, 1, false, true, &set_rate<&Settings::upload_rate>},
     {"proxy_download_rate", kBoth, 1, 1, false, true, &set_rate<&Settings::download_rate>},
     {"proxy_protocol", kBoth, 1, 1, true, true, &set_flag<&Settings::proxy_protocol>},
@@ -471,7 +510,7 @@ const Directive kDirectives[] = {
 
 // nginx stream directives torii has not got yet: refused by name.
 constexpr std::string_view kNotYet[] = {
-    "proxy_responses", "proxy_requests", "geo",
+    "geo",
     "split_clients", "limit_conn_zone", "limit_conn", "limit_conn_log_level", "set_real_ip_from",
     "pass", "js_import", "js_set", "server_name", "proxy_socket_rcvbuf",
     "proxy_socket_sndbuf", "geoip_country", "geoip_city", "geoip_org",
@@ -707,7 +746,7 @@ Status StreamCompiler::build_listen_groups() {
   for (const auto& srv : out_.servers) {
     for (const auto& l : srv->listens) {
       for (const auto& g : out_.listen_groups)
-        if (g.listen.text == l.text)
+        if (g.listen.text == l.text && g.listen.udp == l.udp)
           return make_error(srv->file + ":" + std::to_string(srv->line) + ": duplicate \"" + l.text +
                             "\" address and port pair");
       ListenGroup g;
@@ -780,8 +819,10 @@ Status check_listen_addresses(const config::Config& cfg) {
   if (!cfg.stream) return Ok{};
   for (const auto& sg : cfg.stream->listen_groups) {
     for (const auto& hg : cfg.listen_groups) {
-      // Both would get SO_REUSEPORT sockets and share the connections.
-      if (!hg.listen.quic && hg.listen.text == sg.listen.text)
+      // Both would get SO_REUSEPORT sockets and share the connections (or
+      // the datagrams: QUIC and stream's udp).
+      const bool same_kind = sg.listen.udp ? (hg.listen.quic || hg.udp) : !hg.listen.quic;
+      if (same_kind && hg.listen.text == sg.listen.text)
         return make_error(sg.server->file + ":" + std::to_string(sg.server->line) + ": \"" + sg.listen.text +
                           "\" is an http and a stream listen address");
     }

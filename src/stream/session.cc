@@ -19,7 +19,10 @@
 #include "config/ssl_config.h"
 #include "config/upstream_tls_config.h"
 #include "net/proxy_protocol.h"
+#include "stream/access.h"
 #include "stream/client_hello.h"
+#include "stream/pass_target.h"
+#include "stream/session_log.h"
 #include "stream/stream_worker.h"
 #include "stream/tls_server.h"
 #include "upstream/group_state.h"
@@ -30,69 +33,6 @@ namespace torii::stream {
 namespace {
 
 constexpr uint32_t kEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP;
-
-bool address_matches(const config::AccessRule& r, const sockaddr_storage& peer) {
-  if (r.all) return true;
-  const uint8_t* a = nullptr;
-  size_t len = 0;
-  uint8_t mapped[4];
-  if (peer.ss_family == AF_INET) {
-    a = reinterpret_cast<const uint8_t*>(&reinterpret_cast<const sockaddr_in&>(peer).sin_addr);
-    len = 4;
-  } else if (peer.ss_family == AF_INET6) {
-    const auto& in6 = reinterpret_cast<const sockaddr_in6&>(peer).sin6_addr;
-    a = reinterpret_cast<const uint8_t*>(&in6);
-    len = 16;
-    // An IPv4 client on a dual-stack socket meets the IPv4 rules, as nginx.
-    if (IN6_IS_ADDR_V4MAPPED(&in6) && r.family == AF_INET) {
-      std::memcpy(mapped, a + 12, 4);
-      a = mapped;
-      len = 4;
-    }
-  }
-  if (!a || (len == 4) != (r.family == AF_INET)) return false;
-  for (size_t i = 0; i < len; ++i)
-    if ((a[i] & r.mask[i]) != r.addr[i]) return false;
-  return true;
-}
-
-// "ip:port" or "[ip6]:port" rendered by proxy_pass $var.
-bool literal_address(std::string_view text, sockaddr_storage& addr) {
-  std::string host;
-  std::string_view port;
-  if (!text.empty() && text[0] == '[') {
-    const size_t close = text.find(']');
-    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') return false;
-    host = std::string(text.substr(1, close - 1));
-    port = text.substr(close + 2);
-  } else {
-    const size_t colon = text.rfind(':');
-    if (colon == std::string_view::npos) return false;
-    host = std::string(text.substr(0, colon));
-    port = text.substr(colon + 1);
-  }
-  uint64_t p = 0;
-  if (port.empty() || port.size() > 5) return false;
-  for (char c : port) {
-    if (c < '0' || c > '9') return false;
-    p = p * 10 + uint64_t(c - '0');
-  }
-  if (p == 0 || p > 65535) return false;
-  addr = {};
-  auto* in4 = reinterpret_cast<sockaddr_in*>(&addr);
-  if (inet_pton(AF_INET, host.c_str(), &in4->sin_addr) == 1) {
-    in4->sin_family = AF_INET;
-    in4->sin_port = htons(uint16_t(p));
-    return true;
-  }
-  auto* in6 = reinterpret_cast<sockaddr_in6*>(&addr);
-  if (inet_pton(AF_INET6, host.c_str(), &in6->sin6_addr) == 1) {
-    in6->sin6_family = AF_INET6;
-    in6->sin6_port = htons(uint16_t(p));
-    return true;
-  }
-  return false;
-}
 
 // PROXY protocol v1, as nginx's ngx_proxy_protocol_write.
 std::string proxy_v1_header(const sockaddr_storage& peer, const sockaddr_storage& local) {
@@ -300,11 +240,7 @@ void Session::run_handler() {
   start_proxy();
 }
 
-bool Session::allowed() {
-  for (const auto& r : server_.settings.access_rules)
-    if (address_matches(r, facts_.peer)) return r.allow;
-  return true;
-}
+bool Session::allowed() { return access_allowed(server_.settings.access_rules, facts_.peer); }
 
 void Session::run_sets() {
   for (const auto& step : server_.sets) {
@@ -341,30 +277,6 @@ void Session::write_return() {
 
 // ---- proxy -------------------------------------------------------------------
 
-namespace {
-
-// A group of one session's own: the addresses `proxy_pass $var` rendered
-// or the resolver answered.
-std::shared_ptr<const Upstream> session_group(const std::string& name, const std::vector<sockaddr_storage>& addrs) {
-  auto g = std::make_shared<config::UpstreamGroupConfig>();
-  g->name = name;
-  g->implicit = true;
-  for (const auto& addr : addrs) {
-    config::UpstreamServer s;
-    s.name = net::address_with_port(addr);
-    s.addr = addr;
-    s.addr_len = addr.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-    s.id = unsigned(g->servers.size());
-    g->servers.push_back(std::move(s));
-  }
-  auto u = std::make_shared<Upstream>();
-  u->group = std::move(g);
-  u->per_session = true;
-  return u;
-}
-
-}  // namespace
-
 void Session::start_proxy() {
   state_ = State::connecting;
   if (server_.pass) {
@@ -375,26 +287,18 @@ void Session::start_proxy() {
   // for the resolver, as nginx.
   std::string target;
   render(*server_.pass_template, facts_, target);
-  for (const auto& u : config_->stream->upstreams) {
-    if (!u->group->implicit && core::iequals(u->group->name, target)) {  // as nginx: without case
-      proxy_to(u);
-      return;
-    }
-  }
-  sockaddr_storage addr{};
-  if (literal_address(target, addr)) {
-    proxy_to(session_group(target, {addr}));
+  PassTarget where = find_pass_target(*config_->stream, target);
+  if (where.upstream) {
+    proxy_to(std::move(where.upstream));
     return;
   }
-  const size_t colon = target.rfind(':');
-  uint64_t port = 0;
-  if (colon == std::string::npos || colon == 0 || !config::parse_number(std::string_view(target).substr(colon + 1), port) ||
-      port == 0 || port > 65535) {
-    log_error(config::LogLevel::error, "no port in upstream \"" + target + "\"", 0, "connecting to upstream");
+  if (!where.error.empty()) {
+    log_error(config::LogLevel::error, where.error, 0, "connecting to upstream");
     finish(502);
     return;
   }
-  const std::string host = target.substr(0, colon);
+  const std::string host = where.host;
+  const uint16_t port = where.port;
   const Settings& s = server_.settings;
   if (!s.resolver) {
     log_error(config::LogLevel::error, "no resolver defined to resolve " + host, 0, "connecting to upstream");
@@ -411,14 +315,7 @@ void Session::start_proxy() {
       finish(502);
       return;
     }
-    std::vector<sockaddr_storage> addrs;
-    for (const auto& r : a.addrs) {
-      sockaddr_storage x{};
-      std::memcpy(&x, &r.addr, r.len);
-      if (x.ss_family == AF_INET) reinterpret_cast<sockaddr_in&>(x).sin_port = htons(uint16_t(port));
-      if (x.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6&>(x).sin6_port = htons(uint16_t(port));
-      addrs.push_back(x);
-    }
+    const std::vector<sockaddr_storage> addrs = answer_addresses(a, port);
     proxy_to(session_group(target, addrs));
   };
   if (const dns::Answer* cached = resolver.cached(host)) {
@@ -817,27 +714,19 @@ void Session::finish(int status) {
 }
 
 void Session::log_error(config::LogLevel level, const std::string& message, int err, const char* action) {
-  const Settings& s = server_.settings;
-  const bool own_log = s.error_log_fd >= 0;  // error_log of the server or the stream block
-  if (own_log ? uint8_t(level) < uint8_t(s.error_log_level) : !log::enabled(level)) return;
-  std::string line = message;
-  if (err) line += " (" + std::to_string(err) + ": " + std::strerror(err) + ")";
-  if (action) line += std::string(" while ") + action;
-  line += ", client: " + net::address_text(facts_.peer) + ", server: " + group_.listen.text;
+  ErrorContext c;
+  c.settings = &server_.settings;
+  c.connection = facts_.connection;
+  c.peer = &facts_.peer;
+  c.server = &group_.listen.text;
   if (!facts_.upstream_addr.empty()) {
-    line += ", upstream: \"" + facts_.upstream_addr.back() + "\"";
-    const uint64_t from_client = to_upstream_ ? to_upstream_->read_total() : 0;
-    const uint64_t to_client = to_client_ ? to_client_->written_total() : 0;
-    const uint64_t from_up = to_client_ ? to_client_->read_total() : 0;
-    const uint64_t to_up = to_upstream_ ? to_upstream_->written_total() : 0;
-    line += ", bytes from/to client:" + std::to_string(from_client) + "/" + std::to_string(to_client) +
-            ", bytes from/to upstream:" + std::to_string(from_up) + "/" + std::to_string(to_up);
+    c.upstream = &facts_.upstream_addr.back();
+    c.from_client = to_upstream_ ? to_upstream_->read_total() : 0;
+    c.to_client = to_client_ ? to_client_->written_total() : 0;
+    c.from_upstream = to_client_ ? to_client_->read_total() : 0;
+    c.to_upstream = to_upstream_ ? to_upstream_->written_total() : 0;
   }
-  if (own_log) {
-    log::write_to(s.error_log_fd, level, "*%llu %s", static_cast<unsigned long long>(facts_.connection), line.c_str());
-  } else {
-    log::write(level, "*%llu %s", static_cast<unsigned long long>(facts_.connection), line.c_str());
-  }
+  log_session_error(c, level, message, err, action);
 }
 
 }  // namespace torii::stream

@@ -138,6 +138,10 @@ struct Settings {
   size_t buffer_size = 16 * 1024;
   Rate upload_rate;    // client -> upstream
   Rate download_rate;  // upstream -> client
+  // UDP sessions: proxy_requests (0: unlimited) and proxy_responses (-1:
+  // unset, the session ends only by proxy_timeout).
+  uint64_t requests = 0;
+  int64_t responses = -1;
   bool proxy_protocol = false;  // send a PROXY v1 header to the upstream first
   bool half_close = false;      // proxy_half_close: a FIN is passed on, the other way keeps flowing
   bool socket_keepalive = false;

@@ -225,7 +225,7 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       out.append(std::to_string(net::address_port(f.local)));
       return true;
     case Var::protocol:
-      out.append("TCP");
+      out.append(f.udp ? "UDP" : "TCP");
       return true;
     case Var::status:
       out.append(std::to_string(f.status));

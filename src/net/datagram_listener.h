@@ -1,0 +1,14 @@
+// Datagram sockets for stream's `listen ... udp`: bound, non-blocking,
+// SO_REUSEPORT so that every worker holds its own (the kernel sends one
+// client's datagrams to one of them). QUIC has its own (http3/endpoint),
+// with GRO and packet info that a plain relay does not want.
+#pragma once
+
+#include "config/config.h"
+#include "core/result.h"
+
+namespace torii::net {
+
+Result<int> open_datagram_listener(const config::Listen& listen);
+
+}  // namespace torii::net
