@@ -13,11 +13,13 @@
 #include "config/directives.h"
 #include "config/nginx_directives.h"
 #include "config/proxy_config.h"
+#include "config/shared_zone.h"
 #include "config/ssl_config.h"
 #include "config/upstream_tls_config.h"
 #include "dns/resolver_config.h"
 #include "log/server_error_logs.h"
 #include "log/syslog.h"
+#include "modules/limit_conn/conn_table.h"
 #include "net/tls_context.h"
 #include "net/upstream_tls_context.h"
 #include "stream/variables.h"
@@ -45,6 +47,7 @@ struct Scope {
   // (copied on write, so a server that sets none shares the stream's).
   config::Server* twin = nullptr;
   bool access_rules_here = false;
+  bool conn_limits_here = false;
   bool access_log_here = false;
   std::vector<std::string_view> seen;
 };
@@ -85,6 +88,21 @@ class StreamCompiler {
     return nullptr;
   }
   void add_format(std::shared_ptr<LogFormat> f) { formats_.push_back(std::move(f)); }
+  // The limit_conn zone of that name, made (not yet defined) when new.
+  ConnZone& conn_zone(std::string_view name) {
+    for (auto& z : out_.conn_zones)
+      if (z->name == name) return *z;
+    auto z = std::make_shared<ConnZone>();
+    z->name = std::string(name);
+    out_.conn_zones.push_back(z);
+    return *z;
+  }
+  std::shared_ptr<const ConnZone> conn_zone_ptr(std::string_view name) {
+    conn_zone(name);
+    for (auto& z : out_.conn_zones)
+      if (z->name == name) return z;
+    return nullptr;
+  }
   Status upstream(const Node& n);
   Status map(const Node& n);
   Status server(const Settings& inherited, const config::Server& inherited_twin, const Node& n);
@@ -165,6 +183,58 @@ Status set_responses(StreamCompiler&, Scope& s, const Node& n) {
   if (!config::parse_number(n.args[0], v) || v > 0x7fffffff) return node_error(n, q(n.name) + " directive invalid number");
   s.settings->responses = int64_t(v);
   return Ok{};
+}
+
+// limit_conn_zone KEY zone=NAME:SIZE (read before the rest of the block,
+// so a limit_conn may name a zone defined further down, as nginx allows).
+Status set_limit_conn_zone(StreamCompiler& sc, Scope&, const Node& n) {
+  std::string_view a = n.args[1];
+  if (!a.starts_with("zone=")) return node_error(n, "invalid parameter " + q(a));
+  std::string_view name;
+  size_t size = 0;
+  if (auto st = config::parse_shared_zone(n, a, name, size); !st) return st;
+  auto key = sc.compile(n, n.args[0]);
+  if (!key) return Error{key.error()};
+  ConnZone& zone = sc.conn_zone(name);
+  if (zone.defined)
+    return node_error(n, "limit_conn_zone " + q(zone.name) + " is already bound to key " + q(zone.key.source));
+  zone.defined = true;
+  zone.size = size;
+  zone.key = std::move(*key);
+  zone.table = limits::ConnTable::acquire("stream " + zone.name, size);
+  return Ok{};
+}
+
+// limit_conn ZONE NUMBER: a server's own lines replace the stream block's.
+Status set_limit_conn(StreamCompiler& sc, Scope& s, const Node& n) {
+  const ConnZone& zone = sc.conn_zone(n.args[0]);
+  if (!s.conn_limits_here) {
+    s.settings->conn_limits.clear();
+    s.conn_limits_here = true;
+  }
+  for (const auto& l : s.settings->conn_limits)
+    if (l.zone->name == zone.name) return node_error(n, q(n.name) + " directive is duplicate");
+  uint64_t v = 0;
+  if (!config::parse_number(n.args[1], v) || v == 0) return node_error(n, "invalid number of connections " + q(n.args[1]));
+  if (v > 65535) return node_error(n, "connection limit must be less 65536");
+  if (!zone.defined) return node_error(n, "zero size shared memory zone " + q(zone.name));
+  s.settings->conn_limits.push_back({sc.conn_zone_ptr(zone.name), uint32_t(v)});
+  return Ok{};
+}
+
+Status set_conn_log_level(StreamCompiler&, Scope& s, const Node& n) {
+  static constexpr std::pair<std::string_view, config::LogLevel> kLevels[] = {{"info", config::LogLevel::info},
+                                                                              {"notice", config::LogLevel::notice},
+                                                                              {"warn", config::LogLevel::warn},
+                                                                              {"error", config::LogLevel::error}};
+  for (const auto& [name, level] : kLevels) {
+    if (n.args[0] == name) {
+      s.settings->conn_log_level = level;
+      return Ok{};
+    }
+  }
+  return node_error(n, "invalid value " + q(n.args[0]) + " in " + q(n.name) + " directive, it must be \"info\", " +
+                           "\"notice\", \"warn\" or \"error\"");
 }
 
 Status set_tries(StreamCompiler&, Scope& s, const Node& n) {
@@ -444,6 +514,10 @@ const Directive kDirectives[] = {
     {"proxy_next_upstream_tries", kBoth, 1, 1, false, true, &set_tries},
     {"proxy_next_upstream_timeout", kBoth, 1, 1, false, true, &set_time<&Settings::next_upstream_timeout>},
     {"proxy_buffer_size", kBoth, 1, 1, false, true, &set_size<&Settings::buffer_size>},
+    {"limit_conn_zone", kStream, 2, 2, false, false, &accept_any},  // read first, by run()
+    {"limit_conn", kBoth, 2, 2, false, false, &set_limit_conn},
+    {"limit_conn_log_level", kBoth, 1, 1, false, true, &set_conn_log_level},
+    {"limit_conn_dry_run", kBoth, 1, 1, true, true, &set_flag<&Settings::conn_dry_run>},
     {"proxy_requests", kBoth, 1, 1, false, true, &set_requests},
     {"proxy_responses", kBoth, 1, 1, false, true, &set_responses},
     {"proxy_upload_rate", kBoth, 1, 1, false, true, &set_rate<&Settings::upload_rate>},
@@ -511,7 +585,7 @@ const Directive kDirectives[] = {
 // nginx stream directives torii has not got yet: refused by name.
 constexpr std::string_view kNotYet[] = {
     "geo",
-    "split_clients", "limit_conn_zone", "limit_conn", "limit_conn_log_level", "set_real_ip_from",
+    "split_clients", "set_real_ip_from",
     "pass", "js_import", "js_set", "server_name", "proxy_socket_rcvbuf",
     "proxy_socket_sndbuf", "geoip_country", "geoip_city", "geoip_org",
 };
@@ -784,6 +858,11 @@ Status StreamCompiler::run(const Node& stream) {
     if (n.name != "log_format") continue;
     if (auto st = check(n, *find("log_format")); !st) return st;
     if (auto st = set_log_format(*this, top, n); !st) return st;
+  }
+  for (const auto& n : stream.children) {
+    if (n.name != "limit_conn_zone") continue;
+    if (auto st = check(n, *find("limit_conn_zone")); !st) return st;
+    if (auto st = set_limit_conn_zone(*this, top, n); !st) return st;
   }
   for (const auto& n : stream.children) {
     if (n.name != "upstream") continue;

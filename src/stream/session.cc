@@ -133,6 +133,13 @@ void Session::read_proxy_header() {
 }
 
 void Session::begin() {
+  // preaccess: limit_conn, then access: allow/deny.
+  if (!limit_conn_.take(server_.settings, facts_, [this](config::LogLevel level, const std::string& message) {
+        log_error(level, message, 0, "initializing session");
+      })) {
+    finish(503);
+    return;
+  }
   if (!allowed()) {
     log_error(config::LogLevel::error, "access forbidden by rule", 0, "initializing session");
     finish(403);
@@ -709,6 +716,7 @@ void Session::finish(int status) {
   worker_.loop().cancel(upload_.timer);
   worker_.loop().cancel(download_.timer);
   close_upstream();
+  limit_conn_.release();
   worker_.log_session(server_.settings, facts_);
   worker_.release(this);
 }

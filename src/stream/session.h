@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "core/event_loop.h"
 #include "stream/endpoint.h"
+#include "stream/limit_conn/limit_conn.h"
 #include "stream/pipe.h"
 #include "stream/rate_limit.h"
 #include "stream/stream_config.h"
@@ -116,6 +117,7 @@ class Session {
   const Server& server_;
   State state_ = State::returning;
   Facts facts_;
+  ConnHolds limit_conn_;
   int client_fd_;
   int upstream_fd_ = -1;
   std::unique_ptr<Endpoint> client_io_;  // plain, or TLS once start_handshake made it

@@ -20,6 +20,9 @@ struct SyslogTarget;
 namespace torii::dns {
 struct ResolverConfig;
 }
+namespace torii::limits {
+class ConnTable;
+}
 namespace torii::config {
 struct SslServerConfig;
 struct UpstreamTlsConfig;
@@ -65,6 +68,7 @@ enum class Var : uint8_t {
   ssl_server_name,
   ssl_session_reused,
   ssl_alpn_protocol,
+  limit_conn_status,  // PASSED, REJECTED, REJECTED_DRY_RUN
   map_,   // a `map` variable: `index` is its place in StreamConfig::maps
   user_,  // a `set` variable: `index` is its slot
 };
@@ -120,6 +124,22 @@ struct SetStep {
   Template value;
 };
 
+// limit_conn_zone KEY zone=NAME:SIZE of the stream block: the http
+// module's counting table (process-wide, kept across a reload), a stream
+// template for the key. Named but not yet defined until its line is read.
+struct ConnZone {
+  std::string name;
+  size_t size = 0;
+  Template key;
+  bool defined = false;
+  std::shared_ptr<limits::ConnTable> table;
+};
+
+struct ConnLimit {
+  std::shared_ptr<const ConnZone> zone;
+  uint32_t conn = 0;
+};
+
 // proxy_upload_rate / proxy_download_rate: bytes a second, 0 for none; with
 // variables, the value is rendered when the session starts proxying.
 struct Rate {
@@ -155,6 +175,11 @@ struct Settings {
   std::vector<AccessLog> access_logs;
   bool access_log_off = false;
   std::vector<config::AccessRule> access_rules;  // allow/deny in order
+  // limit_conn ZONE NUMBER (ngx_stream_limit_conn_module), checked before
+  // allow/deny; a session over a limit ends with 503.
+  std::vector<ConnLimit> conn_limits;
+  config::LogLevel conn_log_level = config::LogLevel::error;
+  bool conn_dry_run = false;
   // error_log FILE [LEVEL] of the server or the stream block: the sessions'
   // lines go there (log/server_error_logs); -1: the process's error log.
   int error_log_fd = -1;
@@ -197,6 +222,7 @@ struct StreamConfig {
   std::vector<ListenGroup> listen_groups;
   std::vector<std::shared_ptr<const Upstream>> upstreams;
   std::vector<std::shared_ptr<const Map>> maps;  // by Var::map_ index
+  std::vector<std::shared_ptr<ConnZone>> conn_zones;
   std::vector<std::string> variables;  // `set` names by slot
 };
 

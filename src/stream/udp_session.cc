@@ -57,6 +57,12 @@ UdpSession::~UdpSession() {
 void UdpSession::start(std::string_view first) {
   requests_ = 1;
   facts_.bytes_received = first.size();
+  if (!limit_conn_.take(server_.settings, facts_, [this](config::LogLevel level, const std::string& message) {
+        log_error(level, message, 0, "initializing session");
+      })) {
+    finish(503);
+    return;
+  }
   if (!access_allowed(server_.settings.access_rules, facts_.peer)) {
     log_error(config::LogLevel::error, "access forbidden by rule", 0, "initializing session");
     finish(403);
@@ -342,6 +348,7 @@ void UdpSession::finish(int status) {
     }
   }
   close_upstream();
+  limit_conn_.release();
   if (listener_) listener_->leave(this, facts_.peer);
   listener_ = nullptr;
   facts_.status = status;

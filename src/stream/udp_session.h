@@ -19,6 +19,7 @@
 
 #include "config/config.h"
 #include "core/event_loop.h"
+#include "stream/limit_conn/limit_conn.h"
 #include "stream/stream_config.h"
 #include "stream/variables.h"
 
@@ -76,6 +77,7 @@ class UdpSession {
   const Server& server_;
   State state_ = State::resolving;
   Facts facts_;
+  ConnHolds limit_conn_;
   UpstreamSide upstream_side_;
   core::Timer timer_;  // proxy_timeout since the last datagram either way
 

@@ -7,6 +7,7 @@
 
 #include "http/date.h"
 #include "net/address.h"
+#include "stream/limit_conn/limit_conn.h"
 
 namespace torii::stream {
 
@@ -39,6 +40,7 @@ constexpr Named kVariables[] = {
     {"msec", Var::msec},
     {"pid", Var::pid},
     {"nginx_version", Var::nginx_version},
+    {"limit_conn_status", Var::limit_conn_status},
     {"proxy_protocol_addr", Var::proxy_protocol_addr},
     {"proxy_protocol_port", Var::proxy_protocol_port},
     {"proxy_protocol_server_addr", Var::proxy_protocol_server_addr},
@@ -277,6 +279,8 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
     case Var::nginx_version:
       out.append(TORII_VERSION);
       return true;
+    case Var::limit_conn_status:
+      return append_limit_conn_status(f.limit_conn_status, out);
     case Var::proxy_protocol_addr:
       if (!f.has_proxy_protocol) return false;
       out.append(f.pp_src_addr);

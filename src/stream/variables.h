@@ -39,6 +39,7 @@ struct Facts {
   bool has_preread = false;
   std::string preread_server_name, preread_protocol, preread_alpn;
   // listen ... ssl: the finished handshake's facts.
+  uint8_t limit_conn_status = 0;  // 0: limit_conn did not decide; see stream/limit_conn
   bool udp = false;  // a `listen ... udp` session: $protocol is UDP
   bool tls = false;
   std::string ssl_protocol, ssl_cipher, ssl_server_name, ssl_alpn_protocol;
