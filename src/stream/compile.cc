@@ -19,6 +19,7 @@
 #include "dns/resolver_config.h"
 #include "log/server_error_logs.h"
 #include "log/syslog.h"
+#include "modules/split_clients/split_clients.h"
 #include "modules/limit_conn/conn_table.h"
 #include "net/tls_context.h"
 #include "net/upstream_tls_context.h"
@@ -105,6 +106,7 @@ class StreamCompiler {
   }
   Status upstream(const Node& n);
   Status map(const Node& n);
+  Status split_clients(const Node& n);
   Status server(const Settings& inherited, const config::Server& inherited_twin, const Node& n);
   Status block(const std::vector<Node>& nodes, Scope& scope, Where where);
   // A name proxy_pass gives: an upstream {} block, else a host:port of its own.
@@ -585,7 +587,7 @@ const Directive kDirectives[] = {
 // nginx stream directives torii has not got yet: refused by name.
 constexpr std::string_view kNotYet[] = {
     "geo",
-    "split_clients", "set_real_ip_from",
+    "set_real_ip_from",
     "pass", "js_import", "js_set", "server_name", "proxy_socket_rcvbuf",
     "proxy_socket_sndbuf", "geoip_country", "geoip_city", "geoip_org",
 };
@@ -609,7 +611,7 @@ Status check(const Node& n, const Directive& d) {
 Error refusal(const Node& n, Where where) {
   if (const Directive* d = find(n.name); d && !(d->where & where))
     return node_error(n, q(n.name) + " directive is not allowed here");
-  if ((n.name == "server" || n.name == "upstream" || n.name == "map") && where == kServer)
+  if ((n.name == "server" || n.name == "upstream" || n.name == "map" || n.name == "split_clients") && where == kServer)
     return node_error(n, q(n.name) + " directive is not allowed here");
   if (std::find(std::begin(kNotYet), std::end(kNotYet), n.name) != std::end(kNotYet))
     return node_error(n, q(n.name) + " directive is not yet supported in stream");
@@ -619,7 +621,8 @@ Error refusal(const Node& n, Where where) {
 
 Status StreamCompiler::block(const std::vector<Node>& nodes, Scope& scope, Where where) {
   for (const auto& n : nodes) {
-    if (where == kStream && (n.name == "server" || n.name == "upstream" || n.name == "log_format" || n.name == "map"))
+    if (where == kStream && (n.name == "server" || n.name == "upstream" || n.name == "log_format" || n.name == "map" ||
+                             n.name == "split_clients"))
       continue;
     const Directive* d = find(n.name);
     if (!d || !(d->where & where)) return refusal(n, where);
@@ -745,11 +748,34 @@ Status StreamCompiler::map(const Node& n) {
   m->name = std::string(var.substr(1));
   uint32_t index = 0;
   // A map of a module's variable is refused; of another map's, the later wins (nginx's rules).
-  if (is_builtin_variable(m->name) || !names_.find_map(m->name, index))
+  uint32_t split = 0;
+  if (is_builtin_variable(m->name) || names_.find_split(m->name, split) || !names_.find_map(m->name, index))
     return node_error(n, "the duplicate " + q(m->name) + " variable");
   auto lines = config::read_map_lines(n, *m, [this](const Node& d, std::string_view text) { return compile(d, text); });
   if (!lines) return lines;
   out_.maps[index] = std::move(m);
+  return Ok{};
+}
+
+// split_clients STRING $name { PERCENT% VALUE; ... * VALUE; }: http's
+// parts and hash, a stream template for the string.
+Status StreamCompiler::split_clients(const Node& n) {
+  if (!n.block) return node_error(n, "directive \"split_clients\" has no opening \"{\"");
+  if (n.args.size() != 2) return node_error(n, "invalid number of arguments in \"split_clients\" directive");
+  auto sc = std::make_shared<SplitClients>();
+  auto key = compile(n, n.args[0]);
+  if (!key) return Error{key.error()};
+  sc->key = std::move(*key);
+  std::string_view var = n.args[1];
+  if (var.size() < 2 || var[0] != '$') return node_error(n, "invalid variable name " + q(var));
+  sc->name = std::string(var.substr(1));
+  // A module's variable is refused; of another split_clients, the later
+  // wins (nginx's changeable variables).
+  uint32_t index = 0, other = 0;
+  if (is_builtin_variable(sc->name) || names_.find_map(sc->name, other) || !names_.find_split(sc->name, index))
+    return node_error(n, "the duplicate " + q(sc->name) + " variable");
+  if (auto st = ::torii::split_clients::read_split_parts(n, sc->parts); !st) return st;
+  out_.split_clients[index] = std::move(sc);
   return Ok{};
 }
 
@@ -844,7 +870,16 @@ Status StreamCompiler::run(const Node& stream) {
     if (n.name != "map" || n.args.size() != 2 || n.args[1].size() < 2 || n.args[1][0] != '$') continue;
     names_.define_map(std::string_view(n.args[1]).substr(1));
   }
+  for (const auto& n : stream.children) {
+    if (n.name != "split_clients" || n.args.size() != 2 || n.args[1].size() < 2 || n.args[1][0] != '$') continue;
+    names_.define_split(std::string_view(n.args[1]).substr(1));
+  }
   out_.maps.resize(names_.map_count());
+  out_.split_clients.resize(names_.split_count());
+  for (const auto& n : stream.children) {
+    if (n.name != "split_clients") continue;
+    if (auto st = split_clients(n); !st) return st;
+  }
   for (const auto& n : stream.children) {
     if (n.name != "map") continue;
     if (auto st = map(n); !st) return st;

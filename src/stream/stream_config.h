@@ -11,6 +11,7 @@
 
 #include "config/config.h"
 #include "config/map_table.h"
+#include "config/split_clients_config.h"
 #include "config/upstream_bind.h"
 #include "config/upstream_config.h"
 
@@ -69,6 +70,7 @@ enum class Var : uint8_t {
   ssl_session_reused,
   ssl_alpn_protocol,
   limit_conn_status,  // PASSED, REJECTED, REJECTED_DRY_RUN
+  split_,  // a `split_clients` variable: `index` is its place in StreamConfig::split_clients
   map_,   // a `map` variable: `index` is its place in StreamConfig::maps
   user_,  // a `set` variable: `index` is its slot
 };
@@ -117,6 +119,15 @@ struct Upstream {
 struct Map : config::MapTable<Template> {
   std::string name;  // without '$'
   Template source;
+};
+
+// A `split_clients STRING $name { ... }` of the stream block: http's parts
+// (modules/split_clients: nginx's MurmurHash2 bounds), a stream template
+// for the string.
+struct SplitClients {
+  std::string name;  // without '$'
+  Template key;
+  std::vector<config::SplitClientsConfig::Part> parts;
 };
 
 struct SetStep {
@@ -223,6 +234,7 @@ struct StreamConfig {
   std::vector<std::shared_ptr<const Upstream>> upstreams;
   std::vector<std::shared_ptr<const Map>> maps;  // by Var::map_ index
   std::vector<std::shared_ptr<ConnZone>> conn_zones;
+  std::vector<std::shared_ptr<const SplitClients>> split_clients;  // by Var::split_ index
   std::vector<std::string> variables;  // `set` names by slot
 };
 

@@ -45,6 +45,7 @@ UdpSession::UdpSession(StreamWorker& w, UdpListener& listener, std::shared_ptr<c
   facts_.start_ms = worker_.loop().now_ms();
   facts_.user.resize(config_->stream->variables.size());
   facts_.maps = &config_->stream->maps;
+  facts_.splits = &config_->stream->split_clients;
   upstream_side_.session = this;
 }
 

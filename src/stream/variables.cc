@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "http/date.h"
+#include "modules/split_clients/split_clients.h"
 #include "net/address.h"
 #include "stream/limit_conn/limit_conn.h"
 
@@ -111,6 +112,23 @@ bool VariableNames::find_map(std::string_view name, uint32_t& index) const {
   return false;
 }
 
+uint32_t VariableNames::define_split(std::string_view name) {
+  uint32_t index = 0;
+  if (find_split(name, index)) return index;
+  splits_.emplace_back(name);
+  return uint32_t(splits_.size() - 1);
+}
+
+bool VariableNames::find_split(std::string_view name, uint32_t& index) const {
+  for (size_t i = 0; i < splits_.size(); ++i) {
+    if (splits_[i] == name) {
+      index = uint32_t(i);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool is_builtin_variable(std::string_view name) {
   for (const auto& v : kVariables)
     if (v.name == name) return true;
@@ -165,6 +183,10 @@ Result<Template> compile_template(std::string_view text, const VariableNames& na
         p.var = v.var;
         known = true;
       }
+    }
+    if (!known && names.find_split(name, p.index)) {
+      p.var = Var::split_;
+      known = true;
     }
     if (!known && names.find_map(name, p.index)) {
       p.var = Var::map_;
@@ -314,6 +336,14 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       return append_if(f.tls, f.ssl_session_reused ? "r" : ".", out);
     case Var::ssl_alpn_protocol:
       return append_if(f.tls, f.ssl_alpn_protocol, out);
+    case Var::split_: {
+      if (!f.splits || p.index >= f.splits->size()) return false;
+      const SplitClients& sc = *(*f.splits)[p.index];
+      std::string key;
+      render(sc.key, f, key);
+      if (const std::string* value = split_clients::pick_split_part(sc.parts, key)) out.append(*value);
+      return true;
+    }
     case Var::map_:
       return render_map(p.index, f, out);
     case Var::user_:

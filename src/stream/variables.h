@@ -46,6 +46,7 @@ struct Facts {
   bool ssl_session_reused = false;
   // The block's maps (Var::map_ reads them); null outside a session.
   const std::vector<std::shared_ptr<const Map>>* maps = nullptr;
+  const std::vector<std::shared_ptr<const SplitClients>>* splits = nullptr;  // split_clients blocks
 };
 
 // The names `set` (slots) and `map` (places in StreamConfig::maps) define
@@ -58,10 +59,14 @@ class VariableNames {
   uint32_t define_map(std::string_view name);
   bool find_map(std::string_view name, uint32_t& index) const;
   size_t map_count() const { return maps_.size(); }
+  uint32_t define_split(std::string_view name);
+  bool find_split(std::string_view name, uint32_t& index) const;
+  size_t split_count() const { return splits_.size(); }
 
  private:
   std::vector<std::string> names_;
   std::vector<std::string> maps_;
+  std::vector<std::string> splits_;
 };
 
 // One of the module variables (not `set` or `map`): a map may not take its name.
