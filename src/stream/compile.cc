@@ -19,6 +19,8 @@
 #include "dns/resolver_config.h"
 #include "log/server_error_logs.h"
 #include "log/syslog.h"
+#include "config/geo_config.h"
+#include "modules/geo/geo_compiler.h"
 #include "modules/split_clients/split_clients.h"
 #include "modules/limit_conn/conn_table.h"
 #include "net/tls_context.h"
@@ -107,6 +109,7 @@ class StreamCompiler {
   Status upstream(const Node& n);
   Status map(const Node& n);
   Status split_clients(const Node& n);
+  Status geo(const Node& n);
   Status server(const Settings& inherited, const config::Server& inherited_twin, const Node& n);
   Status block(const std::vector<Node>& nodes, Scope& scope, Where where);
   // A name proxy_pass gives: an upstream {} block, else a host:port of its own.
@@ -586,7 +589,6 @@ const Directive kDirectives[] = {
 
 // nginx stream directives torii has not got yet: refused by name.
 constexpr std::string_view kNotYet[] = {
-    "geo",
     "set_real_ip_from",
     "pass", "js_import", "js_set", "server_name", "proxy_socket_rcvbuf",
     "proxy_socket_sndbuf", "geoip_country", "geoip_city", "geoip_org",
@@ -611,7 +613,8 @@ Status check(const Node& n, const Directive& d) {
 Error refusal(const Node& n, Where where) {
   if (const Directive* d = find(n.name); d && !(d->where & where))
     return node_error(n, q(n.name) + " directive is not allowed here");
-  if ((n.name == "server" || n.name == "upstream" || n.name == "map" || n.name == "split_clients") && where == kServer)
+  if ((n.name == "server" || n.name == "upstream" || n.name == "map" || n.name == "split_clients" ||
+       n.name == "geo") && where == kServer)
     return node_error(n, q(n.name) + " directive is not allowed here");
   if (std::find(std::begin(kNotYet), std::end(kNotYet), n.name) != std::end(kNotYet))
     return node_error(n, q(n.name) + " directive is not yet supported in stream");
@@ -622,7 +625,7 @@ Error refusal(const Node& n, Where where) {
 Status StreamCompiler::block(const std::vector<Node>& nodes, Scope& scope, Where where) {
   for (const auto& n : nodes) {
     if (where == kStream && (n.name == "server" || n.name == "upstream" || n.name == "log_format" || n.name == "map" ||
-                             n.name == "split_clients"))
+                             n.name == "split_clients" || n.name == "geo"))
       continue;
     const Directive* d = find(n.name);
     if (!d || !(d->where & where)) return refusal(n, where);
@@ -749,7 +752,8 @@ Status StreamCompiler::map(const Node& n) {
   uint32_t index = 0;
   // A map of a module's variable is refused; of another map's, the later wins (nginx's rules).
   uint32_t split = 0;
-  if (is_builtin_variable(m->name) || names_.find_split(m->name, split) || !names_.find_map(m->name, index))
+  if (is_builtin_variable(m->name) || names_.find_split(m->name, split) || names_.find_geo(m->name, split) ||
+      !names_.find_map(m->name, index))
     return node_error(n, "the duplicate " + q(m->name) + " variable");
   auto lines = config::read_map_lines(n, *m, [this](const Node& d, std::string_view text) { return compile(d, text); });
   if (!lines) return lines;
@@ -772,10 +776,39 @@ Status StreamCompiler::split_clients(const Node& n) {
   // A module's variable is refused; of another split_clients, the later
   // wins (nginx's changeable variables).
   uint32_t index = 0, other = 0;
-  if (is_builtin_variable(sc->name) || names_.find_map(sc->name, other) || !names_.find_split(sc->name, index))
+  if (is_builtin_variable(sc->name) || names_.find_map(sc->name, other) || names_.find_geo(sc->name, other) ||
+      !names_.find_split(sc->name, index))
     return node_error(n, "the duplicate " + q(sc->name) + " variable");
   if (auto st = ::torii::split_clients::read_split_parts(n, sc->parts); !st) return st;
   out_.split_clients[index] = std::move(sc);
+  return Ok{};
+}
+
+// geo [$address] $name { NETWORK VALUE; ... }: http's tables and reader,
+// looked up with the client's address or what the template renders.
+Status StreamCompiler::geo(const Node& n) {
+  if (!n.block) return node_error(n, "directive \"geo\" has no opening \"{\"");
+  if (n.args.empty() || n.args.size() > 2) return node_error(n, "invalid number of arguments in \"geo\" directive");
+  auto g = std::make_shared<Geo>();
+  std::string_view var = n.args.back();
+  if (var.size() < 2 || var[0] != '$') return node_error(n, "invalid variable name " + q(var));
+  g->name = std::string(var.substr(1));
+  if (n.args.size() == 2) {
+    if (n.args[0].size() < 2 || n.args[0][0] != '$') return node_error(n, "invalid variable name " + q(n.args[0]));
+    auto t = compile(n, n.args[0]);
+    if (!t) return Error{t.error()};
+    g->source = std::move(*t);
+  }
+  // A module's variable is refused; of another geo, the later wins.
+  uint32_t index = 0, other = 0;
+  if (is_builtin_variable(g->name) || names_.find_map(g->name, other) || names_.find_split(g->name, other) ||
+      !names_.find_geo(g->name, index))
+    return node_error(n, "the duplicate " + q(g->name) + " variable");
+  auto table = std::make_shared<config::GeoConfig>();
+  table->name = g->name;
+  if (auto st = ::torii::geo::read_geo_block(c_, n, *table, false); !st) return st;
+  g->table = std::move(table);
+  out_.geos[index] = std::move(g);
   return Ok{};
 }
 
@@ -875,7 +908,16 @@ Status StreamCompiler::run(const Node& stream) {
     names_.define_split(std::string_view(n.args[1]).substr(1));
   }
   out_.maps.resize(names_.map_count());
+  for (const auto& n : stream.children) {
+    if (n.name != "geo" || n.args.empty() || n.args.back().size() < 2 || n.args.back()[0] != '$') continue;
+    names_.define_geo(std::string_view(n.args.back()).substr(1));
+  }
   out_.split_clients.resize(names_.split_count());
+  out_.geos.resize(names_.geo_count());
+  for (const auto& n : stream.children) {
+    if (n.name != "geo") continue;
+    if (auto st = geo(n); !st) return st;
+  }
   for (const auto& n : stream.children) {
     if (n.name != "split_clients") continue;
     if (auto st = split_clients(n); !st) return st;

@@ -61,6 +61,7 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
   facts_.user.resize(config_->stream->variables.size());
   facts_.maps = &config_->stream->maps;
   facts_.splits = &config_->stream->split_clients;
+  facts_.geos = &config_->stream->geos;
   client_io_ = std::make_unique<PlainEndpoint>(fd);
   client_side_.session = this;
   upstream_side_.session = this;

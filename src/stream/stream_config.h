@@ -25,6 +25,7 @@ namespace torii::limits {
 class ConnTable;
 }
 namespace torii::config {
+struct GeoConfig;
 struct SslServerConfig;
 struct UpstreamTlsConfig;
 }
@@ -70,6 +71,7 @@ enum class Var : uint8_t {
   ssl_session_reused,
   ssl_alpn_protocol,
   limit_conn_status,  // PASSED, REJECTED, REJECTED_DRY_RUN
+  geo_,    // a `geo` variable: `index` is its place in StreamConfig::geos
   split_,  // a `split_clients` variable: `index` is its place in StreamConfig::split_clients
   map_,   // a `map` variable: `index` is its place in StreamConfig::maps
   user_,  // a `set` variable: `index` is its slot
@@ -128,6 +130,15 @@ struct SplitClients {
   std::string name;  // without '$'
   Template key;
   std::vector<config::SplitClientsConfig::Part> parts;
+};
+
+// A `geo [$address] $name { ... }` of the stream block: http's tables
+// (config::GeoConfig, read by modules/geo), the client's address or a
+// stream template naming one.
+struct Geo {
+  std::string name;  // without '$'
+  std::optional<Template> source;
+  std::shared_ptr<const config::GeoConfig> table;
 };
 
 struct SetStep {
@@ -235,6 +246,7 @@ struct StreamConfig {
   std::vector<std::shared_ptr<const Map>> maps;  // by Var::map_ index
   std::vector<std::shared_ptr<ConnZone>> conn_zones;
   std::vector<std::shared_ptr<const SplitClients>> split_clients;  // by Var::split_ index
+  std::vector<std::shared_ptr<const Geo>> geos;                    // by Var::geo_ index
   std::vector<std::string> variables;  // `set` names by slot
 };
 

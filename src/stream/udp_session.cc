@@ -46,6 +46,7 @@ UdpSession::UdpSession(StreamWorker& w, UdpListener& listener, std::shared_ptr<c
   facts_.user.resize(config_->stream->variables.size());
   facts_.maps = &config_->stream->maps;
   facts_.splits = &config_->stream->split_clients;
+  facts_.geos = &config_->stream->geos;
   upstream_side_.session = this;
 }
 

@@ -6,7 +6,10 @@
 #include <cstring>
 
 #include "http/date.h"
+#include "config/geo_config.h"
+#include "modules/geo/geo_variable.h"
 #include "modules/split_clients/split_clients.h"
+#include "net/ip_address.h"
 #include "net/address.h"
 #include "stream/limit_conn/limit_conn.h"
 
@@ -88,23 +91,19 @@ bool join(const std::vector<T>& items, std::string& out, F each) {
 
 }  // namespace
 
-uint32_t VariableNames::define(std::string_view name) {
-  uint32_t slot = 0;
-  if (find(name, slot)) return slot;
-  names_.emplace_back(name);
-  return uint32_t(names_.size() - 1);
+namespace {
+
+// A name's place in one of the lists, made at the end when new.
+uint32_t define_in(std::vector<std::string>& list, std::string_view name) {
+  for (size_t i = 0; i < list.size(); ++i)
+    if (list[i] == name) return uint32_t(i);
+  list.emplace_back(name);
+  return uint32_t(list.size() - 1);
 }
 
-uint32_t VariableNames::define_map(std::string_view name) {
-  uint32_t index = 0;
-  if (find_map(name, index)) return index;
-  maps_.emplace_back(name);
-  return uint32_t(maps_.size() - 1);
-}
-
-bool VariableNames::find_map(std::string_view name, uint32_t& index) const {
-  for (size_t i = 0; i < maps_.size(); ++i) {
-    if (maps_[i] == name) {
+bool find_in(const std::vector<std::string>& list, std::string_view name, uint32_t& index) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i] == name) {
       index = uint32_t(i);
       return true;
     }
@@ -112,22 +111,16 @@ bool VariableNames::find_map(std::string_view name, uint32_t& index) const {
   return false;
 }
 
-uint32_t VariableNames::define_split(std::string_view name) {
-  uint32_t index = 0;
-  if (find_split(name, index)) return index;
-  splits_.emplace_back(name);
-  return uint32_t(splits_.size() - 1);
-}
+}  // namespace
 
-bool VariableNames::find_split(std::string_view name, uint32_t& index) const {
-  for (size_t i = 0; i < splits_.size(); ++i) {
-    if (splits_[i] == name) {
-      index = uint32_t(i);
-      return true;
-    }
-  }
-  return false;
-}
+uint32_t VariableNames::define(std::string_view name) { return define_in(names_, name); }
+bool VariableNames::find(std::string_view name, uint32_t& slot) const { return find_in(names_, name, slot); }
+uint32_t VariableNames::define_map(std::string_view name) { return define_in(maps_, name); }
+bool VariableNames::find_map(std::string_view name, uint32_t& index) const { return find_in(maps_, name, index); }
+uint32_t VariableNames::define_split(std::string_view name) { return define_in(splits_, name); }
+bool VariableNames::find_split(std::string_view name, uint32_t& index) const { return find_in(splits_, name, index); }
+uint32_t VariableNames::define_geo(std::string_view name) { return define_in(geos_, name); }
+bool VariableNames::find_geo(std::string_view name, uint32_t& index) const { return find_in(geos_, name, index); }
 
 bool is_builtin_variable(std::string_view name) {
   for (const auto& v : kVariables)
@@ -135,15 +128,6 @@ bool is_builtin_variable(std::string_view name) {
   return false;
 }
 
-bool VariableNames::find(std::string_view name, uint32_t& slot) const {
-  for (size_t i = 0; i < names_.size(); ++i) {
-    if (names_[i] == name) {
-      slot = uint32_t(i);
-      return true;
-    }
-  }
-  return false;
-}
 
 Result<Template> compile_template(std::string_view text, const VariableNames& names) {
   Template t;
@@ -183,6 +167,10 @@ Result<Template> compile_template(std::string_view text, const VariableNames& na
         p.var = v.var;
         known = true;
       }
+    }
+    if (!known && names.find_geo(name, p.index)) {
+      p.var = Var::geo_;
+      known = true;
     }
     if (!known && names.find_split(name, p.index)) {
       p.var = Var::split_;
@@ -336,6 +324,20 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       return append_if(f.tls, f.ssl_session_reused ? "r" : ".", out);
     case Var::ssl_alpn_protocol:
       return append_if(f.tls, f.ssl_alpn_protocol, out);
+    case Var::geo_: {
+      if (!f.geos || p.index >= f.geos->size()) return false;
+      const Geo& g = *(*f.geos)[p.index];
+      net::IpAddress ip;
+      if (g.source) {
+        std::string text;
+        render(*g.source, f, text);
+        if (!net::parse_ip(text, ip)) ip = {};
+      } else {
+        ip = net::ip_of(f.peer);
+      }
+      out.append(geo::geo_lookup(*g.table, ip));
+      return true;
+    }
     case Var::split_: {
       if (!f.splits || p.index >= f.splits->size()) return false;
       const SplitClients& sc = *(*f.splits)[p.index];

@@ -47,6 +47,7 @@ struct Facts {
   // The block's maps (Var::map_ reads them); null outside a session.
   const std::vector<std::shared_ptr<const Map>>* maps = nullptr;
   const std::vector<std::shared_ptr<const SplitClients>>* splits = nullptr;  // split_clients blocks
+  const std::vector<std::shared_ptr<const Geo>>* geos = nullptr;              // geo blocks
 };
 
 // The names `set` (slots) and `map` (places in StreamConfig::maps) define
@@ -62,11 +63,15 @@ class VariableNames {
   uint32_t define_split(std::string_view name);
   bool find_split(std::string_view name, uint32_t& index) const;
   size_t split_count() const { return splits_.size(); }
+  uint32_t define_geo(std::string_view name);
+  bool find_geo(std::string_view name, uint32_t& index) const;
+  size_t geo_count() const { return geos_.size(); }
 
  private:
   std::vector<std::string> names_;
   std::vector<std::string> maps_;
   std::vector<std::string> splits_;
+  std::vector<std::string> geos_;
 };
 
 // One of the module variables (not `set` or `map`): a map may not take its name.
