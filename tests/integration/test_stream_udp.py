@@ -270,3 +270,26 @@ def test_bad_udp_configs_are_refused(make_server, body, message):
     out = p.stdout + p.stderr
     assert p.returncode != 0, out
     assert message in out, out
+
+
+def test_reload_changes_what_a_new_client_gets(make_server):
+    def conf(text):
+        return stream_conf(f"""
+        server {{
+            listen 127.0.0.1:@PORT@;
+            return "ready\\n";
+        }}
+        server {{
+            listen 127.0.0.1:@PORT1@ udp;
+            return "{text}";
+        }}""")
+    server = make_server(conf("before"), nports=2, wait_ports=[0])
+    assert ask(server.ports[1], b"?")[0] == b"before"
+    server.reload(conf("after"))
+
+    def answered_after():
+        try:
+            return ask(server.ports[1], b"?", timeout=0.5)[0] == b"after"
+        except TimeoutError:
+            return False
+    assert wait_until(answered_after, 15, what="the reloaded answer")
