@@ -9,6 +9,10 @@
 
 namespace torii::net {
 
+// On a wildcard address (0.0.0.0, [::]) the socket reports each
+// datagram's destination (net/packet_info).
 Result<int> open_datagram_listener(const config::Listen& listen);
+
+bool is_wildcard(const sockaddr_storage& addr);
 
 }  // namespace torii::net

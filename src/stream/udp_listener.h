@@ -33,22 +33,27 @@ class UdpListener final : public core::IoHandler {
   void close_listener();
 
   int fd() const { return fd_; }
+  // A wildcard address: replies name their source (net/packet_info).
+  bool wildcard() const { return wildcard_; }
   // The session stops taking this client's datagrams: its next one starts
   // a new session (proxy_requests reached, or the session ended).
-  void forget(const UdpSession* s, const sockaddr_storage& peer);
+  void forget(const UdpSession* s, const sockaddr_storage& peer, const sockaddr_storage& local);
   // The session ended: it no longer answers through this socket.
-  void leave(UdpSession* s, const sockaddr_storage& peer);
+  void leave(UdpSession* s, const sockaddr_storage& peer, const sockaddr_storage& local);
 
   void on_io(uint32_t events) override;
 
  private:
-  static std::string key(const sockaddr_storage& peer);
+  // The client's address and port, and on a wildcard listen the address
+  // it wrote to (nginx keeps a session per both).
+  std::string key(const sockaddr_storage& peer, const sockaddr_storage& local) const;
 
   StreamWorker& w_;
   int fd_;
   std::shared_ptr<const config::Config> config_;
   const ListenGroup* group_;
   sockaddr_storage local_{};
+  bool wildcard_ = false;
   std::unordered_map<std::string, UdpSession*> routes_;  // by the client's address and port
   std::unordered_set<UdpSession*> members_;  // every live session that answers through this socket
 };

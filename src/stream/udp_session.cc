@@ -9,6 +9,7 @@
 
 #include "dns/resolver.h"
 #include "net/address.h"
+#include "net/packet_info.h"
 #include "stream/access.h"
 #include "stream/pass_target.h"
 #include "stream/session_log.h"
@@ -53,7 +54,7 @@ UdpSession::UdpSession(StreamWorker& w, UdpListener& listener, std::shared_ptr<c
 UdpSession::~UdpSession() {
   worker_.loop().cancel(timer_);
   close_upstream();
-  if (listener_) listener_->leave(this, facts_.peer);
+  if (listener_) listener_->leave(this, facts_.peer, facts_.local);
 }
 
 void UdpSession::start(std::string_view first) {
@@ -279,8 +280,20 @@ void UdpSession::read_upstream() {
 
 void UdpSession::send_client(std::string_view datagram) {
   if (!listener_ || listener_->fd() < 0) return;
-  const ssize_t n = ::sendto(listener_->fd(), datagram.data(), datagram.size(), 0,
-                             reinterpret_cast<const sockaddr*>(&facts_.peer), address_size(facts_.peer));
+  iovec iov{const_cast<char*>(datagram.data()), datagram.size()};
+  msghdr msg{};
+  msg.msg_name = &facts_.peer;
+  msg.msg_namelen = address_size(facts_.peer);
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[net::kPacketInfoSpace] = {};
+  if (listener_->wildcard()) {
+    // From the address the client wrote to, not the one routing would pick.
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    msg.msg_controllen = net::put_source_address(CMSG_FIRSTHDR(&msg), reinterpret_cast<const sockaddr*>(&facts_.local));
+  }
+  const ssize_t n = ::sendmsg(listener_->fd(), &msg, 0);
   if (n >= 0) {
     facts_.bytes_sent += size_t(n);
     return;
@@ -297,7 +310,7 @@ void UdpSession::after_datagram() {
   const Settings& s = server_.settings;
   worker_.loop().arm(timer_, s.timeout.count());
   if (s.requests && requests_ < s.requests) return;
-  if (s.requests && listener_) listener_->forget(this, facts_.peer);
+  if (s.requests && listener_) listener_->forget(this, facts_.peer, facts_.local);
   if (s.responses < 0 || responses_ < uint64_t(s.responses) * requests_) return;
   ErrorContext c;
   c.settings = &s;
@@ -351,7 +364,7 @@ void UdpSession::finish(int status) {
   }
   close_upstream();
   limit_conn_.release();
-  if (listener_) listener_->leave(this, facts_.peer);
+  if (listener_) listener_->leave(this, facts_.peer, facts_.local);
   listener_ = nullptr;
   facts_.status = status;
   facts_.now_ms = worker_.loop().now_ms();

@@ -293,3 +293,22 @@ def test_reload_changes_what_a_new_client_gets(make_server):
         except TimeoutError:
             return False
     assert wait_until(answered_after, 15, what="the reloaded answer")
+
+
+def test_wildcard_listen_answers_from_the_address_asked(make_server):
+    server = make_server(stream_conf("""
+        server {
+            listen 127.0.0.1:@PORT@;
+            return "ready\\n";
+        }
+        server {
+            listen @PORT1@ udp;
+            return "$server_addr";
+        }"""), nports=2, wait_ports=[0])
+    # 127.0.0.2 is on the loopback too; routing alone would answer from
+    # 127.0.0.1, which a connected client socket would not take.
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as c:
+        c.settimeout(5)
+        c.connect(("127.0.0.2", server.ports[1]))
+        c.send(b"?")
+        assert c.recv(100) == b"127.0.0.2"
