@@ -34,13 +34,6 @@ namespace {
 
 constexpr uint32_t kEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP;
 
-// PROXY protocol v1, as nginx's ngx_proxy_protocol_write.
-std::string proxy_v1_header(const sockaddr_storage& peer, const sockaddr_storage& local) {
-  const bool v6 = peer.ss_family == AF_INET6;
-  return std::string("PROXY ") + (v6 ? "TCP6 " : "TCP4 ") + net::address_text(peer) + " " + net::address_text(local) +
-         " " + std::to_string(net::address_port(peer)) + " " + std::to_string(net::address_port(local)) + "\r\n";
-}
-
 }  // namespace
 
 Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> config, const ListenGroup& group,
@@ -482,7 +475,7 @@ void Session::drive_upstream_handshake() {
 
 void Session::start_proxying() {
   balancer_->succeeded(peer_);
-  if (server_.settings.proxy_protocol) to_upstream_->preload(proxy_v1_header(facts_.peer, facts_.local));
+  if (server_.settings.proxy_protocol) to_upstream_->preload(net::proxy_protocol_v1_header(facts_.peer, facts_.local));
   if (!preread_.empty()) to_upstream_->preload(preread_);
   upstream_sent_base_ = to_upstream_->written_total();
   state_ = State::proxying;

@@ -10,6 +10,7 @@
 #include "dns/resolver.h"
 #include "net/address.h"
 #include "net/packet_info.h"
+#include "net/proxy_protocol.h"
 #include "stream/access.h"
 #include "stream/pass_target.h"
 #include "stream/session_log.h"
@@ -169,6 +170,9 @@ void UdpSession::proxy_to(std::shared_ptr<const Upstream> upstream) {
   worker_.loop().arm(timer_, server_.settings.timeout.count());
   auto waiting = std::move(waiting_);
   waiting_.clear();
+  // proxy_protocol on: the header goes in front of the first datagram, as nginx sends it.
+  if (server_.settings.proxy_protocol && !waiting.empty())
+    waiting.front().insert(0, net::proxy_protocol_v1_header(facts_.peer, facts_.local));
   for (const auto& d : waiting) {
     send_upstream(d);
     if (state_ != State::proxying) return;

@@ -312,3 +312,19 @@ def test_wildcard_listen_answers_from_the_address_asked(make_server):
         c.connect(("127.0.0.2", server.ports[1]))
         c.send(b"?")
         assert c.recv(100) == b"127.0.0.2"
+
+
+def test_proxy_protocol_header_leads_the_first_datagram(make_server, udp_peers):
+    backend = udp_peers("udp_echo")
+    server = udp_server(make_server, f"""
+            proxy_pass 127.0.0.1:{backend.port};
+            proxy_protocol on;
+            proxy_timeout 2s;""")
+    with client() as c:
+        port = c.getsockname()[1]
+        for data in (b"one", b"two"):
+            c.sendto(data, ("127.0.0.1", server.ports[1]))
+        first = c.recvfrom(65536)[0]
+        second = c.recvfrom(65536)[0]
+    assert first == f"PROXY TCP4 127.0.0.1 127.0.0.1 {port} {server.ports[1]}\r\n".encode() + b"one"
+    assert second == b"two"
