@@ -305,7 +305,8 @@ int main(int argc, char** argv) {
   for (const auto& g : cfg->listen_groups)
     if (!g.listen.quic) tcp_listens.push_back(&g.listen);  // UDP: no TCP socket to probe
   if (cfg->stream)
-    for (const auto& g : cfg->stream->listen_groups) tcp_listens.push_back(&g.listen);
+    for (const auto& g : cfg->stream->listen_groups)
+      if (!g.listen.udp) tcp_listens.push_back(&g.listen);
   for (const auto* listen : tcp_listens) {
     auto free = torii::net::probe_address_free(*listen);
     if (!free) {

@@ -301,6 +301,7 @@ struct Listen {
   bool http2 = false;  // "listen ... http2" (nginx's older spelling of `http2 on`)
   bool quic = false;   // "listen ... quic": HTTP/3 over UDP on this address
   bool proxy_protocol = false;  // each connection starts with a PROXY protocol header
+  bool udp = false;  // stream's "listen ... udp": datagrams, a session per client address
   // Socket options (net/listen_options): TCP_DEFER_ACCEPT for `deferred`
   // (the server's client_header_timeout in seconds, as nginx), TCP_FASTOPEN's
   // queue, SO_RCVBUF/SO_SNDBUF, and `so_keepalive`; 0 or -1: left as is.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "config/directives.h"
+#include "config/shared_zone.h"
 #include "modules/limit_conn/conn_table.h"
 #include "modules/limit_req/req_table.h"
 
@@ -16,7 +17,6 @@ namespace {
 
 constexpr uint32_t kReqHere = 1;
 constexpr uint32_t kConnHere = 2;
-constexpr size_t kMinZoneSize = 8 * 4096;  // nginx: 8 pages
 
 std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
@@ -43,17 +43,14 @@ Result<std::shared_ptr<LimitZone>> zone_named(Compiler& c, const Node& n, std::s
 
 // "zone=name:size" of the *_zone directives.
 Status parse_zone_arg(Compiler& c, const Node& n, std::string_view arg, std::shared_ptr<LimitZone>& out) {
-  std::string_view v = arg.substr(5);
-  size_t colon = v.find(':');
-  if (colon == std::string_view::npos) return node_error(n, "invalid zone size " + q(arg));
-  int64_t size = 0;
-  if (!parse_size(v.substr(colon + 1), size)) return node_error(n, "invalid zone size " + q(arg));
-  if (size < int64_t(kMinZoneSize)) return node_error(n, "zone " + q(arg) + " is too small");
-  auto z = zone_named(c, n, v.substr(0, colon));
+  std::string_view name;
+  size_t size = 0;
+  if (auto st = parse_shared_zone(n, arg, name, size); !st) return st;
+  auto z = zone_named(c, n, name);
   if (!z) return Error{z.error()};
   if ((*z)->defined)
     return node_error(n, n.name + " " + q((*z)->name) + " is already bound to key " + q((*z)->key.source));
-  (*z)->size = static_cast<size_t>(size);
+  (*z)->size = size;
   out = *z;
   return Ok{};
 }

@@ -18,6 +18,7 @@
 #include "http3/quic_counters.h"
 #include "log/error_log.h"
 #include "net/address.h"
+#include "net/packet_info.h"
 
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
@@ -59,7 +60,6 @@ uint64_t wall_ns() {
                       .count());
 }
 
-// The datagram's local address, from IP_PKTINFO / IPV6_PKTINFO.
 // The segment size of a GRO buffer, or 0 for a single datagram.
 size_t gro_segment(msghdr& msg) {
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
@@ -72,31 +72,6 @@ size_t gro_segment(msghdr& msg) {
   return 0;
 }
 
-bool local_address(msghdr& msg, sockaddr_storage& local, uint16_t port_be) {
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
-      in_pktinfo info;
-      std::memcpy(&info, CMSG_DATA(c), sizeof info);
-      auto& sa = reinterpret_cast<sockaddr_in&>(local);
-      sa = sockaddr_in{};
-      sa.sin_family = AF_INET;
-      sa.sin_addr = info.ipi_addr;
-      sa.sin_port = port_be;
-      return true;
-    }
-    if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
-      in6_pktinfo info;
-      std::memcpy(&info, CMSG_DATA(c), sizeof info);
-      auto& sa = reinterpret_cast<sockaddr_in6&>(local);
-      sa = sockaddr_in6{};
-      sa.sin6_family = AF_INET6;
-      sa.sin6_addr = info.ipi6_addr;
-      sa.sin6_port = port_be;
-      return true;
-    }
-  }
-  return false;
-}
 
 socklen_t sockaddr_size(const sockaddr_storage& a) {
   return a.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
@@ -217,7 +192,7 @@ void Endpoint::read_batch() {
       msghdr& m = msgs[i].msg_hdr;
       if (m.msg_flags & MSG_TRUNC) continue;  // larger than we said we take: not a valid QUIC datagram
       sockaddr_storage local{};
-      if (!local_address(m, local, port_be)) {
+      if (!net::datagram_destination(m, local, port_be)) {
         local = binding_->group->listen.addr;
       }
       uint8_t* data = rx_.data() + size_t(i) * slot_size_;
@@ -403,26 +378,9 @@ void Endpoint::wait_writable(Connection* c) {
 
 namespace {
 
-// Fills `c` with the source address replies must leave from (the address
-// the client wrote to, on a wildcard listen); returns the space it takes.
-size_t put_source_address(cmsghdr* c, const ngtcp2_addr& local) {
-  if (local.addr->sa_family == AF_INET) {
-    c->cmsg_level = IPPROTO_IP;
-    c->cmsg_type = IP_PKTINFO;
-    c->cmsg_len = CMSG_LEN(sizeof(in_pktinfo));
-    in_pktinfo info{};
-    info.ipi_spec_dst = reinterpret_cast<const sockaddr_in*>(local.addr)->sin_addr;
-    std::memcpy(CMSG_DATA(c), &info, sizeof info);
-    return CMSG_SPACE(sizeof(in_pktinfo));
-  }
-  c->cmsg_level = IPPROTO_IPV6;
-  c->cmsg_type = IPV6_PKTINFO;
-  c->cmsg_len = CMSG_LEN(sizeof(in6_pktinfo));
-  in6_pktinfo info{};
-  info.ipi6_addr = reinterpret_cast<const sockaddr_in6*>(local.addr)->sin6_addr;
-  std::memcpy(CMSG_DATA(c), &info, sizeof info);
-  return CMSG_SPACE(sizeof(in6_pktinfo));
-}
+// The source address replies must leave from (the address the client
+// wrote to, on a wildcard listen); returns the space it takes.
+size_t put_source_address(cmsghdr* c, const ngtcp2_addr& local) { return net::put_source_address(c, local.addr); }
 
 }  // namespace
 

@@ -4,6 +4,9 @@
 #include <netinet/in.h>
 
 #include <cstring>
+#include <string>
+
+#include "net/address.h"
 
 namespace torii::net {
 
@@ -160,6 +163,12 @@ std::string proxy_protocol_broken_header(std::string_view in) {
   }
   text += '"';
   return text;
+}
+
+std::string proxy_protocol_v1_header(const sockaddr_storage& peer, const sockaddr_storage& local) {
+  const bool v6 = peer.ss_family == AF_INET6;
+  return std::string("PROXY ") + (v6 ? "TCP6 " : "TCP4 ") + address_text(peer) + " " + address_text(local) + " " +
+         std::to_string(address_port(peer)) + " " + std::to_string(address_port(local)) + "\r\n";
 }
 
 }  // namespace torii::net

@@ -5,6 +5,8 @@
 // what it carried.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -41,5 +43,9 @@ ProxyProtocolResult parse_proxy_protocol(std::string_view in);
 // nginx's message for bytes that are not a header: broken header: "..."
 // (up to the first CR or LF, other control bytes as \xNN).
 std::string proxy_protocol_broken_header(std::string_view in);
+
+// The v1 header a proxy sends first (`proxy_protocol on`), as nginx writes
+// it: "PROXY TCP4|TCP6 SRC DST SRCPORT DSTPORT\r\n" (nginx says TCP for UDP too).
+std::string proxy_protocol_v1_header(const sockaddr_storage& peer, const sockaddr_storage& local);
 
 }  // namespace torii::net

@@ -13,11 +13,16 @@
 #include "config/directives.h"
 #include "config/nginx_directives.h"
 #include "config/proxy_config.h"
+#include "config/shared_zone.h"
 #include "config/ssl_config.h"
 #include "config/upstream_tls_config.h"
 #include "dns/resolver_config.h"
 #include "log/server_error_logs.h"
 #include "log/syslog.h"
+#include "config/geo_config.h"
+#include "modules/geo/geo_compiler.h"
+#include "modules/split_clients/split_clients.h"
+#include "modules/limit_conn/conn_table.h"
 #include "net/tls_context.h"
 #include "net/upstream_tls_context.h"
 #include "stream/variables.h"
@@ -45,6 +50,7 @@ struct Scope {
   // (copied on write, so a server that sets none shares the stream's).
   config::Server* twin = nullptr;
   bool access_rules_here = false;
+  bool conn_limits_here = false;
   bool access_log_here = false;
   std::vector<std::string_view> seen;
 };
@@ -85,8 +91,25 @@ class StreamCompiler {
     return nullptr;
   }
   void add_format(std::shared_ptr<LogFormat> f) { formats_.push_back(std::move(f)); }
+  // The limit_conn zone of that name, made (not yet defined) when new.
+  ConnZone& conn_zone(std::string_view name) {
+    for (auto& z : out_.conn_zones)
+      if (z->name == name) return *z;
+    auto z = std::make_shared<ConnZone>();
+    z->name = std::string(name);
+    out_.conn_zones.push_back(z);
+    return *z;
+  }
+  std::shared_ptr<const ConnZone> conn_zone_ptr(std::string_view name) {
+    conn_zone(name);
+    for (auto& z : out_.conn_zones)
+      if (z->name == name) return z;
+    return nullptr;
+  }
   Status upstream(const Node& n);
   Status map(const Node& n);
+  Status split_clients(const Node& n);
+  Status geo(const Node& n);
   Status server(const Settings& inherited, const config::Server& inherited_twin, const Node& n);
   Status block(const std::vector<Node>& nodes, Scope& scope, Where where);
   // A name proxy_pass gives: an upstream {} block, else a host:port of its own.
@@ -132,6 +155,91 @@ template <bool Settings::*F>
 Status set_flag(StreamCompiler&, Scope& s, const Node& n) {
   s.settings->*F = n.args[0] == "on";
   return Ok{};
+}
+
+// proxy_upload_rate / proxy_download_rate SIZE: a size, or variables
+// rendered for each session (nginx 1.19.5+).
+template <Rate Settings::*F>
+Status set_rate(StreamCompiler& sc, Scope& s, const Node& n) {
+  Rate r;
+  if (n.args[0].find('$') != std::string::npos) {
+    auto t = sc.compile(n, n.args[0]);
+    if (!t) return Error{t.error()};
+    r.value = std::move(*t);
+  } else {
+    int64_t v = 0;
+    if (!config::parse_size(n.args[0], v) || v < 0) return slot_invalid(n);
+    r.bytes = uint64_t(v);
+  }
+  s.settings->*F = std::move(r);
+  return Ok{};
+}
+
+// proxy_requests / proxy_responses NUMBER (nginx's number slot).
+Status set_requests(StreamCompiler&, Scope& s, const Node& n) {
+  uint64_t v = 0;
+  if (!config::parse_number(n.args[0], v) || v > 0x7fffffff) return node_error(n, q(n.name) + " directive invalid number");
+  s.settings->requests = v;
+  return Ok{};
+}
+
+Status set_responses(StreamCompiler&, Scope& s, const Node& n) {
+  uint64_t v = 0;
+  if (!config::parse_number(n.args[0], v) || v > 0x7fffffff) return node_error(n, q(n.name) + " directive invalid number");
+  s.settings->responses = int64_t(v);
+  return Ok{};
+}
+
+// limit_conn_zone KEY zone=NAME:SIZE (read before the rest of the block,
+// so a limit_conn may name a zone defined further down, as nginx allows).
+Status set_limit_conn_zone(StreamCompiler& sc, Scope&, const Node& n) {
+  std::string_view a = n.args[1];
+  if (!a.starts_with("zone=")) return node_error(n, "invalid parameter " + q(a));
+  std::string_view name;
+  size_t size = 0;
+  if (auto st = config::parse_shared_zone(n, a, name, size); !st) return st;
+  auto key = sc.compile(n, n.args[0]);
+  if (!key) return Error{key.error()};
+  ConnZone& zone = sc.conn_zone(name);
+  if (zone.defined)
+    return node_error(n, "limit_conn_zone " + q(zone.name) + " is already bound to key " + q(zone.key.source));
+  zone.defined = true;
+  zone.size = size;
+  zone.key = std::move(*key);
+  zone.table = limits::ConnTable::acquire("stream " + zone.name, size);
+  return Ok{};
+}
+
+// limit_conn ZONE NUMBER: a server's own lines replace the stream block's.
+Status set_limit_conn(StreamCompiler& sc, Scope& s, const Node& n) {
+  const ConnZone& zone = sc.conn_zone(n.args[0]);
+  if (!s.conn_limits_here) {
+    s.settings->conn_limits.clear();
+    s.conn_limits_here = true;
+  }
+  for (const auto& l : s.settings->conn_limits)
+    if (l.zone->name == zone.name) return node_error(n, q(n.name) + " directive is duplicate");
+  uint64_t v = 0;
+  if (!config::parse_number(n.args[1], v) || v == 0) return node_error(n, "invalid number of connections " + q(n.args[1]));
+  if (v > 65535) return node_error(n, "connection limit must be less 65536");
+  if (!zone.defined) return node_error(n, "zero size shared memory zone " + q(zone.name));
+  s.settings->conn_limits.push_back({sc.conn_zone_ptr(zone.name), uint32_t(v)});
+  return Ok{};
+}
+
+Status set_conn_log_level(StreamCompiler&, Scope& s, const Node& n) {
+  static constexpr std::pair<std::string_view, config::LogLevel> kLevels[] = {{"info", config::LogLevel::info},
+                                                                              {"notice", config::LogLevel::notice},
+                                                                              {"warn", config::LogLevel::warn},
+                                                                              {"error", config::LogLevel::error}};
+  for (const auto& [name, level] : kLevels) {
+    if (n.args[0] == name) {
+      s.settings->conn_log_level = level;
+      return Ok{};
+    }
+  }
+  return node_error(n, "invalid value " + q(n.args[0]) + " in " + q(n.name) + " directive, it must be \"info\", " +
+                           "\"notice\", \"warn\" or \"error\"");
 }
 
 Status set_tries(StreamCompiler&, Scope& s, const Node& n) {
@@ -282,28 +390,50 @@ Status set_access_log(StreamCompiler& sc, Scope& s, const Node& n) {
   return Ok{};
 }
 
-// listen ADDR:PORT [ssl] [reuseport] [backlog=N] [so_keepalive=..] [proxy_protocol]...
+// listen ADDR:PORT [udp] [ssl] [reuseport] [backlog=N] [so_keepalive=..] [proxy_protocol]...
 // read by the http reader once the parameters stream does not have are
-// refused with nginx's words.
+// refused with nginx's words; `udp` is stream's own.
 Status set_listen(StreamCompiler& sc, Scope& s, const Node& n) {
-  for (size_t i = 1; i < n.args.size(); ++i) {
+  Node line = n;
+  line.args.clear();
+  bool udp = false;
+  for (size_t i = 0; i < n.args.size(); ++i) {
     std::string_view a = n.args[i];
-    if (a == "default_server" || a == "default" || a == "http2" || a == "quic" || a == "deferred")
+    if (i > 0 && (a == "default_server" || a == "default" || a == "http2" || a == "quic" || a == "deferred"))
       return node_error(n, "invalid parameter " + q(a));
-    if (a == "udp") return node_error(n, "\"listen ... udp\" is not yet supported in stream");
+    if (i > 0 && a == "udp") {
+      udp = true;
+      continue;
+    }
+    line.args.push_back(n.args[i]);
   }
   config::Server scratch;
   config::Scope probe;
   probe.ctx = config::kServer;
   probe.server = &scratch;
   probe.settings = &scratch.settings;
-  auto st = config::find_directive("listen")->set(sc.base(), probe, n);
+  auto st = config::find_directive("listen")->set(sc.base(), probe, line);
   if (!st) return st;
-  for (const auto& l : s.server->listens) {
-    if (l.text == scratch.listens.back().text)
-      return node_error(n, "duplicate \"" + l.text + "\" address and port pair");
+  config::Listen l = scratch.listens.back();
+  if (udp) {
+    // nginx's words for what a datagram socket cannot have.
+    auto incompatible = [&](std::string_view what) {
+      return node_error(n, "\"listen\" directive \"" + std::string(what) + "\" parameter is incompatible with \"udp\"");
+    };
+    for (const auto& a : line.args) {
+      if (std::string_view(a).starts_with("backlog=")) return incompatible("backlog");
+      if (std::string_view(a).starts_with("fastopen=")) return incompatible("fastopen");
+    }
+    if (l.ssl) return incompatible("ssl");
+    if (l.so_keepalive >= 0) return incompatible("so_keepalive");
+    if (l.proxy_protocol) return incompatible("proxy_protocol");
+    l.udp = true;
   }
-  s.server->listens.push_back(scratch.listens.back());
+  for (const auto& have : s.server->listens) {
+    if (have.text == l.text && have.udp == l.udp)
+      return node_error(n, "duplicate \"" + have.text + "\" address and port pair");
+  }
+  s.server->listens.push_back(std::move(l));
   return Ok{};
 }
 
@@ -389,6 +519,14 @@ const Directive kDirectives[] = {
     {"proxy_next_upstream_tries", kBoth, 1, 1, false, true, &set_tries},
     {"proxy_next_upstream_timeout", kBoth, 1, 1, false, true, &set_time<&Settings::next_upstream_timeout>},
     {"proxy_buffer_size", kBoth, 1, 1, false, true, &set_size<&Settings::buffer_size>},
+    {"limit_conn_zone", kStream, 2, 2, false, false, &accept_any},  // read first, by run()
+    {"limit_conn", kBoth, 2, 2, false, false, &set_limit_conn},
+    {"limit_conn_log_level", kBoth, 1, 1, false, true, &set_conn_log_level},
+    {"limit_conn_dry_run", kBoth, 1, 1, true, true, &set_flag<&Settings::conn_dry_run>},
+    {"proxy_requests", kBoth, 1, 1, false, true, &set_requests},
+    {"proxy_responses", kBoth, 1, 1, false, true, &set_responses},
+    {"proxy_upload_rate", kBoth, 1, 1, false, true, &set_rate<&Settings::upload_rate>},
+    {"proxy_download_rate", kBoth, 1, 1, false, true, &set_rate<&Settings::download_rate>},
     {"proxy_protocol", kBoth, 1, 1, true, true, &set_flag<&Settings::proxy_protocol>},
     {"proxy_half_close", kBoth, 1, 1, true, true, &set_flag<&Settings::half_close>},
     {"proxy_bind", kBoth, 1, 2, false, true, &set_bind},
@@ -451,8 +589,7 @@ const Directive kDirectives[] = {
 
 // nginx stream directives torii has not got yet: refused by name.
 constexpr std::string_view kNotYet[] = {
-    "proxy_responses", "proxy_requests", "proxy_download_rate", "proxy_upload_rate", "geo",
-    "split_clients", "limit_conn_zone", "limit_conn", "limit_conn_log_level", "set_real_ip_from",
+    "set_real_ip_from",
     "pass", "js_import", "js_set", "server_name", "proxy_socket_rcvbuf",
     "proxy_socket_sndbuf", "geoip_country", "geoip_city", "geoip_org",
 };
@@ -476,7 +613,8 @@ Status check(const Node& n, const Directive& d) {
 Error refusal(const Node& n, Where where) {
   if (const Directive* d = find(n.name); d && !(d->where & where))
     return node_error(n, q(n.name) + " directive is not allowed here");
-  if ((n.name == "server" || n.name == "upstream" || n.name == "map") && where == kServer)
+  if ((n.name == "server" || n.name == "upstream" || n.name == "map" || n.name == "split_clients" ||
+       n.name == "geo") && where == kServer)
     return node_error(n, q(n.name) + " directive is not allowed here");
   if (std::find(std::begin(kNotYet), std::end(kNotYet), n.name) != std::end(kNotYet))
     return node_error(n, q(n.name) + " directive is not yet supported in stream");
@@ -486,7 +624,8 @@ Error refusal(const Node& n, Where where) {
 
 Status StreamCompiler::block(const std::vector<Node>& nodes, Scope& scope, Where where) {
   for (const auto& n : nodes) {
-    if (where == kStream && (n.name == "server" || n.name == "upstream" || n.name == "log_format" || n.name == "map"))
+    if (where == kStream && (n.name == "server" || n.name == "upstream" || n.name == "log_format" || n.name == "map" ||
+                             n.name == "split_clients" || n.name == "geo"))
       continue;
     const Directive* d = find(n.name);
     if (!d || !(d->where & where)) return refusal(n, where);
@@ -612,11 +751,64 @@ Status StreamCompiler::map(const Node& n) {
   m->name = std::string(var.substr(1));
   uint32_t index = 0;
   // A map of a module's variable is refused; of another map's, the later wins (nginx's rules).
-  if (is_builtin_variable(m->name) || !names_.find_map(m->name, index))
+  uint32_t split = 0;
+  if (is_builtin_variable(m->name) || names_.find_split(m->name, split) || names_.find_geo(m->name, split) ||
+      !names_.find_map(m->name, index))
     return node_error(n, "the duplicate " + q(m->name) + " variable");
   auto lines = config::read_map_lines(n, *m, [this](const Node& d, std::string_view text) { return compile(d, text); });
   if (!lines) return lines;
   out_.maps[index] = std::move(m);
+  return Ok{};
+}
+
+// split_clients STRING $name { PERCENT% VALUE; ... * VALUE; }: http's
+// parts and hash, a stream template for the string.
+Status StreamCompiler::split_clients(const Node& n) {
+  if (!n.block) return node_error(n, "directive \"split_clients\" has no opening \"{\"");
+  if (n.args.size() != 2) return node_error(n, "invalid number of arguments in \"split_clients\" directive");
+  auto sc = std::make_shared<SplitClients>();
+  auto key = compile(n, n.args[0]);
+  if (!key) return Error{key.error()};
+  sc->key = std::move(*key);
+  std::string_view var = n.args[1];
+  if (var.size() < 2 || var[0] != '$') return node_error(n, "invalid variable name " + q(var));
+  sc->name = std::string(var.substr(1));
+  // A module's variable is refused; of another split_clients, the later
+  // wins (nginx's changeable variables).
+  uint32_t index = 0, other = 0;
+  if (is_builtin_variable(sc->name) || names_.find_map(sc->name, other) || names_.find_geo(sc->name, other) ||
+      !names_.find_split(sc->name, index))
+    return node_error(n, "the duplicate " + q(sc->name) + " variable");
+  if (auto st = ::torii::split_clients::read_split_parts(n, sc->parts); !st) return st;
+  out_.split_clients[index] = std::move(sc);
+  return Ok{};
+}
+
+// geo [$address] $name { NETWORK VALUE; ... }: http's tables and reader,
+// looked up with the client's address or what the template renders.
+Status StreamCompiler::geo(const Node& n) {
+  if (!n.block) return node_error(n, "directive \"geo\" has no opening \"{\"");
+  if (n.args.empty() || n.args.size() > 2) return node_error(n, "invalid number of arguments in \"geo\" directive");
+  auto g = std::make_shared<Geo>();
+  std::string_view var = n.args.back();
+  if (var.size() < 2 || var[0] != '$') return node_error(n, "invalid variable name " + q(var));
+  g->name = std::string(var.substr(1));
+  if (n.args.size() == 2) {
+    if (n.args[0].size() < 2 || n.args[0][0] != '$') return node_error(n, "invalid variable name " + q(n.args[0]));
+    auto t = compile(n, n.args[0]);
+    if (!t) return Error{t.error()};
+    g->source = std::move(*t);
+  }
+  // A module's variable is refused; of another geo, the later wins.
+  uint32_t index = 0, other = 0;
+  if (is_builtin_variable(g->name) || names_.find_map(g->name, other) || names_.find_split(g->name, other) ||
+      !names_.find_geo(g->name, index))
+    return node_error(n, "the duplicate " + q(g->name) + " variable");
+  auto table = std::make_shared<config::GeoConfig>();
+  table->name = g->name;
+  if (auto st = ::torii::geo::read_geo_block(c_, n, *table, false); !st) return st;
+  g->table = std::move(table);
+  out_.geos[index] = std::move(g);
   return Ok{};
 }
 
@@ -687,7 +879,7 @@ Status StreamCompiler::build_listen_groups() {
   for (const auto& srv : out_.servers) {
     for (const auto& l : srv->listens) {
       for (const auto& g : out_.listen_groups)
-        if (g.listen.text == l.text)
+        if (g.listen.text == l.text && g.listen.udp == l.udp)
           return make_error(srv->file + ":" + std::to_string(srv->line) + ": duplicate \"" + l.text +
                             "\" address and port pair");
       ListenGroup g;
@@ -711,7 +903,25 @@ Status StreamCompiler::run(const Node& stream) {
     if (n.name != "map" || n.args.size() != 2 || n.args[1].size() < 2 || n.args[1][0] != '$') continue;
     names_.define_map(std::string_view(n.args[1]).substr(1));
   }
+  for (const auto& n : stream.children) {
+    if (n.name != "split_clients" || n.args.size() != 2 || n.args[1].size() < 2 || n.args[1][0] != '$') continue;
+    names_.define_split(std::string_view(n.args[1]).substr(1));
+  }
   out_.maps.resize(names_.map_count());
+  for (const auto& n : stream.children) {
+    if (n.name != "geo" || n.args.empty() || n.args.back().size() < 2 || n.args.back()[0] != '$') continue;
+    names_.define_geo(std::string_view(n.args.back()).substr(1));
+  }
+  out_.split_clients.resize(names_.split_count());
+  out_.geos.resize(names_.geo_count());
+  for (const auto& n : stream.children) {
+    if (n.name != "geo") continue;
+    if (auto st = geo(n); !st) return st;
+  }
+  for (const auto& n : stream.children) {
+    if (n.name != "split_clients") continue;
+    if (auto st = split_clients(n); !st) return st;
+  }
   for (const auto& n : stream.children) {
     if (n.name != "map") continue;
     if (auto st = map(n); !st) return st;
@@ -725,6 +935,11 @@ Status StreamCompiler::run(const Node& stream) {
     if (n.name != "log_format") continue;
     if (auto st = check(n, *find("log_format")); !st) return st;
     if (auto st = set_log_format(*this, top, n); !st) return st;
+  }
+  for (const auto& n : stream.children) {
+    if (n.name != "limit_conn_zone") continue;
+    if (auto st = check(n, *find("limit_conn_zone")); !st) return st;
+    if (auto st = set_limit_conn_zone(*this, top, n); !st) return st;
   }
   for (const auto& n : stream.children) {
     if (n.name != "upstream") continue;
@@ -760,8 +975,10 @@ Status check_listen_addresses(const config::Config& cfg) {
   if (!cfg.stream) return Ok{};
   for (const auto& sg : cfg.stream->listen_groups) {
     for (const auto& hg : cfg.listen_groups) {
-      // Both would get SO_REUSEPORT sockets and share the connections.
-      if (!hg.listen.quic && hg.listen.text == sg.listen.text)
+      // Both would get SO_REUSEPORT sockets and share the connections (or
+      // the datagrams: QUIC and stream's udp).
+      const bool same_kind = sg.listen.udp ? (hg.listen.quic || hg.udp) : !hg.listen.quic;
+      if (same_kind && hg.listen.text == sg.listen.text)
         return make_error(sg.server->file + ":" + std::to_string(sg.server->line) + ": \"" + sg.listen.text +
                           "\" is an http and a stream listen address");
     }

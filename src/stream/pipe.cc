@@ -15,7 +15,7 @@ void Pipe::preload(std::string_view bytes) {
   end_ += n;
 }
 
-Pipe::Io Pipe::fill(Endpoint& from) {
+Pipe::Io Pipe::fill(Endpoint& from, size_t max) {
   if (eof_) return Io::eof;
   if (begin_ == end_) begin_ = end_ = 0;
   if (end_ == capacity_ && begin_ > 0) {
@@ -25,7 +25,7 @@ Pipe::Io Pipe::fill(Endpoint& from) {
   }
   if (end_ == capacity_) return Io::blocked;
   if (!buf_) buf_ = std::make_unique_for_overwrite<char[]>(capacity_);
-  const net::IoResult r = from.read(buf_.get() + end_, capacity_ - end_);
+  const net::IoResult r = from.read(buf_.get() + end_, std::min(capacity_ - end_, max));
   switch (r.status) {
     case net::IoStatus::ok:
       end_ += r.bytes;

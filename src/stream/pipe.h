@@ -22,9 +22,11 @@ class Pipe {
   // Bytes put in front of what is read (a PROXY protocol header, what
   // ssl_preread read); they must fit the buffer.
   void preload(std::string_view bytes);
-  // Reads from `from` into the free space; `blocked` when the buffer is
-  // full or the socket empty.
-  Io fill(Endpoint& from);
+  // Reads from `from` into the free space, at most `max` bytes (a rate
+  // limit's allowance); `blocked` when the buffer is full or the socket empty.
+  Io fill(Endpoint& from, size_t max = SIZE_MAX);
+  // Bytes free for the next fill.
+  size_t room() const { return capacity_ - (end_ - begin_); }
   // Writes to `to` what is held.
   Io drain(Endpoint& to);
 

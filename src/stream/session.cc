@@ -19,7 +19,10 @@
 #include "config/ssl_config.h"
 #include "config/upstream_tls_config.h"
 #include "net/proxy_protocol.h"
+#include "stream/access.h"
 #include "stream/client_hello.h"
+#include "stream/pass_target.h"
+#include "stream/session_log.h"
 #include "stream/stream_worker.h"
 #include "stream/tls_server.h"
 #include "upstream/group_state.h"
@@ -31,76 +34,6 @@ namespace {
 
 constexpr uint32_t kEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP;
 
-bool address_matches(const config::AccessRule& r, const sockaddr_storage& peer) {
-  if (r.all) return true;
-  const uint8_t* a = nullptr;
-  size_t len = 0;
-  uint8_t mapped[4];
-  if (peer.ss_family == AF_INET) {
-    a = reinterpret_cast<const uint8_t*>(&reinterpret_cast<const sockaddr_in&>(peer).sin_addr);
-    len = 4;
-  } else if (peer.ss_family == AF_INET6) {
-    const auto& in6 = reinterpret_cast<const sockaddr_in6&>(peer).sin6_addr;
-    a = reinterpret_cast<const uint8_t*>(&in6);
-    len = 16;
-    // An IPv4 client on a dual-stack socket meets the IPv4 rules, as nginx.
-    if (IN6_IS_ADDR_V4MAPPED(&in6) && r.family == AF_INET) {
-      std::memcpy(mapped, a + 12, 4);
-      a = mapped;
-      len = 4;
-    }
-  }
-  if (!a || (len == 4) != (r.family == AF_INET)) return false;
-  for (size_t i = 0; i < len; ++i)
-    if ((a[i] & r.mask[i]) != r.addr[i]) return false;
-  return true;
-}
-
-// "ip:port" or "[ip6]:port" rendered by proxy_pass $var.
-bool literal_address(std::string_view text, sockaddr_storage& addr) {
-  std::string host;
-  std::string_view port;
-  if (!text.empty() && text[0] == '[') {
-    const size_t close = text.find(']');
-    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') return false;
-    host = std::string(text.substr(1, close - 1));
-    port = text.substr(close + 2);
-  } else {
-    const size_t colon = text.rfind(':');
-    if (colon == std::string_view::npos) return false;
-    host = std::string(text.substr(0, colon));
-    port = text.substr(colon + 1);
-  }
-  uint64_t p = 0;
-  if (port.empty() || port.size() > 5) return false;
-  for (char c : port) {
-    if (c < '0' || c > '9') return false;
-    p = p * 10 + uint64_t(c - '0');
-  }
-  if (p == 0 || p > 65535) return false;
-  addr = {};
-  auto* in4 = reinterpret_cast<sockaddr_in*>(&addr);
-  if (inet_pton(AF_INET, host.c_str(), &in4->sin_addr) == 1) {
-    in4->sin_family = AF_INET;
-    in4->sin_port = htons(uint16_t(p));
-    return true;
-  }
-  auto* in6 = reinterpret_cast<sockaddr_in6*>(&addr);
-  if (inet_pton(AF_INET6, host.c_str(), &in6->sin6_addr) == 1) {
-    in6->sin6_family = AF_INET6;
-    in6->sin6_port = htons(uint16_t(p));
-    return true;
-  }
-  return false;
-}
-
-// PROXY protocol v1, as nginx's ngx_proxy_protocol_write.
-std::string proxy_v1_header(const sockaddr_storage& peer, const sockaddr_storage& local) {
-  const bool v6 = peer.ss_family == AF_INET6;
-  return std::string("PROXY ") + (v6 ? "TCP6 " : "TCP4 ") + net::address_text(peer) + " " + net::address_text(local) +
-         " " + std::to_string(net::address_port(peer)) + " " + std::to_string(net::address_port(local)) + "\r\n";
-}
-
 }  // namespace
 
 Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> config, const ListenGroup& group,
@@ -110,7 +43,9 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
       group_(group),
       server_(*group.server),
       client_fd_(fd),
-      timer_(&Session::on_timer, this) {
+      timer_(&Session::on_timer, this),
+      upload_(&Session::on_upload_rested, this),
+      download_(&Session::on_download_rested, this) {
   facts_.peer = peer;
   socklen_t len = sizeof facts_.local;
   getsockname(fd, reinterpret_cast<sockaddr*>(&facts_.local), &len);
@@ -118,6 +53,8 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
   facts_.start_ms = worker_.loop().now_ms();
   facts_.user.resize(config_->stream->variables.size());
   facts_.maps = &config_->stream->maps;
+  facts_.splits = &config_->stream->split_clients;
+  facts_.geos = &config_->stream->geos;
   client_io_ = std::make_unique<PlainEndpoint>(fd);
   client_side_.session = this;
   upstream_side_.session = this;
@@ -126,6 +63,8 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
 
 Session::~Session() {
   worker_.loop().cancel(timer_);
+  worker_.loop().cancel(upload_.timer);
+  worker_.loop().cancel(download_.timer);
   close_upstream();
   client_io_.reset();  // its TLS, before the socket under it
   if (client_fd_ >= 0) {
@@ -189,6 +128,13 @@ void Session::read_proxy_header() {
 }
 
 void Session::begin() {
+  // preaccess: limit_conn, then access: allow/deny.
+  if (!limit_conn_.take(server_.settings, facts_, [this](config::LogLevel level, const std::string& message) {
+        log_error(level, message, 0, "initializing session");
+      })) {
+    finish(503);
+    return;
+  }
   if (!allowed()) {
     log_error(config::LogLevel::error, "access forbidden by rule", 0, "initializing session");
     finish(403);
@@ -296,11 +242,7 @@ void Session::run_handler() {
   start_proxy();
 }
 
-bool Session::allowed() {
-  for (const auto& r : server_.settings.access_rules)
-    if (address_matches(r, facts_.peer)) return r.allow;
-  return true;
-}
+bool Session::allowed() { return access_allowed(server_.settings.access_rules, facts_.peer); }
 
 void Session::run_sets() {
   for (const auto& step : server_.sets) {
@@ -337,30 +279,6 @@ void Session::write_return() {
 
 // ---- proxy -------------------------------------------------------------------
 
-namespace {
-
-// A group of one session's own: the addresses `proxy_pass $var` rendered
-// or the resolver answered.
-std::shared_ptr<const Upstream> session_group(const std::string& name, const std::vector<sockaddr_storage>& addrs) {
-  auto g = std::make_shared<config::UpstreamGroupConfig>();
-  g->name = name;
-  g->implicit = true;
-  for (const auto& addr : addrs) {
-    config::UpstreamServer s;
-    s.name = net::address_with_port(addr);
-    s.addr = addr;
-    s.addr_len = addr.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-    s.id = unsigned(g->servers.size());
-    g->servers.push_back(std::move(s));
-  }
-  auto u = std::make_shared<Upstream>();
-  u->group = std::move(g);
-  u->per_session = true;
-  return u;
-}
-
-}  // namespace
-
 void Session::start_proxy() {
   state_ = State::connecting;
   if (server_.pass) {
@@ -371,26 +289,18 @@ void Session::start_proxy() {
   // for the resolver, as nginx.
   std::string target;
   render(*server_.pass_template, facts_, target);
-  for (const auto& u : config_->stream->upstreams) {
-    if (!u->group->implicit && core::iequals(u->group->name, target)) {  // as nginx: without case
-      proxy_to(u);
-      return;
-    }
-  }
-  sockaddr_storage addr{};
-  if (literal_address(target, addr)) {
-    proxy_to(session_group(target, {addr}));
+  PassTarget where = find_pass_target(*config_->stream, target);
+  if (where.upstream) {
+    proxy_to(std::move(where.upstream));
     return;
   }
-  const size_t colon = target.rfind(':');
-  uint64_t port = 0;
-  if (colon == std::string::npos || colon == 0 || !config::parse_number(std::string_view(target).substr(colon + 1), port) ||
-      port == 0 || port > 65535) {
-    log_error(config::LogLevel::error, "no port in upstream \"" + target + "\"", 0, "connecting to upstream");
+  if (!where.error.empty()) {
+    log_error(config::LogLevel::error, where.error, 0, "connecting to upstream");
     finish(502);
     return;
   }
-  const std::string host = target.substr(0, colon);
+  const std::string host = where.host;
+  const uint16_t port = where.port;
   const Settings& s = server_.settings;
   if (!s.resolver) {
     log_error(config::LogLevel::error, "no resolver defined to resolve " + host, 0, "connecting to upstream");
@@ -407,14 +317,7 @@ void Session::start_proxy() {
       finish(502);
       return;
     }
-    std::vector<sockaddr_storage> addrs;
-    for (const auto& r : a.addrs) {
-      sockaddr_storage x{};
-      std::memcpy(&x, &r.addr, r.len);
-      if (x.ss_family == AF_INET) reinterpret_cast<sockaddr_in&>(x).sin_port = htons(uint16_t(port));
-      if (x.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6&>(x).sin6_port = htons(uint16_t(port));
-      addrs.push_back(x);
-    }
+    const std::vector<sockaddr_storage> addrs = answer_addresses(a, port);
     proxy_to(session_group(target, addrs));
   };
   if (const dns::Answer* cached = resolver.cached(host)) {
@@ -435,6 +338,8 @@ void Session::proxy_to(std::shared_ptr<const Upstream> upstream) {
   const unsigned cap = server_.settings.next_upstream_tries;
   if (cap && tries_left_ > cap) tries_left_ = cap;
   if (!upstream_->hash_key.parts.empty()) render(upstream_->hash_key, facts_, hash_key_);
+  upload_rate_ = render_rate(server_.settings.upload_rate, "proxy_upload_rate");
+  download_rate_ = render_rate(server_.settings.download_rate, "proxy_download_rate");
   first_try_ms_ = worker_.loop().now_ms();
   // What preread read (and a PROXY header) goes first: the buffer holds it.
   const size_t size = std::max(server_.settings.buffer_size, preread_.size() + net::kProxyProtocolMaxHeader);
@@ -463,6 +368,7 @@ void Session::connect_to(int peer) {
   --tries_left_;
   balancer_->acquire(peer);
   try_start_ms_ = worker_.loop().now_ms();
+  start_rates();
   facts_.upstream_addr.push_back(srv.name);
   facts_.upstream_connect_ms.push_back(-1);
   facts_.upstream_bytes_sent.push_back(0);
@@ -569,7 +475,7 @@ void Session::drive_upstream_handshake() {
 
 void Session::start_proxying() {
   balancer_->succeeded(peer_);
-  if (server_.settings.proxy_protocol) to_upstream_->preload(proxy_v1_header(facts_.peer, facts_.local));
+  if (server_.settings.proxy_protocol) to_upstream_->preload(net::proxy_protocol_v1_header(facts_.peer, facts_.local));
   if (!preread_.empty()) to_upstream_->preload(preread_);
   upstream_sent_base_ = to_upstream_->written_total();
   state_ = State::proxying;
@@ -603,17 +509,32 @@ void Session::close_upstream() {
 }
 
 // Moves what it can both ways until nothing moves; each socket is
-// edge-triggered, so a call ends only at EAGAIN, a full buffer or an end.
+// edge-triggered, so a call ends only at EAGAIN, a full buffer, an end,
+// or a rate limit's rest (its timer calls again).
 void Session::pump() {
   bool moved_any = false;
+  const int64_t now = worker_.loop().now_ms();
   for (;;) {
     bool moved = false;
     struct Way {
       Pipe& pipe;
       Endpoint &src, &dst;
+      Flow& flow;
     };
-    for (Way w : {Way{*to_upstream_, *client_io_, *upstream_io_}, Way{*to_client_, *upstream_io_, *client_io_}}) {
-      if (w.pipe.fill(w.src) == Pipe::Io::progress) moved = true;
+    for (Way w : {Way{*to_upstream_, *client_io_, *upstream_io_, upload_},
+                  Way{*to_client_, *upstream_io_, *client_io_, download_}}) {
+      if (!w.flow.resting && w.pipe.room() > 0) {
+        int64_t delay = 0;
+        const size_t allow = w.flow.rate.allowance(w.pipe.read_total(), now, w.pipe.room(), delay);
+        if (allow == 0) {
+          rest(w.flow, delay);
+        } else {
+          const uint64_t before = w.pipe.read_total();
+          if (w.pipe.fill(w.src, allow) == Pipe::Io::progress) moved = true;
+          if (const int64_t ms = w.flow.rate.rest_after(size_t(w.pipe.read_total() - before)); ms > 0)
+            rest(w.flow, ms);
+        }
+      }
       const Pipe::Io out = w.pipe.drain(w.dst);
       if (out == Pipe::Io::progress) moved = true;
       if (out == Pipe::Io::error) {
@@ -633,7 +554,50 @@ void Session::pump() {
     finish(200);
     return;
   }
-  if (moved_any) worker_.loop().arm(timer_, server_.settings.timeout.count());
+  // As nginx: proxy_timeout does not run while a direction rests.
+  if (upload_.resting || download_.resting) {
+    worker_.loop().cancel(timer_);
+  } else if (moved_any || !timer_.armed()) {
+    worker_.loop().arm(timer_, server_.settings.timeout.count());
+  }
+}
+
+// ---- proxy_upload_rate / proxy_download_rate ------------------------------------
+
+uint64_t Session::render_rate(const Rate& r, const char* directive) {
+  if (!r.value) return r.bytes;
+  std::string text;
+  render(*r.value, facts_, text);
+  int64_t v = 0;
+  if (!config::parse_size(text, v) || v < 0) {
+    log_error(config::LogLevel::error, "invalid size \"" + text + "\" in \"" + directive + "\"", 0, nullptr);
+    return 0;
+  }
+  return uint64_t(v);
+}
+
+// As nginx, the count starts at each connect.
+void Session::start_rates() {
+  const int64_t now = worker_.loop().now_ms();
+  upload_.rate.start(upload_rate_, now);
+  download_.rate.start(download_rate_, now);
+}
+
+void Session::rest(Flow& flow, int64_t ms) {
+  flow.resting = true;
+  worker_.loop().arm(flow.timer, ms);
+}
+
+void Session::on_upload_rested(void* self) {
+  auto* s = static_cast<Session*>(self);
+  s->upload_.resting = false;
+  if (s->state_ == State::proxying) s->pump();
+}
+
+void Session::on_download_rested(void* self) {
+  auto* s = static_cast<Session*>(self);
+  s->download_.resting = false;
+  if (s->state_ == State::proxying) s->pump();
 }
 
 // nginx's rule: with proxy_half_close, once both ends are done; without
@@ -744,33 +708,28 @@ void Session::finish(int status) {
   facts_.status = status;
   facts_.now_ms = worker_.loop().now_ms();
   worker_.loop().cancel(timer_);
+  worker_.loop().cancel(upload_.timer);
+  worker_.loop().cancel(download_.timer);
   close_upstream();
+  limit_conn_.release();
   worker_.log_session(server_.settings, facts_);
   worker_.release(this);
 }
 
 void Session::log_error(config::LogLevel level, const std::string& message, int err, const char* action) {
-  const Settings& s = server_.settings;
-  const bool own_log = s.error_log_fd >= 0;  // error_log of the server or the stream block
-  if (own_log ? uint8_t(level) < uint8_t(s.error_log_level) : !log::enabled(level)) return;
-  std::string line = message;
-  if (err) line += " (" + std::to_string(err) + ": " + std::strerror(err) + ")";
-  if (action) line += std::string(" while ") + action;
-  line += ", client: " + net::address_text(facts_.peer) + ", server: " + group_.listen.text;
+  ErrorContext c;
+  c.settings = &server_.settings;
+  c.connection = facts_.connection;
+  c.peer = &facts_.peer;
+  c.server = &group_.listen.text;
   if (!facts_.upstream_addr.empty()) {
-    line += ", upstream: \"" + facts_.upstream_addr.back() + "\"";
-    const uint64_t from_client = to_upstream_ ? to_upstream_->read_total() : 0;
-    const uint64_t to_client = to_client_ ? to_client_->written_total() : 0;
-    const uint64_t from_up = to_client_ ? to_client_->read_total() : 0;
-    const uint64_t to_up = to_upstream_ ? to_upstream_->written_total() : 0;
-    line += ", bytes from/to client:" + std::to_string(from_client) + "/" + std::to_string(to_client) +
-            ", bytes from/to upstream:" + std::to_string(from_up) + "/" + std::to_string(to_up);
+    c.upstream = &facts_.upstream_addr.back();
+    c.from_client = to_upstream_ ? to_upstream_->read_total() : 0;
+    c.to_client = to_client_ ? to_client_->written_total() : 0;
+    c.from_upstream = to_client_ ? to_client_->read_total() : 0;
+    c.to_upstream = to_upstream_ ? to_upstream_->written_total() : 0;
   }
-  if (own_log) {
-    log::write_to(s.error_log_fd, level, "*%llu %s", static_cast<unsigned long long>(facts_.connection), line.c_str());
-  } else {
-    log::write(level, "*%llu %s", static_cast<unsigned long long>(facts_.connection), line.c_str());
-  }
+  log_session_error(c, level, message, err, action);
 }
 
 }  // namespace torii::stream

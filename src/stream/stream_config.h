@@ -11,6 +11,7 @@
 
 #include "config/config.h"
 #include "config/map_table.h"
+#include "config/split_clients_config.h"
 #include "config/upstream_bind.h"
 #include "config/upstream_config.h"
 
@@ -20,7 +21,11 @@ struct SyslogTarget;
 namespace torii::dns {
 struct ResolverConfig;
 }
+namespace torii::limits {
+class ConnTable;
+}
 namespace torii::config {
+struct GeoConfig;
 struct SslServerConfig;
 struct UpstreamTlsConfig;
 }
@@ -65,6 +70,9 @@ enum class Var : uint8_t {
   ssl_server_name,
   ssl_session_reused,
   ssl_alpn_protocol,
+  limit_conn_status,  // PASSED, REJECTED, REJECTED_DRY_RUN
+  geo_,    // a `geo` variable: `index` is its place in StreamConfig::geos
+  split_,  // a `split_clients` variable: `index` is its place in StreamConfig::split_clients
   map_,   // a `map` variable: `index` is its place in StreamConfig::maps
   user_,  // a `set` variable: `index` is its slot
 };
@@ -115,9 +123,50 @@ struct Map : config::MapTable<Template> {
   Template source;
 };
 
+// A `split_clients STRING $name { ... }` of the stream block: http's parts
+// (modules/split_clients: nginx's MurmurHash2 bounds), a stream template
+// for the string.
+struct SplitClients {
+  std::string name;  // without '$'
+  Template key;
+  std::vector<config::SplitClientsConfig::Part> parts;
+};
+
+// A `geo [$address] $name { ... }` of the stream block: http's tables
+// (config::GeoConfig, read by modules/geo), the client's address or a
+// stream template naming one.
+struct Geo {
+  std::string name;  // without '$'
+  std::optional<Template> source;
+  std::shared_ptr<const config::GeoConfig> table;
+};
+
 struct SetStep {
   uint32_t slot = 0;
   Template value;
+};
+
+// limit_conn_zone KEY zone=NAME:SIZE of the stream block: the http
+// module's counting table (process-wide, kept across a reload), a stream
+// template for the key. Named but not yet defined until its line is read.
+struct ConnZone {
+  std::string name;
+  size_t size = 0;
+  Template key;
+  bool defined = false;
+  std::shared_ptr<limits::ConnTable> table;
+};
+
+struct ConnLimit {
+  std::shared_ptr<const ConnZone> zone;
+  uint32_t conn = 0;
+};
+
+// proxy_upload_rate / proxy_download_rate: bytes a second, 0 for none; with
+// variables, the value is rendered when the session starts proxying.
+struct Rate {
+  uint64_t bytes = 0;
+  std::optional<Template> value;
 };
 
 // Settings a stream server inherits from the stream block (nginx merges
@@ -129,6 +178,12 @@ struct Settings {
   unsigned next_upstream_tries = 0;  // 0: as many as the group has
   Ms next_upstream_timeout{0};       // 0: unlimited
   size_t buffer_size = 16 * 1024;
+  Rate upload_rate;    // client -> upstream
+  Rate download_rate;  // upstream -> client
+  // UDP sessions: proxy_requests (0: unlimited) and proxy_responses (-1:
+  // unset, the session ends only by proxy_timeout).
+  uint64_t requests = 0;
+  int64_t responses = -1;
   bool proxy_protocol = false;  // send a PROXY v1 header to the upstream first
   bool half_close = false;      // proxy_half_close: a FIN is passed on, the other way keeps flowing
   bool socket_keepalive = false;
@@ -142,6 +197,11 @@ struct Settings {
   std::vector<AccessLog> access_logs;
   bool access_log_off = false;
   std::vector<config::AccessRule> access_rules;  // allow/deny in order
+  // limit_conn ZONE NUMBER (ngx_stream_limit_conn_module), checked before
+  // allow/deny; a session over a limit ends with 503.
+  std::vector<ConnLimit> conn_limits;
+  config::LogLevel conn_log_level = config::LogLevel::error;
+  bool conn_dry_run = false;
   // error_log FILE [LEVEL] of the server or the stream block: the sessions'
   // lines go there (log/server_error_logs); -1: the process's error log.
   int error_log_fd = -1;
@@ -184,6 +244,9 @@ struct StreamConfig {
   std::vector<ListenGroup> listen_groups;
   std::vector<std::shared_ptr<const Upstream>> upstreams;
   std::vector<std::shared_ptr<const Map>> maps;  // by Var::map_ index
+  std::vector<std::shared_ptr<ConnZone>> conn_zones;
+  std::vector<std::shared_ptr<const SplitClients>> split_clients;  // by Var::split_ index
+  std::vector<std::shared_ptr<const Geo>> geos;                    // by Var::geo_ index
   std::vector<std::string> variables;  // `set` names by slot
 };
 

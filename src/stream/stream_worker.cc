@@ -13,29 +13,41 @@
 #include "log/access_log.h"
 #include "log/error_log.h"
 #include "modules/stub_status/counters.h"
+#include "net/datagram_listener.h"
 #include "net/listener.h"
 #include "net/tls_client.h"
 #include "stream/session.h"
+#include "stream/udp_listener.h"
+#include "stream/udp_session.h"
 #include "upstream/group_state.h"
 
 namespace torii::stream {
 
-// One listening stream socket, level-triggered like the http acceptors:
+// A listening socket of either kind, as the worker keeps and swaps them.
+class StreamWorker::Listener {
+ public:
+  virtual ~Listener() = default;
+  virtual bool watch() = 0;
+  virtual void rebind(std::shared_ptr<const config::Config> config, const ListenGroup* group) = 0;
+  virtual void close_listener() = 0;
+};
+
+// One listening TCP socket, level-triggered like the http acceptors:
 // a connection per turn (a batch with multi_accept), and what it leaves is
 // reported again at the next turn.
-class StreamWorker::Acceptor final : public core::IoHandler {
+class StreamWorker::Acceptor final : public core::IoHandler, public StreamWorker::Listener {
  public:
   Acceptor(StreamWorker& w, int fd, std::shared_ptr<const config::Config> config, const ListenGroup* group)
       : w_(w), fd_(fd), config_(std::move(config)), group_(group) {}
   ~Acceptor() override { close_listener(); }
-  void close_listener() {
+  void close_listener() override {
     if (fd_ < 0) return;
     w_.loop_.remove(fd_);
     ::close(fd_);
     fd_ = -1;
   }
-  bool watch() { return w_.loop_.add(fd_, this, EPOLLIN, core::EventLoop::Trigger::level); }
-  void rebind(std::shared_ptr<const config::Config> config, const ListenGroup* group) {
+  bool watch() override { return w_.loop_.add(fd_, this, EPOLLIN, core::EventLoop::Trigger::level); }
+  void rebind(std::shared_ptr<const config::Config> config, const ListenGroup* group) override {
     config_ = std::move(config);
     group_ = group;
   }
@@ -62,26 +74,49 @@ class StreamWorker::Acceptor final : public core::IoHandler {
   const ListenGroup* group_;
 };
 
+// A `listen ... udp` socket: the UdpListener, as the worker holds listeners.
+class StreamWorker::Datagrams final : public StreamWorker::Listener {
+ public:
+  Datagrams(StreamWorker& w, int fd, std::shared_ptr<const config::Config> config, const ListenGroup* group)
+      : udp_(w, fd, std::move(config), group) {}
+  bool watch() override { return udp_.watch(); }
+  void rebind(std::shared_ptr<const config::Config> config, const ListenGroup* group) override {
+    udp_.rebind(std::move(config), group);
+  }
+  void close_listener() override { udp_.close_listener(); }
+
+ private:
+  UdpListener udp_;
+};
+
 StreamWorker::StreamWorker(core::Worker& worker, core::EventLoop& loop, log::AccessLogWriter& access_log)
     : worker_(worker), loop_(loop), access_log_(access_log) {}
 
 StreamWorker::~StreamWorker() { close_all(); }
 
 void StreamWorker::close_all() {
+  udp_sessions_.clear();  // each leaves its listener first
   sessions_.clear();
   acceptors_.clear();
 }
 
+std::string StreamWorker::listener_key(const config::Listen& l) { return l.udp ? "udp " + l.text : l.text; }
+
 bool StreamWorker::open_one(const std::shared_ptr<const config::Config>& config, const ListenGroup& group, bool watch,
-                            std::unordered_map<std::string, std::unique_ptr<Acceptor>>& into) {
-  auto fd = net::open_listener(group.listen);
+                            std::unordered_map<std::string, std::unique_ptr<Listener>>& into) {
+  auto fd = group.listen.udp ? net::open_datagram_listener(group.listen) : net::open_listener(group.listen);
   if (!fd) {
     TORII_LOG(emerg, "%s", fd.error().c_str());
     return false;
   }
-  auto a = std::make_unique<Acceptor>(*this, *fd, config, &group);
+  std::unique_ptr<Listener> a;
+  if (group.listen.udp) {
+    a = std::make_unique<Datagrams>(*this, *fd, config, &group);
+  } else {
+    a = std::make_unique<Acceptor>(*this, *fd, config, &group);
+  }
   if (watch) a->watch();
-  into[group.listen.text] = std::move(a);
+  into[listener_key(group.listen)] = std::move(a);
   return true;
 }
 
@@ -100,13 +135,13 @@ void StreamWorker::watch() {
 void StreamWorker::apply_config(const std::shared_ptr<const config::Config>& config) {
   balancers_.clear();  // the new groups start fresh; sessions keep the state they hold
   tls_sessions_.clear();  // the new config has new contexts
-  std::unordered_map<std::string, std::unique_ptr<Acceptor>> next;
+  std::unordered_map<std::string, std::unique_ptr<Listener>> next;
   if (config->stream) {
     for (const auto& g : config->stream->listen_groups) {
-      auto it = acceptors_.find(g.listen.text);
+      auto it = acceptors_.find(listener_key(g.listen));
       if (it != acceptors_.end()) {
         it->second->rebind(config, &g);
-        next[g.listen.text] = std::move(it->second);
+        next[listener_key(g.listen)] = std::move(it->second);
         acceptors_.erase(it);
         continue;
       }
@@ -122,7 +157,7 @@ void StreamWorker::stop_accepting() {
   acceptors_.clear();
 }
 
-void StreamWorker::retire(std::unordered_map<std::string, std::unique_ptr<Acceptor>> doomed) {
+void StreamWorker::retire(std::unordered_map<std::string, std::unique_ptr<Listener>> doomed) {
   for (auto& [name, a] : doomed) a->close_listener();
   // Freed at the end of the turn: an event of this turn may name one.
   auto held = std::make_shared<decltype(doomed)>(std::move(doomed));
@@ -153,6 +188,34 @@ void StreamWorker::release(Session* s) {
   core::FdBudget::process().add(-core::FdBudget::kPerConnection);
   loop_.defer([this, s] {
     sessions_.erase(s);
+    worker_.check_drained();
+  });
+}
+
+UdpSession* StreamWorker::open_udp_session(UdpListener& listener, const std::shared_ptr<const config::Config>& config,
+                                           const ListenGroup& group, const sockaddr_storage& peer,
+                                           const sockaddr_storage& local) {
+  stub_status::add(stub_status::Counter::accepted, 1);
+  if (worker_.at_connection_limit()) {
+    TORII_LOG(alert, "%u worker_connections are not enough", config->worker_connections);
+    return nullptr;
+  }
+  stub_status::add(stub_status::Counter::handled, 1);
+  stub_status::add(stub_status::Counter::active, 1);
+  worker_.count_connection(1);
+  core::FdBudget::process().add(core::FdBudget::kPerConnection);
+  auto s = std::make_unique<UdpSession>(*this, listener, config, group, peer, local);
+  UdpSession* raw = s.get();
+  udp_sessions_.emplace(raw, std::move(s));
+  return raw;
+}
+
+void StreamWorker::release(UdpSession* s) {
+  stub_status::add(stub_status::Counter::active, -1);
+  worker_.count_connection(-1);
+  core::FdBudget::process().add(-core::FdBudget::kPerConnection);
+  loop_.defer([this, s] {
+    udp_sessions_.erase(s);
     worker_.check_drained();
   });
 }

@@ -1,5 +1,5 @@
 // A worker's stream side: one listening socket per stream address
-// (SO_REUSEPORT, as the http ones), the sessions, and the balancer state
+// (SO_REUSEPORT, as the http ones; TCP or `udp`), the sessions, and the balancer state
 // of each stream upstream group. Owned by core::Worker, on its thread.
 // A reload swaps each kept socket's config in place; sessions keep the
 // config they started with until they end (a graceful stop waits for them).
@@ -37,6 +37,8 @@ typedef struct ssl_ctx_st SSL_CTX;
 namespace torii::stream {
 
 class Session;
+class UdpListener;
+class UdpSession;
 
 class StreamWorker {
  public:
@@ -49,8 +51,8 @@ class StreamWorker {
   void watch();
   void apply_config(const std::shared_ptr<const config::Config>& config);
   void stop_accepting();
-  bool idle() const { return sessions_.empty(); }
-  size_t sessions() const { return sessions_.size(); }
+  bool idle() const { return sessions_.empty() && udp_sessions_.empty(); }
+  size_t sessions() const { return sessions_.size() + udp_sessions_.size(); }
   void close_all();
 
   // For sessions.
@@ -62,21 +64,29 @@ class StreamWorker {
   // proxy_ssl_session_reuse: the session kept for one (context, server).
   std::shared_ptr<net::TlsSessionSlot> tls_session_slot(const SSL_CTX* ctx, const std::string& server);
   void release(Session* s);
+  void release(UdpSession* s);
+  // A UDP listener's new client; null when worker_connections are all taken.
+  UdpSession* open_udp_session(UdpListener& listener, const std::shared_ptr<const config::Config>& config,
+                               const ListenGroup& group, const sockaddr_storage& peer, const sockaddr_storage& local);
 
  private:
+  class Listener;
   class Acceptor;
+  class Datagrams;
   friend class Acceptor;
   void accept(int fd, const std::shared_ptr<const config::Config>& config, const ListenGroup& group,
               const sockaddr_storage& peer);
   bool open_one(const std::shared_ptr<const config::Config>& config, const ListenGroup& group, bool watch,
-                std::unordered_map<std::string, std::unique_ptr<Acceptor>>& into);
-  void retire(std::unordered_map<std::string, std::unique_ptr<Acceptor>> doomed);
+                std::unordered_map<std::string, std::unique_ptr<Listener>>& into);
+  void retire(std::unordered_map<std::string, std::unique_ptr<Listener>> doomed);
+  static std::string listener_key(const config::Listen& l);
 
   core::Worker& worker_;
   core::EventLoop& loop_;
   log::AccessLogWriter& access_log_;
-  std::unordered_map<std::string, std::unique_ptr<Acceptor>> acceptors_;  // by address text
+  std::unordered_map<std::string, std::unique_ptr<Listener>> acceptors_;  // by listener_key
   std::unordered_map<Session*, std::unique_ptr<Session>> sessions_;
+  std::unordered_map<UdpSession*, std::unique_ptr<UdpSession>> udp_sessions_;
   // Balancer state per group of the current config; sessions hold theirs.
   std::unordered_map<const config::UpstreamGroupConfig*, std::shared_ptr<upstream::GroupState>> balancers_;
   std::map<std::pair<const SSL_CTX*, std::string>, std::shared_ptr<net::TlsSessionSlot>> tls_sessions_;

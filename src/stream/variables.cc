@@ -6,7 +6,12 @@
 #include <cstring>
 
 #include "http/date.h"
+#include "config/geo_config.h"
+#include "modules/geo/geo_variable.h"
+#include "modules/split_clients/split_clients.h"
+#include "net/ip_address.h"
 #include "net/address.h"
+#include "stream/limit_conn/limit_conn.h"
 
 namespace torii::stream {
 
@@ -39,6 +44,7 @@ constexpr Named kVariables[] = {
     {"msec", Var::msec},
     {"pid", Var::pid},
     {"nginx_version", Var::nginx_version},
+    {"limit_conn_status", Var::limit_conn_status},
     {"proxy_protocol_addr", Var::proxy_protocol_addr},
     {"proxy_protocol_port", Var::proxy_protocol_port},
     {"proxy_protocol_server_addr", Var::proxy_protocol_server_addr},
@@ -85,23 +91,19 @@ bool join(const std::vector<T>& items, std::string& out, F each) {
 
 }  // namespace
 
-uint32_t VariableNames::define(std::string_view name) {
-  uint32_t slot = 0;
-  if (find(name, slot)) return slot;
-  names_.emplace_back(name);
-  return uint32_t(names_.size() - 1);
+namespace {
+
+// A name's place in one of the lists, made at the end when new.
+uint32_t define_in(std::vector<std::string>& list, std::string_view name) {
+  for (size_t i = 0; i < list.size(); ++i)
+    if (list[i] == name) return uint32_t(i);
+  list.emplace_back(name);
+  return uint32_t(list.size() - 1);
 }
 
-uint32_t VariableNames::define_map(std::string_view name) {
-  uint32_t index = 0;
-  if (find_map(name, index)) return index;
-  maps_.emplace_back(name);
-  return uint32_t(maps_.size() - 1);
-}
-
-bool VariableNames::find_map(std::string_view name, uint32_t& index) const {
-  for (size_t i = 0; i < maps_.size(); ++i) {
-    if (maps_[i] == name) {
+bool find_in(const std::vector<std::string>& list, std::string_view name, uint32_t& index) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i] == name) {
       index = uint32_t(i);
       return true;
     }
@@ -109,21 +111,23 @@ bool VariableNames::find_map(std::string_view name, uint32_t& index) const {
   return false;
 }
 
+}  // namespace
+
+uint32_t VariableNames::define(std::string_view name) { return define_in(names_, name); }
+bool VariableNames::find(std::string_view name, uint32_t& slot) const { return find_in(names_, name, slot); }
+uint32_t VariableNames::define_map(std::string_view name) { return define_in(maps_, name); }
+bool VariableNames::find_map(std::string_view name, uint32_t& index) const { return find_in(maps_, name, index); }
+uint32_t VariableNames::define_split(std::string_view name) { return define_in(splits_, name); }
+bool VariableNames::find_split(std::string_view name, uint32_t& index) const { return find_in(splits_, name, index); }
+uint32_t VariableNames::define_geo(std::string_view name) { return define_in(geos_, name); }
+bool VariableNames::find_geo(std::string_view name, uint32_t& index) const { return find_in(geos_, name, index); }
+
 bool is_builtin_variable(std::string_view name) {
   for (const auto& v : kVariables)
     if (v.name == name) return true;
   return false;
 }
 
-bool VariableNames::find(std::string_view name, uint32_t& slot) const {
-  for (size_t i = 0; i < names_.size(); ++i) {
-    if (names_[i] == name) {
-      slot = uint32_t(i);
-      return true;
-    }
-  }
-  return false;
-}
 
 Result<Template> compile_template(std::string_view text, const VariableNames& names) {
   Template t;
@@ -163,6 +167,14 @@ Result<Template> compile_template(std::string_view text, const VariableNames& na
         p.var = v.var;
         known = true;
       }
+    }
+    if (!known && names.find_geo(name, p.index)) {
+      p.var = Var::geo_;
+      known = true;
+    }
+    if (!known && names.find_split(name, p.index)) {
+      p.var = Var::split_;
+      known = true;
     }
     if (!known && names.find_map(name, p.index)) {
       p.var = Var::map_;
@@ -225,7 +237,7 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       out.append(std::to_string(net::address_port(f.local)));
       return true;
     case Var::protocol:
-      out.append("TCP");
+      out.append(f.udp ? "UDP" : "TCP");
       return true;
     case Var::status:
       out.append(std::to_string(f.status));
@@ -277,6 +289,8 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
     case Var::nginx_version:
       out.append(TORII_VERSION);
       return true;
+    case Var::limit_conn_status:
+      return append_limit_conn_status(f.limit_conn_status, out);
     case Var::proxy_protocol_addr:
       if (!f.has_proxy_protocol) return false;
       out.append(f.pp_src_addr);
@@ -310,6 +324,28 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       return append_if(f.tls, f.ssl_session_reused ? "r" : ".", out);
     case Var::ssl_alpn_protocol:
       return append_if(f.tls, f.ssl_alpn_protocol, out);
+    case Var::geo_: {
+      if (!f.geos || p.index >= f.geos->size()) return false;
+      const Geo& g = *(*f.geos)[p.index];
+      net::IpAddress ip;
+      if (g.source) {
+        std::string text;
+        render(*g.source, f, text);
+        if (!net::parse_ip(text, ip)) ip = {};
+      } else {
+        ip = net::ip_of(f.peer);
+      }
+      out.append(geo::geo_lookup(*g.table, ip));
+      return true;
+    }
+    case Var::split_: {
+      if (!f.splits || p.index >= f.splits->size()) return false;
+      const SplitClients& sc = *(*f.splits)[p.index];
+      std::string key;
+      render(sc.key, f, key);
+      if (const std::string* value = split_clients::pick_split_part(sc.parts, key)) out.append(*value);
+      return true;
+    }
     case Var::map_:
       return render_map(p.index, f, out);
     case Var::user_:

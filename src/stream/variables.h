@@ -39,11 +39,15 @@ struct Facts {
   bool has_preread = false;
   std::string preread_server_name, preread_protocol, preread_alpn;
   // listen ... ssl: the finished handshake's facts.
+  uint8_t limit_conn_status = 0;  // 0: limit_conn did not decide; see stream/limit_conn
+  bool udp = false;  // a `listen ... udp` session: $protocol is UDP
   bool tls = false;
   std::string ssl_protocol, ssl_cipher, ssl_server_name, ssl_alpn_protocol;
   bool ssl_session_reused = false;
   // The block's maps (Var::map_ reads them); null outside a session.
   const std::vector<std::shared_ptr<const Map>>* maps = nullptr;
+  const std::vector<std::shared_ptr<const SplitClients>>* splits = nullptr;  // split_clients blocks
+  const std::vector<std::shared_ptr<const Geo>>* geos = nullptr;              // geo blocks
 };
 
 // The names `set` (slots) and `map` (places in StreamConfig::maps) define
@@ -56,10 +60,18 @@ class VariableNames {
   uint32_t define_map(std::string_view name);
   bool find_map(std::string_view name, uint32_t& index) const;
   size_t map_count() const { return maps_.size(); }
+  uint32_t define_split(std::string_view name);
+  bool find_split(std::string_view name, uint32_t& index) const;
+  size_t split_count() const { return splits_.size(); }
+  uint32_t define_geo(std::string_view name);
+  bool find_geo(std::string_view name, uint32_t& index) const;
+  size_t geo_count() const { return geos_.size(); }
 
  private:
   std::vector<std::string> names_;
   std::vector<std::string> maps_;
+  std::vector<std::string> splits_;
+  std::vector<std::string> geos_;
 };
 
 // One of the module variables (not `set` or `map`): a map may not take its name.

@@ -119,3 +119,66 @@ class BlackHole:
         for s in self.fillers:
             s.close()
         self.sock.close()
+
+
+class UdpServer:
+    """A UDP peer on 127.0.0.1: `answer(data)` gives the datagrams to send
+    back to the sender (none: silent). Counts what it got."""
+
+    def __init__(self, answer):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.answer = answer
+        self.received = []
+        self.closed = False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while not self.closed:
+            try:
+                data, addr = self.sock.recvfrom(65536)
+            except OSError:
+                return
+            self.received.append((data, addr))
+            for reply in self.answer(data) or []:
+                try:
+                    self.sock.sendto(reply, addr)
+                except OSError:
+                    pass
+
+    def close(self):
+        self.closed = True
+        self.sock.close()
+
+
+def udp_echo(name=None):
+    """Answers each datagram with itself, or with b"NAME:" + it when named."""
+    prefix = f"{name}:".encode() if name else b""
+    return UdpServer(lambda data: [prefix + data])
+
+
+def udp_dns(name):
+    """A DNS-like server: a query's first two bytes (its id) come back in
+    one answer that names the server."""
+    return UdpServer(lambda data: [data[:2] + b" answer from " + name.encode() + b" to " + data[2:]])
+
+
+def udp_silent():
+    """Takes datagrams, never answers."""
+    return UdpServer(lambda data: None)
+
+
+class UdpDeadPort:
+    """A UDP port nothing is bound to: a datagram sent there draws an ICMP
+    port unreachable (ECONNREFUSED on a connected socket)."""
+
+    def __init__(self):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("127.0.0.1", 0))
+        self.port = s.getsockname()[1]
+        s.close()
+
+    def close(self):
+        pass

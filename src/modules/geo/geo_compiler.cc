@@ -40,7 +40,7 @@ struct NetworkKey {
 
 class GeoBuilder {
  public:
-  GeoBuilder(config::Compiler& c, config::GeoConfig& g) : c_(c), g_(g) {}
+  GeoBuilder(config::Compiler& c, config::GeoConfig& g, bool http) : c_(c), g_(g), http_(http) {}
 
   Status line(const Node& d) {
     if (d.block) return node_error(d, "unexpected \"{\"");
@@ -52,7 +52,7 @@ class GeoBuilder {
         g_.ranges = true;
         return Ok{};
       }
-      if (d.name == "proxy_recursive") {
+      if (http_ && d.name == "proxy_recursive") {
         g_.proxy_recursive = true;
         return Ok{};
       }
@@ -60,7 +60,7 @@ class GeoBuilder {
     }
     if (d.args.size() != 1) return node_error(d, "invalid number of the geo parameters");
     const std::string& arg = d.args[0];
-    if (d.name == "proxy") {
+    if (http_ && d.name == "proxy") {
       net::Cidr cidr;
       auto r = net::parse_cidr(arg, cidr);
       if (r == net::CidrParse::invalid || cidr.family == AF_UNIX) return node_error(d, "invalid network " + q(arg));
@@ -139,6 +139,7 @@ class GeoBuilder {
 
   config::Compiler& c_;
   config::GeoConfig& g_;
+  bool http_;
   bool ranges_ = false;
   bool painted_ranges_ = false;
   bool has_default_ = false;
@@ -147,6 +148,16 @@ class GeoBuilder {
 };
 
 }  // namespace
+
+Status read_geo_block(config::Compiler& c, const Node& n, config::GeoConfig& g, bool http) {
+  GeoBuilder b(c, g, http);
+  for (const auto& d : n.children) {
+    auto st = b.line(d);
+    if (!st) return st;
+  }
+  b.finish();
+  return Ok{};
+}
 
 Status set_geo(config::Compiler& c, config::Scope&, const Node& n) {
   auto g = std::make_shared<config::GeoConfig>();
@@ -163,12 +174,7 @@ Status set_geo(config::Compiler& c, config::Scope&, const Node& n) {
   }
   config::Variable existing;
   if (config::lookup_variable(g->name, existing)) return node_error(n, "the duplicate " + q(g->name) + " variable");
-  GeoBuilder b(c, *g);
-  for (const auto& d : n.children) {
-    auto st = b.line(d);
-    if (!st) return st;
-  }
-  b.finish();
+  if (auto st = read_geo_block(c, n, *g, true); !st) return st;
   auto& geos = c.cfg().geos;
   config::define_variable(g->name, geos.size(), config::VarId::geo_);
   geos.push_back(std::move(g));

@@ -47,12 +47,7 @@ net::IpAddress address_for(const config::GeoConfig& g, const http::Exchange& ex)
 
 }  // namespace
 
-bool append_value(const http::Exchange& ex, std::string_view arg, std::string& out) {
-  size_t i = 0;
-  auto r = std::from_chars(arg.data(), arg.data() + arg.size(), i);
-  if (r.ec != std::errc() || !ex.config || i >= ex.config->geos.size()) return false;
-  const config::GeoConfig& g = *ex.config->geos[i];
-  net::IpAddress ip = address_for(g, ex);
+const std::string& geo_lookup(const config::GeoConfig& g, net::IpAddress ip) {
   static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
   if (ip.family == AF_INET6 && memcmp(ip.bytes, kMapped, sizeof kMapped) == 0) {
     memmove(ip.bytes, ip.bytes + 12, 4);  // ::ffff:a.b.c.d is looked up as a.b.c.d
@@ -68,7 +63,15 @@ bool append_value(const http::Exchange& ex, std::string_view arg, std::string& o
     if (ip.family == AF_INET) k = Key(ip.bytes[0]) << 24 | Key(ip.bytes[1]) << 16 | Key(ip.bytes[2]) << 8 | ip.bytes[3];
     v = g.v4.find(k);
   }
-  out.append(v == RangeTable::kNone ? g.default_value : g.values[static_cast<size_t>(v)]);
+  return v == RangeTable::kNone ? g.default_value : g.values[static_cast<size_t>(v)];
+}
+
+bool append_value(const http::Exchange& ex, std::string_view arg, std::string& out) {
+  size_t i = 0;
+  auto r = std::from_chars(arg.data(), arg.data() + arg.size(), i);
+  if (r.ec != std::errc() || !ex.config || i >= ex.config->geos.size()) return false;
+  const config::GeoConfig& g = *ex.config->geos[i];
+  out.append(geo_lookup(g, address_for(g, ex)));
   return true;
 }
 

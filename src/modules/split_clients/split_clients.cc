@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <memory>
 
-#include "config/split_clients_config.h"
 #include "http/exchange.h"
 #include "http/variables.h"
 
@@ -73,18 +72,7 @@ uint32_t murmur_hash2(std::string_view data) {
   return h;
 }
 
-Status set_split_clients(config::Compiler& c, config::Scope&, const Node& n) {
-  if (n.args.size() != 2) return node_error(n, "invalid number of arguments in \"split_clients\" directive");
-  auto sc = std::make_shared<config::SplitClientsConfig>();
-  auto key = config::compile_template(n.args[0]);
-  if (!key) return node_error(n, key.error());
-  sc->key = std::move(*key);
-  const std::string& var = n.args[1];
-  if (var.size() < 2 || var[0] != '$') return node_error(n, "invalid variable name " + q(var));
-  sc->name = var.substr(1);
-  config::Variable existing;
-  if (config::lookup_variable(sc->name, existing)) return node_error(n, "the duplicate " + q(sc->name) + " variable");
-
+Status read_split_parts(const Node& n, std::vector<config::SplitClientsConfig::Part>& parts) {
   // Each line is "PERCENT% VALUE" or "* VALUE".
   std::vector<uint32_t> percents;
   for (const auto& line : n.children) {
@@ -99,7 +87,7 @@ Status set_split_clients(config::Compiler& c, config::Scope&, const Node& n) {
       percent = static_cast<uint32_t>(std::min<int64_t>(v, UINT32_MAX));
     }
     percents.push_back(percent);
-    sc->parts.push_back({0, line.args[0]});
+    parts.push_back({0, line.args[0]});
   }
   // nginx's arithmetic: running bounds over the 32-bit hash space; the
   // line that reaches 100% (or "*") takes the rest.
@@ -110,9 +98,25 @@ Status set_split_clients(config::Compiler& c, config::Scope&, const Node& n) {
     if (sum > 10000) return node_error(n, "percent total is greater than 100%");
     if (percents[i]) {
       last += static_cast<uint32_t>(uint64_t(percents[i]) * uint64_t(0xffffffff) / 10000);
-      sc->parts[i].bound = last;
+      parts[i].bound = last;
     }
   }
+  return Ok{};
+}
+
+Status set_split_clients(config::Compiler& c, config::Scope&, const Node& n) {
+  if (n.args.size() != 2) return node_error(n, "invalid number of arguments in \"split_clients\" directive");
+  auto sc = std::make_shared<config::SplitClientsConfig>();
+  auto key = config::compile_template(n.args[0]);
+  if (!key) return node_error(n, key.error());
+  sc->key = std::move(*key);
+  const std::string& var = n.args[1];
+  if (var.size() < 2 || var[0] != '$') return node_error(n, "invalid variable name " + q(var));
+  sc->name = var.substr(1);
+  config::Variable existing;
+  if (config::lookup_variable(sc->name, existing)) return node_error(n, "the duplicate " + q(sc->name) + " variable");
+
+  if (auto st = read_split_parts(n, sc->parts); !st) return st;
   auto& all = c.cfg().split_clients;
   config::define_variable(sc->name, all.size(), config::VarId::split_clients_);
   all.push_back(std::move(sc));
@@ -123,14 +127,15 @@ bool append_value(const http::Exchange& ex, const std::string& arg, std::string&
   const size_t index = std::strtoul(arg.c_str(), nullptr, 10);
   if (!ex.config || index >= ex.config->split_clients.size()) return false;
   const config::SplitClientsConfig& sc = *ex.config->split_clients[index];
-  const uint32_t hash = murmur_hash2(http::render(sc.key, ex));
-  for (const auto& part : sc.parts) {
-    if (hash < part.bound || part.bound == 0) {
-      out.append(part.value);
-      return true;
-    }
-  }
+  if (const std::string* value = pick_split_part(sc.parts, http::render(sc.key, ex))) out.append(*value);
   return true;  // beyond every part: empty, as nginx's null value
+}
+
+const std::string* pick_split_part(const std::vector<config::SplitClientsConfig::Part>& parts, std::string_view key) {
+  const uint32_t hash = murmur_hash2(key);
+  for (const auto& part : parts)
+    if (hash < part.bound || part.bound == 0) return &part.value;
+  return nullptr;
 }
 
 }  // namespace torii::split_clients

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "config/directives.h"
+#include "config/split_clients_config.h"
 
 namespace torii::http {
 class Exchange;
@@ -19,6 +20,15 @@ namespace torii::split_clients {
 
 // nginx's ngx_murmur_hash2 (MurmurHash2 with seed 0, little-endian reads).
 uint32_t murmur_hash2(std::string_view data);
+
+// The block's lines ("PERCENT% VALUE" or "* VALUE") into parts with
+// nginx's bounds over the 32-bit hash space; stream's split_clients reads
+// them too.
+Status read_split_parts(const config::Node& n, std::vector<config::SplitClientsConfig::Part>& parts);
+
+// The value for `key` (its MurmurHash2 against the bounds); null beyond
+// every part (nginx's empty value).
+const std::string* pick_split_part(const std::vector<config::SplitClientsConfig::Part>& parts, std::string_view key);
 
 // The `split_clients` block: compiles it into Config::split_clients and
 // defines its variable.

@@ -1,0 +1,405 @@
+#include "stream/udp_session.h"
+
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "dns/resolver.h"
+#include "net/address.h"
+#include "net/packet_info.h"
+#include "net/proxy_protocol.h"
+#include "stream/access.h"
+#include "stream/pass_target.h"
+#include "stream/session_log.h"
+#include "stream/stream_worker.h"
+#include "stream/udp_listener.h"
+#include "upstream/group_state.h"
+#include "upstream/local_bind.h"
+
+namespace torii::stream {
+
+namespace {
+
+constexpr size_t kMaxDatagram = 65535;
+constexpr size_t kMaxWaiting = 64;  // client datagrams held while the resolver answers
+
+socklen_t address_size(const sockaddr_storage& a) {
+  return a.ss_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+}
+
+}  // namespace
+
+UdpSession::UdpSession(StreamWorker& w, UdpListener& listener, std::shared_ptr<const config::Config> config,
+                       const ListenGroup& group, const sockaddr_storage& peer, const sockaddr_storage& local)
+    : worker_(w),
+      listener_(&listener),
+      config_(std::move(config)),
+      group_(group),
+      server_(*group.server),
+      timer_(&UdpSession::on_timer, this) {
+  facts_.peer = peer;
+  facts_.local = local;
+  facts_.udp = true;
+  facts_.connection = worker_.next_connection_id();
+  facts_.start_ms = worker_.loop().now_ms();
+  facts_.user.resize(config_->stream->variables.size());
+  facts_.maps = &config_->stream->maps;
+  facts_.splits = &config_->stream->split_clients;
+  facts_.geos = &config_->stream->geos;
+  upstream_side_.session = this;
+}
+
+UdpSession::~UdpSession() {
+  worker_.loop().cancel(timer_);
+  close_upstream();
+  if (listener_) listener_->leave(this, facts_.peer, facts_.local);
+}
+
+void UdpSession::start(std::string_view first) {
+  requests_ = 1;
+  facts_.bytes_received = first.size();
+  if (!limit_conn_.take(server_.settings, facts_, [this](config::LogLevel level, const std::string& message) {
+        log_error(level, message, 0, "initializing session");
+      })) {
+    finish(503);
+    return;
+  }
+  if (!access_allowed(server_.settings.access_rules, facts_.peer)) {
+    log_error(config::LogLevel::error, "access forbidden by rule", 0, "initializing session");
+    finish(403);
+    return;
+  }
+  for (const auto& step : server_.sets) {
+    std::string value;
+    render(step.value, facts_, value);
+    if (step.slot < facts_.user.size()) facts_.user[step.slot] = std::move(value);
+  }
+  if (server_.return_value) {
+    std::string reply;
+    render(*server_.return_value, facts_, reply);
+    send_client(reply);
+    finish(200);
+    return;
+  }
+  waiting_.emplace_back(first);
+  start_proxy();
+}
+
+void UdpSession::from_client(std::string_view datagram) {
+  if (state_ == State::done) return;
+  ++requests_;
+  facts_.bytes_received += datagram.size();
+  if (state_ == State::resolving) {
+    if (waiting_.size() < kMaxWaiting) waiting_.emplace_back(datagram);
+    return;
+  }
+  send_upstream(datagram);
+  if (state_ == State::proxying) after_datagram();
+}
+
+void UdpSession::listener_gone() {
+  listener_ = nullptr;
+  if (state_ == State::done) return;
+  ErrorContext c;
+  c.settings = &server_.settings;
+  c.connection = facts_.connection;
+  log_session_error(c, config::LogLevel::info, "disconnected on shutdown", 0, nullptr);
+  finish(200);
+}
+
+// ---- choosing the upstream -------------------------------------------------
+
+void UdpSession::start_proxy() {
+  if (server_.pass) {
+    proxy_to(server_.pass);
+    return;
+  }
+  std::string target;
+  render(*server_.pass_template, facts_, target);
+  PassTarget where = find_pass_target(*config_->stream, target);
+  if (where.upstream) {
+    proxy_to(std::move(where.upstream));
+    return;
+  }
+  if (!where.error.empty()) {
+    log_error(config::LogLevel::error, where.error, 0, "connecting to upstream");
+    finish(502);
+    return;
+  }
+  const Settings& s = server_.settings;
+  if (!s.resolver) {
+    log_error(config::LogLevel::error, "no resolver defined to resolve " + where.host, 0, "connecting to upstream");
+    finish(502);
+    return;
+  }
+  dns::Resolver& resolver = worker_.resolver(*s.resolver);
+  auto resolved = [this, target, host = where.host, port = where.port](const dns::Answer& a) {
+    if (state_ == State::done) return;
+    if (a.state != 0) {
+      log_error(config::LogLevel::error,
+                host + " could not be resolved (" + std::to_string(a.state) + ": " + dns::state_text(a.state) + ")", 0,
+                "connecting to upstream");
+      finish(502);
+      return;
+    }
+    proxy_to(session_group(target, answer_addresses(a, port)));
+  };
+  if (const dns::Answer* cached = resolver.cached(where.host)) {
+    resolved(*cached);
+    return;
+  }
+  lookup_ = resolver.resolve(where.host, s.resolver_timeout.count(), std::move(resolved));
+}
+
+void UdpSession::proxy_to(std::shared_ptr<const Upstream> upstream) {
+  upstream_ = std::move(upstream);
+  balancer_ = worker_.balancer(upstream_);
+  const auto& servers = upstream_->group->servers;
+  tried_.assign(servers.size(), 0);
+  unsigned usable = 0;
+  for (const auto& s : servers) usable += s.down ? 0 : 1;
+  tries_left_ = usable ? usable : 1;
+  const unsigned cap = server_.settings.next_upstream_tries;
+  if (cap && tries_left_ > cap) tries_left_ = cap;
+  if (!upstream_->hash_key.parts.empty()) render(upstream_->hash_key, facts_, hash_key_);
+  if (!connect_next()) return;
+  state_ = State::proxying;
+  worker_.loop().arm(timer_, server_.settings.timeout.count());
+  auto waiting = std::move(waiting_);
+  waiting_.clear();
+  // proxy_protocol on: the header goes in front of the first datagram, as nginx sends it.
+  if (server_.settings.proxy_protocol && !waiting.empty())
+    waiting.front().insert(0, net::proxy_protocol_v1_header(facts_.peer, facts_.local));
+  for (const auto& d : waiting) {
+    send_upstream(d);
+    if (state_ != State::proxying) return;
+  }
+  after_datagram();
+}
+
+// A connected UDP socket to the next server; a connect() that fails
+// (no route, a bad proxy_bind) moves on as nginx does. false: the session
+// ended.
+bool UdpSession::connect_next() {
+  const Settings& s = server_.settings;
+  const int64_t first_try = worker_.loop().now_ms();
+  for (;;) {
+    upstream::PickInput in;
+    in.client = &facts_.peer;
+    in.hash_key = hash_key_;
+    const int peer = balancer_->pick(in, tried_, worker_.loop().now_ms());
+    if (peer < 0) {
+      log_error(config::LogLevel::error, "no live upstreams", 0, "connecting to upstream");
+      finish(502);
+      return false;
+    }
+    const auto& srv = upstream_->group->servers[size_t(peer)];
+    peer_ = peer;
+    tried_[size_t(peer)] = 1;
+    --tries_left_;
+    balancer_->acquire(peer);
+    facts_.upstream_addr.push_back(srv.name);
+    facts_.upstream_connect_ms.push_back(-1);
+    facts_.upstream_bytes_sent.push_back(0);
+    facts_.upstream_bytes_received.push_back(0);
+    upstream_fd_ = ::socket(srv.addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (upstream_fd_ < 0) {
+      log_error(config::LogLevel::alert, "socket() failed", errno, "connecting to upstream");
+      finish(500);
+      return false;
+    }
+    if (s.bind && srv.addr.ss_family == s.bind->addr.ss_family) {
+      upstream::BindFailure failure;
+      if (!upstream::bind_local(upstream_fd_, s.bind->addr, s.bind->addr_len, s.bind->transparent, s.bind->name,
+                                failure)) {
+        log_error(failure.level, failure.what, failure.err, "connecting to upstream");
+        finish(500);
+        return false;
+      }
+    }
+    if (::connect(upstream_fd_, reinterpret_cast<const sockaddr*>(&srv.addr), srv.addr_len) == 0 &&
+        worker_.loop().add(upstream_fd_, &upstream_side_, EPOLLIN)) {
+      facts_.upstream_connect_ms.back() = worker_.loop().now_ms() - first_try;
+      sockaddr_storage local{};
+      socklen_t len = sizeof local;
+      getsockname(upstream_fd_, reinterpret_cast<sockaddr*>(&local), &len);
+      ErrorContext c;
+      c.settings = &s;
+      c.connection = facts_.connection;
+      log_session_error(c, config::LogLevel::info,
+                        "udp proxy " + net::address_with_port(local) + " connected to " + srv.name, 0, nullptr);
+      return true;
+    }
+    log_error(config::LogLevel::error, "connect() failed", errno, "connecting to upstream");
+    balancer_->failed(peer_, worker_.loop().now_ms());
+    close_upstream();
+    const int64_t spent = worker_.loop().now_ms() - first_try;
+    if (tries_left_ == 0 || !s.next_upstream ||
+        (s.next_upstream_timeout.count() && spent >= s.next_upstream_timeout.count())) {
+      finish(502);
+      return false;
+    }
+  }
+}
+
+// ---- relaying ----------------------------------------------------------------
+
+void UdpSession::send_upstream(std::string_view datagram) {
+  const ssize_t n = ::send(upstream_fd_, datagram.data(), datagram.size(), 0);
+  if (n >= 0) {
+    to_upstream_ += size_t(n);
+    return;
+  }
+  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) return;  // dropped, as a network may
+  // The ICMP answer to an earlier datagram (nothing listens there).
+  log_error(config::LogLevel::error, "send() failed", errno, "proxying and sending to upstream");
+  upstream_failed_ = true;
+  finish(200);
+}
+
+void UdpSession::read_upstream() {
+  static thread_local std::vector<char> buf(kMaxDatagram);
+  while (state_ == State::proxying && !upstream_eof_) {
+    const ssize_t n = ::recv(upstream_fd_, buf.data(), buf.size(), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    ++responses_;  // as nginx, an error counts as the answer that will not come
+    if (n < 0) {
+      log_error(config::LogLevel::error, "recv() failed", errno, "proxying and reading from upstream");
+      upstream_failed_ = true;
+      upstream_eof_ = true;
+      worker_.loop().remove(upstream_fd_);
+      // As nginx: the client is told with an empty datagram.
+      send_client(std::string_view());
+    } else {
+      from_upstream_ += size_t(n);
+      send_client(std::string_view(buf.data(), size_t(n)));
+    }
+    after_datagram();
+  }
+}
+
+void UdpSession::send_client(std::string_view datagram) {
+  if (!listener_ || listener_->fd() < 0) return;
+  iovec iov{const_cast<char*>(datagram.data()), datagram.size()};
+  msghdr msg{};
+  msg.msg_name = &facts_.peer;
+  msg.msg_namelen = address_size(facts_.peer);
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  alignas(cmsghdr) char control[net::kPacketInfoSpace] = {};
+  if (listener_->wildcard()) {
+    // From the address the client wrote to, not the one routing would pick.
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    msg.msg_controllen = net::put_source_address(CMSG_FIRSTHDR(&msg), reinterpret_cast<const sockaddr*>(&facts_.local));
+  }
+  const ssize_t n = ::sendmsg(listener_->fd(), &msg, 0);
+  if (n >= 0) {
+    facts_.bytes_sent += size_t(n);
+    return;
+  }
+  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) return;
+  log_error(config::LogLevel::error, "sendto() failed", errno, "proxying and sending to client");
+}
+
+// nginx's test for a UDP session after each datagram: proxy_requests
+// reached stops routing the client here; proxy_responses answers for
+// every request end it.
+void UdpSession::after_datagram() {
+  if (state_ != State::proxying) return;
+  const Settings& s = server_.settings;
+  worker_.loop().arm(timer_, s.timeout.count());
+  if (s.requests && requests_ < s.requests) return;
+  if (s.requests && listener_) listener_->forget(this, facts_.peer, facts_.local);
+  if (s.responses < 0 || responses_ < uint64_t(s.responses) * requests_) return;
+  ErrorContext c;
+  c.settings = &s;
+  c.connection = facts_.connection;
+  log_session_error(c, config::LogLevel::info, packets_line("udp done"), 0, nullptr);
+  finish(200);
+}
+
+std::string UdpSession::packets_line(const char* what) const {
+  return std::string(what) + ", packets from/to client:" + std::to_string(requests_) + "/" +
+         std::to_string(responses_) + ", bytes from/to client:" + std::to_string(facts_.bytes_received) + "/" +
+         std::to_string(facts_.bytes_sent) + ", bytes from/to upstream:" + std::to_string(from_upstream_) + "/" +
+         std::to_string(to_upstream_);
+}
+
+void UdpSession::on_timer(void* self) {
+  auto* u = static_cast<UdpSession*>(self);
+  if (u->state_ != State::proxying) return;
+  const Settings& s = u->server_.settings;
+  if (s.responses < 0 || u->responses_ >= uint64_t(s.responses) * u->requests_) {
+    // The answers expected came (or none were counted): a quiet end.
+    ErrorContext c;
+    c.settings = &s;
+    c.connection = u->facts_.connection;
+    log_session_error(c, config::LogLevel::info, u->packets_line("udp timed out"), 0, nullptr);
+    u->finish(200);
+    return;
+  }
+  u->log_error(config::LogLevel::error, "upstream timed out", ETIMEDOUT, "proxying connection");
+  u->upstream_failed_ = true;
+  u->finish(502);
+}
+
+// ---- the end -----------------------------------------------------------------
+
+void UdpSession::finish(int status) {
+  if (state_ == State::done) return;
+  state_ = State::done;
+  lookup_.reset();
+  worker_.loop().cancel(timer_);
+  if (!facts_.upstream_addr.empty()) {
+    facts_.upstream_bytes_sent.back() = to_upstream_;
+    facts_.upstream_bytes_received.back() = from_upstream_;
+  }
+  if (balancer_ && peer_ >= 0) {
+    if (upstream_failed_) {
+      balancer_->failed(peer_, worker_.loop().now_ms());
+    } else {
+      balancer_->succeeded(peer_);
+    }
+  }
+  close_upstream();
+  limit_conn_.release();
+  if (listener_) listener_->leave(this, facts_.peer, facts_.local);
+  listener_ = nullptr;
+  facts_.status = status;
+  facts_.now_ms = worker_.loop().now_ms();
+  worker_.log_session(server_.settings, facts_);
+  worker_.release(this);
+}
+
+void UdpSession::close_upstream() {
+  if (upstream_fd_ < 0) return;
+  if (!upstream_eof_) worker_.loop().remove(upstream_fd_);
+  ::close(upstream_fd_);
+  upstream_fd_ = -1;
+  if (balancer_ && peer_ >= 0) balancer_->release(peer_);
+  peer_ = -1;
+}
+
+void UdpSession::log_error(config::LogLevel level, const std::string& message, int err, const char* action) {
+  ErrorContext c;
+  c.settings = &server_.settings;
+  c.connection = facts_.connection;
+  c.peer = &facts_.peer;
+  c.server = &group_.listen.text;
+  c.udp = true;
+  if (!facts_.upstream_addr.empty()) {
+    c.upstream = &facts_.upstream_addr.back();
+    c.from_client = facts_.bytes_received;
+    c.to_client = facts_.bytes_sent;
+    c.from_upstream = from_upstream_;
+    c.to_upstream = to_upstream_;
+  }
+  log_session_error(c, level, message, err, action);
+}
+
+}  // namespace torii::stream

@@ -1,0 +1,99 @@
+// One UDP "session" of a `listen ... udp` server, as nginx's stream
+// module keeps them: the datagrams of one client address and port on one
+// listening socket. Access rules and `set` run on the first datagram;
+// then `return` sends one datagram back, or the proxy picks a server of
+// the group, relays every client datagram to it over a connected UDP
+// socket and every answer back from the listening socket. The session
+// ends once proxy_responses answers per request came back, or after
+// proxy_timeout without a datagram; with proxy_requests, the client's
+// next datagram after that many starts a new session. Bytes are relayed,
+// never parsed.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.h"
+#include "core/event_loop.h"
+#include "stream/limit_conn/limit_conn.h"
+#include "stream/stream_config.h"
+#include "stream/variables.h"
+
+namespace torii::upstream {
+class GroupState;
+}
+namespace torii::dns {
+class Lookup;
+}
+
+namespace torii::stream {
+
+class StreamWorker;
+class UdpListener;
+
+class UdpSession {
+ public:
+  UdpSession(StreamWorker& w, UdpListener& listener, std::shared_ptr<const config::Config> config,
+             const ListenGroup& group, const sockaddr_storage& peer, const sockaddr_storage& local);
+  ~UdpSession();
+  UdpSession(const UdpSession&) = delete;
+  UdpSession& operator=(const UdpSession&) = delete;
+
+  void start(std::string_view first);
+  // A later datagram of the same client.
+  void from_client(std::string_view datagram);
+  // The listening socket closes (reload dropped it, or a graceful stop).
+  void listener_gone();
+
+ private:
+  enum class State : uint8_t { resolving, proxying, done };
+
+  struct UpstreamSide final : core::IoHandler {
+    UdpSession* session = nullptr;
+    void on_io(uint32_t) override { session->read_upstream(); }
+  };
+
+  static void on_timer(void* self);
+  void start_proxy();
+  void proxy_to(std::shared_ptr<const Upstream> upstream);
+  bool connect_next();
+  void send_upstream(std::string_view datagram);
+  void read_upstream();
+  void send_client(std::string_view datagram);
+  void after_datagram();
+  void finish(int status);
+  void close_upstream();
+  void log_error(config::LogLevel level, const std::string& message, int err, const char* action);
+  std::string packets_line(const char* what) const;
+
+  StreamWorker& worker_;
+  UdpListener* listener_;  // null once it closed or no longer routes to us
+  std::shared_ptr<const config::Config> config_;
+  const ListenGroup& group_;
+  const Server& server_;
+  State state_ = State::resolving;
+  Facts facts_;
+  ConnHolds limit_conn_;
+  UpstreamSide upstream_side_;
+  core::Timer timer_;  // proxy_timeout since the last datagram either way
+
+  std::shared_ptr<dns::Lookup> lookup_;
+  std::vector<std::string> waiting_;  // client datagrams while the resolver answers
+  std::shared_ptr<const Upstream> upstream_;
+  std::shared_ptr<upstream::GroupState> balancer_;
+  std::vector<uint8_t> tried_;
+  std::string hash_key_;
+  int peer_ = -1;
+  unsigned tries_left_ = 0;
+  int upstream_fd_ = -1;
+  bool upstream_failed_ = false;  // an error or an unanswered timeout: the balancer counts a failure
+  bool upstream_eof_ = false;     // a read error: nothing more is read from it
+  uint64_t requests_ = 0, responses_ = 0;
+  uint64_t to_upstream_ = 0, from_upstream_ = 0;
+};
+
+}  // namespace torii::stream

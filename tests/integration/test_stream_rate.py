@@ -1,0 +1,116 @@
+"""stream {}: proxy_upload_rate and proxy_download_rate (bytes a second per
+session, each direction on its own, variables allowed). Timed through an
+echo backend: the allowance is the rate times the whole seconds since the
+connect plus one, so SIZE bytes at RATE take at least SIZE / RATE - 1
+seconds; only the lower bound is checked (a slow machine only makes it
+longer). The same tests run against Debian's nginx."""
+
+import os
+import threading
+import time
+
+import pytest
+
+import harness
+from harness import cli
+from test_stream import connect, error_log_has, peers, read_exactly, stream_conf  # noqa: F401
+
+SIZE = 40_000
+RATE = "10k"  # 10240 bytes a second: SIZE needs four allowances, three rests of about a second
+
+
+def timed_echo(port, size=SIZE):
+    payload = os.urandom(size)
+    start = time.monotonic()
+    with connect(port, timeout=30) as s:
+        writer = threading.Thread(target=s.sendall, args=(payload,))
+        writer.start()
+        echoed = read_exactly(s, size)
+        writer.join()
+    return time.monotonic() - start, echoed == payload
+
+
+@pytest.mark.parametrize("directive", ["proxy_download_rate", "proxy_upload_rate"])
+def test_rate_slows_one_direction(make_server, peers, directive):
+    backend = peers("echo")
+    server = make_server(stream_conf(f"""
+        server {{
+            listen 127.0.0.1:@PORT@;
+            proxy_pass 127.0.0.1:{backend.port};
+            {directive} {RATE};
+        }}"""))
+    elapsed, same = timed_echo(server.port)
+    assert same
+    assert elapsed >= 2.5, f"{SIZE} bytes at {RATE}/s took only {elapsed:.2f}s"
+
+
+def test_rate_zero_is_unlimited_and_inherited_from_stream_level(make_server, peers):
+    backend = peers("echo")
+    server = make_server(stream_conf(f"""
+        proxy_download_rate 1;
+        server {{
+            listen 127.0.0.1:@PORT@;
+            proxy_pass 127.0.0.1:{backend.port};
+            proxy_download_rate 0;
+        }}
+        server {{
+            listen 127.0.0.1:@PORT1@;
+            proxy_pass 127.0.0.1:{backend.port};
+        }}""", ), nports=2)
+    # 0 switches the stream level's limit off: the echo comes back whole
+    # well before a one-byte-a-second limit could pass it.
+    _, same = timed_echo(server.port, 4000)
+    assert same
+    # The other server inherits 1 byte a second: after a second, at most a
+    # few bytes came back.
+    with connect(server.ports[1], timeout=10) as s:
+        s.sendall(b"x" * 100)
+        got = b""
+        deadline = time.monotonic() + 2.5
+        while len(got) < 100 and time.monotonic() < deadline:
+            s.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                chunk = s.recv(100)
+            except TimeoutError:
+                break
+            if not chunk:
+                break
+            got += chunk
+        assert 0 < len(got) <= 4, got
+
+
+def test_rate_from_a_variable(make_server, peers):
+    backend = peers("echo")
+    server = make_server(stream_conf(f"""
+        map $server_port $rate {{
+            default {RATE};
+        }}
+        server {{
+            listen 127.0.0.1:@PORT@;
+            proxy_pass 127.0.0.1:{backend.port};
+            proxy_download_rate $rate;
+        }}"""))
+    elapsed, same = timed_echo(server.port)
+    assert same
+    assert elapsed >= 2.5, f"{SIZE} bytes at {RATE}/s took only {elapsed:.2f}s"
+
+
+@pytest.mark.parametrize("line,message", [
+    ("proxy_upload_rate fast;", '"proxy_upload_rate" directive invalid value'),
+    ("proxy_download_rate 1k 2k;", 'invalid number of arguments in "proxy_download_rate" directive'),
+    ("proxy_download_rate 1k; proxy_download_rate 2k;", '"proxy_download_rate" directive is duplicate'),
+])
+def test_bad_rates_are_refused(make_server, line, message):
+    server = make_server(stream_conf(f"""
+        server {{
+            listen 127.0.0.1:@PORT@;
+            proxy_pass 127.0.0.1:1;
+            {line}
+        }}"""), start=False)
+    server.leases = [harness.PortLease()]
+    server.ports = [server.leases[0].port]
+    server.write_conf()
+    p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
+    out = p.stdout + p.stderr
+    assert p.returncode != 0, out
+    assert message in out, out
