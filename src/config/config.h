@@ -66,6 +66,7 @@ struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
 struct UseridConfig;         // config/userid_config.h: userid*
 struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
 struct GeoConfig;            // config/geo_config.h: a geo {} block
+struct GeoIpConfig;          // config/geoip_config.h: geoip_country, geoip_city, geoip_org, geoip_proxy
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
 struct MirrorConfig;         // config/mirror_config.h: mirror, mirror_request_body
 struct CharsetMap;           // config/charset_config.h: a charset_map {} block
@@ -390,6 +391,7 @@ struct Config {
   std::vector<std::shared_ptr<LimitZone>> limit_zones;  // limit_req_zone, limit_conn_zone, by name
   std::vector<std::shared_ptr<CacheZoneConfig>> cache_zones;  // proxy_cache_path, by name
   std::vector<std::shared_ptr<const GeoConfig>> geos;  // $name of geo i: VarId::geo_ with arg i
+  std::shared_ptr<const GeoIpConfig> geoip;  // null: no geoip_* directive ($geoip_* not found)
   std::vector<std::shared_ptr<const SplitClientsConfig>> split_clients;  // $name of block i: VarId::split_clients_, arg i
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
   bool keep_upstream_headers = false;  // some template reads $upstream_http_* / $upstream_cookie_*

@@ -24,6 +24,7 @@ enum class VarId : uint8_t {
   user_,        // a `set` variable or a named regex capture; `index` is its slot
   upstream_http_,    // the upstream response's header, spelled as http_
   upstream_cookie_,  // a cookie the upstream set (Set-Cookie), arg as written
+  geoip_,            // $geoip_*: `index` is the geoip::Field (modules/geoip/fields.h)
   // Plain variables.
   args,
   body_bytes_sent,
@@ -117,7 +118,7 @@ enum class VarId : uint8_t {
 struct Variable {
   VarId id;
   std::string arg;
-  uint32_t index = 0;  // user_: the per-request slot (Config::variables)
+  uint32_t index = 0;  // user_: the per-request slot (Config::variables); geoip_: the field
 };
 
 struct TemplatePart {

@@ -118,6 +118,7 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
   facts_.start_ms = worker_.loop().now_ms();
   facts_.user.resize(config_->stream->variables.size());
   facts_.maps = &config_->stream->maps;
+  facts_.geoip = config_->stream->geoip.get();
   client_io_ = std::make_unique<PlainEndpoint>(fd);
   client_side_.session = this;
   upstream_side_.session = this;

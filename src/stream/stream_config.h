@@ -65,6 +65,7 @@ enum class Var : uint8_t {
   ssl_server_name,
   ssl_session_reused,
   ssl_alpn_protocol,
+  geoip_,  // $geoip_*: `index` is the geoip::Field (ngx_stream_geoip_module)
   map_,   // a `map` variable: `index` is its place in StreamConfig::maps
   user_,  // a `set` variable: `index` is its slot
 };
@@ -185,6 +186,9 @@ struct StreamConfig {
   std::vector<std::shared_ptr<const Upstream>> upstreams;
   std::vector<std::shared_ptr<const Map>> maps;  // by Var::map_ index
   std::vector<std::string> variables;  // `set` names by slot
+  // geoip_country, geoip_org, geoip_city of the stream block (no proxies
+  // here); null without them.
+  std::shared_ptr<const config::GeoIpConfig> geoip;
 };
 
 }  // namespace torii::stream

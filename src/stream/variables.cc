@@ -5,7 +5,9 @@
 
 #include <cstring>
 
+#include "config/geoip_config.h"
 #include "http/date.h"
+#include "modules/geoip/fields.h"
 #include "net/address.h"
 
 namespace torii::stream {
@@ -110,6 +112,7 @@ bool VariableNames::find_map(std::string_view name, uint32_t& index) const {
 }
 
 bool is_builtin_variable(std::string_view name) {
+  if (geoip::Field f; geoip::find_field(name, f)) return true;
   for (const auto& v : kVariables)
     if (v.name == name) return true;
   return false;
@@ -164,6 +167,11 @@ Result<Template> compile_template(std::string_view text, const VariableNames& na
         known = true;
       }
     }
+    if (geoip::Field f; !known && geoip::find_field(name, f)) {
+      p.var = Var::geoip_;
+      p.index = static_cast<uint32_t>(f);
+      known = true;
+    }
     if (!known && names.find_map(name, p.index)) {
       p.var = Var::map_;
       known = true;
@@ -194,6 +202,14 @@ bool render_map(uint32_t index, const Facts& f, std::string& out) {
   render(config::map_lookup(m, key, nullptr, nullptr), f, out);
   --depth;
   return true;
+}
+
+// The client's address in the stream block's database for the field.
+bool render_geoip(uint32_t field, const Facts& f, std::string& out) {
+  if (!f.geoip) return false;
+  const auto g = static_cast<geoip::Field>(field);
+  const geoip::Database* db = f.geoip->database_for(g);
+  return db && db->append(g, net::ip_of(f.peer), out);
 }
 
 bool append_if(bool present, std::string_view value, std::string& out) {
@@ -310,6 +326,8 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       return append_if(f.tls, f.ssl_session_reused ? "r" : ".", out);
     case Var::ssl_alpn_protocol:
       return append_if(f.tls, f.ssl_alpn_protocol, out);
+    case Var::geoip_:
+      return render_geoip(p.index, f, out);
     case Var::map_:
       return render_map(p.index, f, out);
     case Var::user_:

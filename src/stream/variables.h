@@ -44,6 +44,8 @@ struct Facts {
   bool ssl_session_reused = false;
   // The block's maps (Var::map_ reads them); null outside a session.
   const std::vector<std::shared_ptr<const Map>>* maps = nullptr;
+  // The block's geoip databases (Var::geoip_ reads them); may be null.
+  const config::GeoIpConfig* geoip = nullptr;
 };
 
 // The names `set` (slots) and `map` (places in StreamConfig::maps) define
