@@ -62,6 +62,7 @@ struct AutoindexConfig;      // config/autoindex_config.h: autoindex*
 struct SubFilterConfig;      // config/sub_filter_config.h: sub_filter*
 struct SsiConfig;            // config/ssi_config.h: ssi*, add_*_body
 struct RefererConfig;        // config/referer_config.h: valid_referers
+struct BrowserConfig;        // config/browser_config.h: modern_browser, ancient_browser
 struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
 struct UseridConfig;         // config/userid_config.h: userid*
 struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
@@ -255,6 +256,7 @@ struct LocationSettings {
   std::shared_ptr<const SubFilterConfig> sub_filter;  // null: no sub_filter* directive applies (modules/sub)
   std::shared_ptr<const SsiConfig> ssi;  // null: no ssi* or addition directive applies (modules/ssi, modules/addition)
   std::shared_ptr<const RefererConfig> referer;       // null: no valid_referers applies (modules/referer)
+  std::shared_ptr<const BrowserConfig> browser;  // null: no *_browser* directive applies (modules/browser)
   std::shared_ptr<const SecureLinkConfig> secure_link;  // null: no secure_link* directive applies (modules/secure_link)
   std::shared_ptr<const MirrorConfig> mirror;  // null: no mirror* directive applies (modules/mirror)
   std::shared_ptr<const UseridConfig> userid;  // null: no userid* directive applies (modules/userid)

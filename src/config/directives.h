@@ -87,6 +87,7 @@ struct Scope {
   bool mirror_here = false;         // `mirror` set in this block (directives_mirror.cc)
   bool dav_methods_here = false;    // dav_methods replaced the inherited set (directives_dav.cc)
   bool userid_flags_here = false;   // userid_flags replaced the inherited set (directives_userid.cc)
+  uint32_t browser_here = 0;        // modern_browser / ancient_browser lines in this block (directives_browser.cc)
 };
 
 struct DirectiveSpec {
@@ -138,6 +139,7 @@ std::span<const DirectiveSpec> grpc_directives();     // directives_grpc.cc
 std::span<const DirectiveSpec> memcached_directives();  // directives_memcached.cc
 std::span<const DirectiveSpec> identity_directives();  // directives_identity.cc: realip, geo
 std::span<const DirectiveSpec> geoip_directives();  // directives_geoip.cc: geoip_country, geoip_city...
+std::span<const DirectiveSpec> browser_directives();  // directives_browser.cc: modern_browser, ancient_browser...
 std::span<const DirectiveSpec> status_directives();    // directives_status.cc: stub_status, autoindex
 std::span<const DirectiveSpec> client_cert_directives();  // directives_client_cert.cc: ssl_verify_client...
 std::span<const DirectiveSpec> ssl_stapling_directives();  // directives_ssl_stapling.cc: ssl_stapling...

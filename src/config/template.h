@@ -90,6 +90,9 @@ enum class VarId : uint8_t {
   secure_link_expires,  // secure_link module: the expiry time the link carries
   uid_got,    // userid module: "NAME=HEX" of the cookie the client sent
   uid_set,    // userid module: "NAME=HEX" of the cookie this response sets
+  modern_browser,   // browser module: modern_browser_value for a modern User-Agent
+  ancient_browser,  // browser module: ancient_browser_value for an ancient one
+  msie,             // browser module: "1" for MSIE (not Opera)
   uri,
   // Client identity (modules/realip/variables.cc).
   binary_remote_addr,
