@@ -202,6 +202,7 @@ struct LocationSettings {
   std::shared_ptr<const MimeTypes> types;
   std::string default_type = "text/plain";
   bool sendfile = false;
+  int64_t read_ahead = 0;  // read_ahead: > 0 asks the kernel for sequential read-ahead (handlers/static_file.cc)
   bool tcp_nopush = false;
   bool tcp_nodelay = true;
   Ms keepalive_timeout{75'000};
