@@ -270,3 +270,17 @@ def test_stream_load_errors(make_server):
     ok, out = check(make_server, "", stream=f"server {{ listen 127.0.0.1:@PORT1@; geoip_country {V4}; return x; }}")
     assert not ok
     assert '"geoip_country" directive is not allowed here' in out
+
+
+def test_reload_opens_the_new_database(make_server):
+    srv = make_server(conf(f"geoip_country {V4};"))
+    assert values(srv, "2001:4860:4860::8888")[0] == b""
+    srv.reload(conf(f"geoip_country {V6};"))
+    # Several answers in a row: nginx's old workers may take a last one.
+    harness.wait_until(lambda: all(values(srv, "2001:4860:4860::8888")[0] == b"US" for _ in range(5)), 15,
+                       what="the IPv6 database")
+    assert values(srv, "193.0.6.139")[0] == b"NL"
+    # A reload that fails keeps the running database.
+    srv.reload(conf("geoip_country /nonexistent/GeoIP.dat;"))
+    harness.wait_until(lambda: "GeoIP_open" in srv.error_log_text() + srv.output(), 15, what="the failed reload")
+    assert values(srv, "2001:4860:4860::8888")[0] == b"US"
