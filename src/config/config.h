@@ -62,10 +62,12 @@ struct AutoindexConfig;      // config/autoindex_config.h: autoindex*
 struct SubFilterConfig;      // config/sub_filter_config.h: sub_filter*
 struct SsiConfig;            // config/ssi_config.h: ssi*, add_*_body
 struct RefererConfig;        // config/referer_config.h: valid_referers
+struct BrowserConfig;        // config/browser_config.h: modern_browser, ancient_browser
 struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
 struct UseridConfig;         // config/userid_config.h: userid*
 struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
 struct GeoConfig;            // config/geo_config.h: a geo {} block
+struct GeoIpConfig;          // config/geoip_config.h: geoip_country, geoip_city, geoip_org, geoip_proxy
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
 struct MirrorConfig;         // config/mirror_config.h: mirror, mirror_request_body
 struct CharsetMap;           // config/charset_config.h: a charset_map {} block
@@ -200,6 +202,7 @@ struct LocationSettings {
   std::shared_ptr<const MimeTypes> types;
   std::string default_type = "text/plain";
   bool sendfile = false;
+  int64_t read_ahead = 0;  // read_ahead: > 0 asks the kernel for sequential read-ahead (handlers/static_file.cc)
   bool tcp_nopush = false;
   bool tcp_nodelay = true;
   Ms keepalive_timeout{75'000};
@@ -254,6 +257,7 @@ struct LocationSettings {
   std::shared_ptr<const SubFilterConfig> sub_filter;  // null: no sub_filter* directive applies (modules/sub)
   std::shared_ptr<const SsiConfig> ssi;  // null: no ssi* or addition directive applies (modules/ssi, modules/addition)
   std::shared_ptr<const RefererConfig> referer;       // null: no valid_referers applies (modules/referer)
+  std::shared_ptr<const BrowserConfig> browser;  // null: no *_browser* directive applies (modules/browser)
   std::shared_ptr<const SecureLinkConfig> secure_link;  // null: no secure_link* directive applies (modules/secure_link)
   std::shared_ptr<const MirrorConfig> mirror;  // null: no mirror* directive applies (modules/mirror)
   std::shared_ptr<const UseridConfig> userid;  // null: no userid* directive applies (modules/userid)
@@ -391,6 +395,7 @@ struct Config {
   std::vector<std::shared_ptr<LimitZone>> limit_zones;  // limit_req_zone, limit_conn_zone, by name
   std::vector<std::shared_ptr<CacheZoneConfig>> cache_zones;  // proxy_cache_path, by name
   std::vector<std::shared_ptr<const GeoConfig>> geos;  // $name of geo i: VarId::geo_ with arg i
+  std::shared_ptr<const GeoIpConfig> geoip;  // null: no geoip_* directive ($geoip_* not found)
   std::vector<std::shared_ptr<const SplitClientsConfig>> split_clients;  // $name of block i: VarId::split_clients_, arg i
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
   bool keep_upstream_headers = false;  // some template reads $upstream_http_* / $upstream_cookie_*

@@ -18,6 +18,10 @@
 #include "config/config.h"
 #include "core/result.h"
 
+namespace torii::geoip {
+class Database;
+}
+
 namespace torii::config {
 
 enum Context : uint16_t {
@@ -83,6 +87,7 @@ struct Scope {
   bool mirror_here = false;         // `mirror` set in this block (directives_mirror.cc)
   bool dav_methods_here = false;    // dav_methods replaced the inherited set (directives_dav.cc)
   bool userid_flags_here = false;   // userid_flags replaced the inherited set (directives_userid.cc)
+  uint32_t browser_here = 0;        // modern_browser / ancient_browser lines in this block (directives_browser.cc)
 };
 
 struct DirectiveSpec {
@@ -133,6 +138,8 @@ std::span<const DirectiveSpec> scgi_directives();     // directives_scgi.cc
 std::span<const DirectiveSpec> grpc_directives();     // directives_grpc.cc
 std::span<const DirectiveSpec> memcached_directives();  // directives_memcached.cc
 std::span<const DirectiveSpec> identity_directives();  // directives_identity.cc: realip, geo
+std::span<const DirectiveSpec> geoip_directives();  // directives_geoip.cc: geoip_country, geoip_city...
+std::span<const DirectiveSpec> browser_directives();  // directives_browser.cc: modern_browser, ancient_browser...
 std::span<const DirectiveSpec> status_directives();    // directives_status.cc: stub_status, autoindex
 std::span<const DirectiveSpec> client_cert_directives();  // directives_client_cert.cc: ssl_verify_client...
 std::span<const DirectiveSpec> ssl_stapling_directives();  // directives_ssl_stapling.cc: ssl_stapling...
@@ -230,6 +237,10 @@ class Compiler {
   // compiler's life, as listen_nodes_ points into them.
   std::vector<Node> http_children_;
 };
+
+// geoip_country|geoip_org|geoip_city FILE [utf8], in http or stream: the
+// database opened, or nginx's error (directives_geoip.cc).
+Result<std::shared_ptr<const geoip::Database>> open_geoip_database(const Node& n);
 
 // Value parsers, shared by setters and tests.
 // A server_name (or valid_referers host) that is not a regex, lower-cased

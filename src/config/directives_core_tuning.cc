@@ -2,7 +2,8 @@
 // keepalive_min_timeout) or that old configs still carry
 // (client_body_in_single_buffer, client_body_in_file_only,
 // subrequest_output_buffer_size, gzip_no_buffer, postpone_gzipping,
-// post_action, proxy_pass_trailers, early_hints), with
+// post_action, proxy_pass_trailers, early_hints, output_buffers,
+// read_ahead, send_lowat), with
 // nginx's contexts, defaults and error wording.
 #include "config/directives.h"
 #include "config/template.h"
@@ -97,7 +98,42 @@ Status set_early_hints(Compiler&, Scope& s, const Node& n) {
 
 constexpr uint16_t kHSL = kHttp | kServer | kLocation;
 
+// output_buffers N SIZE: nginx's buffers for reading a file that does not
+// leave by sendfile. torii reads such files in pieces of its own size
+// (http1/output_queue, the HTTP/2 and HTTP/3 streams), so only a value
+// other than nginx's default is worth a warning.
+Status set_output_buffers(Compiler& c, Scope&, const Node& n) {
+  uint64_t num = 0;
+  int64_t size = 0;
+  if (!parse_number(n.args[0], num) || num == 0 || !parse_size(n.args[1], size) || size <= 0)
+    return slot_error(n, "invalid value");
+  if (num != 2 || size != 32 * 1024)
+    c.warn(n, "\"output_buffers\" has no effect: files that do not leave by sendfile are read in pieces of torii's own size");
+  return Ok{};
+}
+
+// read_ahead SIZE: as nginx on Linux, a size above 0 only asks the kernel
+// for sequential read-ahead on the files served (posix_fadvise).
+Status set_read_ahead(Compiler&, Scope& s, const Node& n) {
+  int64_t size = 0;
+  if (!parse_size(n.args[0], size)) return slot_error(n, "invalid value");
+  s.settings->read_ahead = size;
+  return Ok{};
+}
+
+// send_lowat SIZE: Linux has no SO_SNDLOWAT for sending, so nginx built
+// there warns about any value and ignores it; so does torii.
+Status set_send_lowat(Compiler& c, Scope&, const Node& n) {
+  int64_t size = 0;
+  if (!parse_size(n.args[0], size)) return slot_error(n, "invalid value");
+  c.warn(n, "\"send_lowat\" is not supported, ignored");
+  return Ok{};
+}
+
 constexpr DirectiveSpec kCoreTuningDirectives[] = {
+    {"output_buffers", kHSL, kArgs2, true, false, kMain, &set_output_buffers},
+    {"read_ahead", kHSL, kArgs1, true, false, kMain, &set_read_ahead},
+    {"send_lowat", kHSL, kArgs1, true, false, kMain, &set_send_lowat},
     {"max_headers", kHttp | kServer, kArgs1, true, false, kMain, &set_max_headers},
     {"keepalive_min_timeout", kHSL, kArgs1, true, false, kMain, &set_keepalive_min_timeout},
     {"client_body_in_file_only", kHSL, kArgs1, true, false, kMain, &set_client_body_in_file_only},

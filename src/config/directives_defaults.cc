@@ -39,9 +39,6 @@ constexpr DefaultOnly kDefaults[] = {
     {"server_names_hash_bucket_size", kHttp, Kind::any_size, {}},
     {"variables_hash_max_size", kHttp, Kind::any_size, {}},
     {"variables_hash_bucket_size", kHttp, Kind::any_size, {}},
-    {"output_buffers", kHSL, Kind::size, {"2 32k"}},
-    {"send_lowat", kHSL, Kind::size, {"0"}},
-    {"read_ahead", kHSL, Kind::size, {"0"}},
     // ssl
     {"ssl_ocsp", kHS, Kind::word, {"off"}},
     {"ssl_ocsp_cache", kHS, Kind::word, {"off"}},

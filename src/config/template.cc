@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "modules/geoip/fields.h"
+
 namespace torii::config {
 
 namespace {
@@ -75,6 +77,9 @@ constexpr Named kPlain[] = {
     {"secure_link_expires", VarId::secure_link_expires},
     {"uid_got", VarId::uid_got},
     {"uid_set", VarId::uid_set},
+    {"modern_browser", VarId::modern_browser},
+    {"ancient_browser", VarId::ancient_browser},
+    {"msie", VarId::msie},
     {"upstream_response_length", VarId::upstream_response_length},
     {"uri", VarId::uri},
     {"binary_remote_addr", VarId::binary_remote_addr},
@@ -165,6 +170,7 @@ const std::vector<std::string>& user_variable_names() { return t_user; }
 bool upstream_headers_used() { return t_upstream_headers; }
 
 bool is_builtin_variable(std::string_view name) {
+  if (geoip::Field f; geoip::find_field(name, f)) return true;
   for (const auto& n : kPlain)
     if (n.name == name) return true;
   return false;
@@ -194,6 +200,12 @@ bool lookup_variable(std::string_view name, Variable& out) {
       out.arg.clear();
       return true;
     }
+  }
+  if (geoip::Field f; geoip::find_field(name, f)) {
+    out.id = VarId::geoip_;
+    out.arg.clear();
+    out.index = static_cast<uint32_t>(f);
+    return true;
   }
   if (name.size() == 1 && name[0] >= '1' && name[0] <= '9') {
     out.id = VarId::capture;

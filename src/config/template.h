@@ -24,6 +24,7 @@ enum class VarId : uint8_t {
   user_,        // a `set` variable or a named regex capture; `index` is its slot
   upstream_http_,    // the upstream response's header, spelled as http_
   upstream_cookie_,  // a cookie the upstream set (Set-Cookie), arg as written
+  geoip_,            // $geoip_*: `index` is the geoip::Field (modules/geoip/fields.h)
   // Plain variables.
   args,
   body_bytes_sent,
@@ -89,6 +90,9 @@ enum class VarId : uint8_t {
   secure_link_expires,  // secure_link module: the expiry time the link carries
   uid_got,    // userid module: "NAME=HEX" of the cookie the client sent
   uid_set,    // userid module: "NAME=HEX" of the cookie this response sets
+  modern_browser,   // browser module: modern_browser_value for a modern User-Agent
+  ancient_browser,  // browser module: ancient_browser_value for an ancient one
+  msie,             // browser module: "1" for MSIE (not Opera)
   uri,
   // Client identity (modules/realip/variables.cc).
   binary_remote_addr,
@@ -117,7 +121,7 @@ enum class VarId : uint8_t {
 struct Variable {
   VarId id;
   std::string arg;
-  uint32_t index = 0;  // user_: the per-request slot (Config::variables)
+  uint32_t index = 0;  // user_: the per-request slot (Config::variables); geoip_: the field
 };
 
 struct TemplatePart {

@@ -14,6 +14,11 @@ bool says_msie(std::string_view ua, size_t& at) {
 
 }  // namespace
 
+bool is_msie(std::string_view ua) {
+  size_t m = 0;
+  return says_msie(ua, m) && !has(ua, "Opera");
+}
+
 bool is_msie6(std::string_view ua) {
   size_t m = 0;
   if (has(ua, "Opera") || !says_msie(ua, m) || ua[m + 6] != '.') return false;

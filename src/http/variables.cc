@@ -30,6 +30,8 @@
 #include "modules/limit_req/limit_req.h"
 #include "modules/client_cert/client_cert.h"
 #include "modules/geo/geo_variable.h"
+#include "modules/geoip/variable.h"
+#include "modules/browser/browser.h"
 #include "modules/referer/referer.h"
 #include "modules/secure_link/secure_link.h"
 #include "modules/userid/userid.h"
@@ -432,6 +434,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return geo::append_value(ex, v.arg, out);
     case VarId::split_clients_:
       return split_clients::append_value(ex, v.arg, out);
+    case VarId::geoip_:
+      return geoip::append_value(ex, v.index, out);
     case VarId::user_:
       return append_user_variable(ex, v.index, out);
     case VarId::upstream_http_:
@@ -457,6 +461,10 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return append_owned(ex.upstream_addr, out);
     case VarId::upstream_status:
       return append_owned(ex.upstream_status, out);
+    case VarId::modern_browser:
+    case VarId::ancient_browser:
+    case VarId::msie:
+      return browser::append_variable(v.id, ex, out);
     case VarId::invalid_referer:
       if (referer::invalid(ex)) out.push_back('1');
       return true;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "config/directives.h"
+#include "config/geoip_config.h"
 #include "config/nginx_directives.h"
 #include "config/proxy_config.h"
 #include "config/shared_zone.h"
@@ -510,6 +511,21 @@ Status set_proxy_ssl_name(StreamCompiler& sc, Scope& s, const Node& n) {
   return Ok{};
 }
 
+// geoip_country, geoip_org, geoip_city FILE [utf8] (stream block only).
+Status set_geoip(StreamCompiler& sc, Scope&, const Node& n) {
+  auto db = config::open_geoip_database(n);
+  if (!db) return Error{db.error()};
+  auto& slot = sc.out().geoip;
+  auto g = slot ? std::make_shared<config::GeoIpConfig>(*slot) : std::make_shared<config::GeoIpConfig>();
+  switch ((*db)->kind()) {
+    case geoip::Kind::country: g->country = *db; break;
+    case geoip::Kind::org: g->org = *db; break;
+    case geoip::Kind::city: g->city = *db; break;
+  }
+  slot = std::move(g);
+  return Ok{};
+}
+
 constexpr size_t kMany = 64;
 
 const Directive kDirectives[] = {
@@ -541,6 +557,9 @@ const Directive kDirectives[] = {
     {"allow", kBoth, 1, 1, false, false, &set_access_rule},
     {"deny", kBoth, 1, 1, false, false, &set_access_rule},
     {"log_format", kStream, 2, kMany, false, false, &set_log_format},
+    {"geoip_country", kStream, 1, 2, false, true, &set_geoip},
+    {"geoip_org", kStream, 1, 2, false, true, &set_geoip},
+    {"geoip_city", kStream, 1, 2, false, true, &set_geoip},
     {"variables_hash_max_size", kStream, 1, 1, false, true, &accept_any},
     {"variables_hash_bucket_size", kStream, 1, 1, false, true, &accept_any},
     {"server_names_hash_max_size", kStream, 1, 1, false, true, &accept_any},
@@ -591,7 +610,7 @@ const Directive kDirectives[] = {
 constexpr std::string_view kNotYet[] = {
     "set_real_ip_from",
     "pass", "js_import", "js_set", "server_name", "proxy_socket_rcvbuf",
-    "proxy_socket_sndbuf", "geoip_country", "geoip_city", "geoip_org",
+    "proxy_socket_sndbuf",
 };
 
 const Directive* find(std::string_view name) {

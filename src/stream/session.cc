@@ -55,6 +55,7 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
   facts_.maps = &config_->stream->maps;
   facts_.splits = &config_->stream->split_clients;
   facts_.geos = &config_->stream->geos;
+  facts_.geoip = config_->stream->geoip.get();
   client_io_ = std::make_unique<PlainEndpoint>(fd);
   client_side_.session = this;
   upstream_side_.session = this;

@@ -73,6 +73,7 @@ enum class Var : uint8_t {
   limit_conn_status,  // PASSED, REJECTED, REJECTED_DRY_RUN
   geo_,    // a `geo` variable: `index` is its place in StreamConfig::geos
   split_,  // a `split_clients` variable: `index` is its place in StreamConfig::split_clients
+  geoip_,  // $geoip_*: `index` is the geoip::Field (ngx_stream_geoip_module)
   map_,   // a `map` variable: `index` is its place in StreamConfig::maps
   user_,  // a `set` variable: `index` is its slot
 };
@@ -248,6 +249,9 @@ struct StreamConfig {
   std::vector<std::shared_ptr<const SplitClients>> split_clients;  // by Var::split_ index
   std::vector<std::shared_ptr<const Geo>> geos;                    // by Var::geo_ index
   std::vector<std::string> variables;  // `set` names by slot
+  // geoip_country, geoip_org, geoip_city of the stream block (no proxies
+  // here); null without them.
+  std::shared_ptr<const config::GeoIpConfig> geoip;
 };
 
 }  // namespace torii::stream

@@ -49,6 +49,7 @@ UdpSession::UdpSession(StreamWorker& w, UdpListener& listener, std::shared_ptr<c
   facts_.maps = &config_->stream->maps;
   facts_.splits = &config_->stream->split_clients;
   facts_.geos = &config_->stream->geos;
+  facts_.geoip = config_->stream->geoip.get();
   upstream_side_.session = this;
 }
 

@@ -5,11 +5,13 @@
 
 #include <cstring>
 
+#include "config/geoip_config.h"
 #include "http/date.h"
 #include "config/geo_config.h"
 #include "modules/geo/geo_variable.h"
 #include "modules/split_clients/split_clients.h"
 #include "net/ip_address.h"
+#include "modules/geoip/fields.h"
 #include "net/address.h"
 #include "stream/limit_conn/limit_conn.h"
 
@@ -123,6 +125,7 @@ uint32_t VariableNames::define_geo(std::string_view name) { return define_in(geo
 bool VariableNames::find_geo(std::string_view name, uint32_t& index) const { return find_in(geos_, name, index); }
 
 bool is_builtin_variable(std::string_view name) {
+  if (geoip::Field f; geoip::find_field(name, f)) return true;
   for (const auto& v : kVariables)
     if (v.name == name) return true;
   return false;
@@ -176,6 +179,11 @@ Result<Template> compile_template(std::string_view text, const VariableNames& na
       p.var = Var::split_;
       known = true;
     }
+    if (geoip::Field f; !known && geoip::find_field(name, f)) {
+      p.var = Var::geoip_;
+      p.index = static_cast<uint32_t>(f);
+      known = true;
+    }
     if (!known && names.find_map(name, p.index)) {
       p.var = Var::map_;
       known = true;
@@ -206,6 +214,14 @@ bool render_map(uint32_t index, const Facts& f, std::string& out) {
   render(config::map_lookup(m, key, nullptr, nullptr), f, out);
   --depth;
   return true;
+}
+
+// The client's address in the stream block's database for the field.
+bool render_geoip(uint32_t field, const Facts& f, std::string& out) {
+  if (!f.geoip) return false;
+  const auto g = static_cast<geoip::Field>(field);
+  const geoip::Database* db = f.geoip->database_for(g);
+  return db && db->append(g, net::ip_of(f.peer), out);
 }
 
 bool append_if(bool present, std::string_view value, std::string& out) {
@@ -346,6 +362,8 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       if (const std::string* value = split_clients::pick_split_part(sc.parts, key)) out.append(*value);
       return true;
     }
+    case Var::geoip_:
+      return render_geoip(p.index, f, out);
     case Var::map_:
       return render_map(p.index, f, out);
     case Var::user_:

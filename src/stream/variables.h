@@ -48,6 +48,8 @@ struct Facts {
   const std::vector<std::shared_ptr<const Map>>* maps = nullptr;
   const std::vector<std::shared_ptr<const SplitClients>>* splits = nullptr;  // split_clients blocks
   const std::vector<std::shared_ptr<const Geo>>* geos = nullptr;              // geo blocks
+  // The block's geoip databases (Var::geoip_ reads them); may be null.
+  const config::GeoIpConfig* geoip = nullptr;
 };
 
 // The names `set` (slots) and `map` (places in StreamConfig::maps) define

@@ -156,8 +156,6 @@ def test_the_defaults_start_and_serve(make_server):
 
 @pytest.mark.parametrize("block,line", [
     ("http", "ssl_ocsp on;"),
-    ("http", "send_lowat 1k;"),
-    ("http", "output_buffers 4 32k;"),
 ])
 def test_other_values_are_refused_as_not_yet_supported(unstarted, nginx_only_skip, block, line):
     http = "    " + line + "\n" + HTTP if block == "http" else HTTP

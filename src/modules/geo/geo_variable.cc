@@ -12,15 +12,6 @@ namespace torii::geo {
 
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] | 0x20) : a[i];
-    if (x != b[i]) return false;
-  }
-  return true;
-}
-
 // The address the block looks up: the source variable's value, or the
 // client (after realip), then X-Forwarded-For when the block trusts the
 // address at hand as a proxy. family 0: none (nginx then looks up
@@ -34,15 +25,7 @@ net::IpAddress address_for(const config::GeoConfig& g, const http::Exchange& ex)
   } else {
     ip = net::ip_of(ex.conn().peer);
   }
-  if (!g.proxies.empty() && ip.family) {
-    std::vector<std::string_view> values;
-    for (const auto& h : ex.req.headers)
-      if (iequals(h.name, "x-forwarded-for")) values.push_back(h.value);
-    if (!values.empty()) {
-      if (auto fwd = realip::forwarded_address(ip, values, g.proxies, g.proxy_recursive)) ip = *fwd;
-    }
-  }
-  return ip;
+  return realip::x_forwarded_client(ex, ip, g.proxies, g.proxy_recursive);
 }
 
 }  // namespace

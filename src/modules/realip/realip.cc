@@ -61,6 +61,16 @@ std::optional<net::IpAddress> forwarded_address(const net::IpAddress& peer, cons
   return addr;
 }
 
+net::IpAddress x_forwarded_client(const http::Exchange& ex, const net::IpAddress& ip,
+                                  const std::vector<net::Cidr>& trusted, bool recursive) {
+  if (trusted.empty() || !ip.family) return ip;
+  std::vector<std::string_view> values;
+  for (const auto& h : ex.req.headers)
+    if (iequals(h.name, "x-forwarded-for")) values.push_back(h.value);
+  if (values.empty()) return ip;
+  return forwarded_address(ip, values, trusted, recursive).value_or(ip);
+}
+
 void run(http::Exchange& ex, const config::RealIpConfig* cfg) {
   if (ex.realip_done || !cfg || cfg->from.empty()) return;
   using Source = config::RealIpConfig::Source;

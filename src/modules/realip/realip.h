@@ -29,4 +29,9 @@ void run(http::Exchange& ex, const config::RealIpConfig* cfg);
 std::optional<net::IpAddress> forwarded_address(const net::IpAddress& peer, const std::vector<std::string_view>& values,
                                                 const std::vector<net::Cidr>& trusted, bool recursive);
 
+// The geo and geoip modules' `proxy` lists: the client X-Forwarded-For
+// names when `ip` is trusted, else `ip` itself.
+net::IpAddress x_forwarded_client(const http::Exchange& ex, const net::IpAddress& ip,
+                                  const std::vector<net::Cidr>& trusted, bool recursive);
+
 }  // namespace torii::realip
