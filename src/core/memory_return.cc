@@ -7,13 +7,16 @@
 
 namespace torii::core {
 
-bool MemoryReturn::due(size_t live) {
+bool MemoryReturn::due(size_t live, size_t released) {
   note(live);
-  const bool fell = high_ - live >= kMinDrop && live <= high_ / 2;
-  quiet_ticks_ = fell ? quiet_ticks_ + 1 : 0;
+  if (released > released_high_) released_high_ = released;
+  const bool left = high_ - live >= kMinDrop && live <= high_ / 2;
+  const bool went_quiet = released_high_ >= kMinDrop && released <= released_high_ / 2;
+  quiet_ticks_ = left || went_quiet ? quiet_ticks_ + 1 : 0;
   if (quiet_ticks_ < kQuietTicks) return false;
   quiet_ticks_ = 0;
   high_ = live;
+  released_high_ = released;
   return true;
 }
 

@@ -7,7 +7,11 @@
 // at its peak. A worker asks due() once a second (its housekeeping timer);
 // it says yes once the worker's connections have stayed well below their
 // high point for two ticks, and the worker then trims (malloc_trim: every
-// free page of every arena). A steady worker, however busy, never trims.
+// free page of every arena). The same goes for connections that stay open
+// but went quiet together: each gives back its TLS record buffers (~34 KB)
+// after a second of quiet, and once the count of such releases per tick
+// has fallen well below its high point for two ticks, the worker trims.
+// A steady worker, however busy, never trims.
 #pragma once
 
 #include <cstddef>
@@ -24,12 +28,14 @@ class MemoryReturn {
   void note(size_t live) {
     if (live > high_) high_ = live;
   }
-  // Once a second with the open connections: true when it is time to trim
-  // (the high point then starts again from `live`).
-  bool due(size_t live);
+  // Once a second with the open connections and the buffers released by
+  // quiet connections since the last tick: true when it is time to trim
+  // (the high points then start again from these).
+  bool due(size_t live, size_t released = 0);
 
  private:
   size_t high_ = 0;
+  size_t released_high_ = 0;
   unsigned quiet_ticks_ = 0;
 };
 

@@ -525,7 +525,7 @@ void Worker::on_housekeeping() {
     }
   }
   upstreams_->prune();
-  if (memory_return_.due(live_connections_)) {
+  if (memory_return_.due(live_connections_, net::TlsTransport::take_released_buffers())) {
     http2::FrameBlocks::local().release_idle();
     drain_recycled_blocks();
     const long us = return_freed_memory();

@@ -94,11 +94,26 @@ void Connection::wait_writable() {
   worker_.loop().modify(transport_->fd(), this, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
 }
 
-void Connection::arm_timer(int64_t ms) { worker_.loop().arm(timer_, ms); }
+void Connection::arm_timer(int64_t ms) {
+  shed_due_ = false;
+  worker_.loop().arm(timer_, ms);
+}
+
+void Connection::arm_idle_timer(int64_t ms) {
+  const bool shed = transport_->is_tls() && ms > kShedAfterMs;
+  arm_timer(shed ? kShedAfterMs : ms);
+  shed_due_ = shed;
+}
 
 void Connection::on_timer(void* self) { static_cast<Connection*>(self)->on_timeout(); }
 
 void Connection::on_timeout() {
+  if (shed_due_) {
+    transport_->release_idle_buffers();
+    const int64_t idle = info_.requests == 0 ? server_->client_header_timeout.count() : keepalive_ms_;
+    arm_timer(std::max<int64_t>(idle - kShedAfterMs, 1));
+    return;
+  }
   switch (state_) {
     case State::reading_head:
       if (in_.size() > head_start_) {
@@ -432,7 +447,7 @@ void Connection::start_next_request() {
   if (in_.empty()) {
     // Idle between requests: the keep-alive timer, else the header timer.
     int64_t idle = info_.requests == 0 ? srv.client_header_timeout.count() : keepalive_ms_;
-    arm_timer(idle);
+    arm_idle_timer(idle);
     idle_since_ms_ = worker_.loop().now_ms();
     // An idle keep-alive connection holds no buffers (at most a few hundred
     // bytes each, but there may be tens of thousands of such connections).

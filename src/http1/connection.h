@@ -97,6 +97,9 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   // A write would block: wait for EPOLLOUT, registering it the first time.
   void wait_writable();
   void arm_timer(int64_t ms);
+  // The wait for the next request: a TLS connection gives its record
+  // buffers back after kShedAfterMs of it, then waits the rest.
+  void arm_idle_timer(int64_t ms);
   static void on_timer(void* self);
   void on_timeout();
   void start_lingering_close();
@@ -123,6 +126,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   bool use_sendfile_ = false;
   bool nodelay_set_ = false;
   bool corked_ = false;       // TCP_CORK set for a last response (tcp_nopush)
+  bool shed_due_ = false;     // the idle timer first fires to release the TLS buffers
   bool h2c_ = false;  // a client preface here starts HTTP/2
 
   std::string in_;       // read buffer; the parser sees in_[head_start_..)
@@ -135,6 +139,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   int64_t keepalive_min_ms_ = 0;  // keepalive_min_timeout of the last response's location
   int64_t idle_since_ms_ = 0;  // waiting for a request since (or told to end keep-alive since)
   static constexpr int64_t kQuietBeforeReclaimMs = 2000;
+  static constexpr int64_t kShedAfterMs = 1000;
   // What one request needs while it is read and answered, made when its
   // first byte arrives: an idle keep-alive connection holds none of it.
   struct PendingRequest final : core::Recycled<PendingRequest> {

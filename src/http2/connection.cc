@@ -261,7 +261,7 @@ void Connection::on_timeout() {
     return;
   }
   if (timer_kind_ == TimerKind::quiet) {
-    session_.shed_idle_memory();
+    if (session_.shed_idle_memory()) transport_->release_idle_buffers();
     timer_kind_ = TimerKind::idle;  // the rest of keepalive_timeout
     worker_.loop().arm(timer_,
                        std::max<int64_t>(idle_since_ms_ + session_.idle_timeout_ms() - worker_.loop().now_ms(), 1));

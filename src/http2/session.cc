@@ -408,9 +408,10 @@ void Session::abort_streams() {
 
 void Session::collect_closed() { graveyard_.clear(); }
 
-void Session::shed_idle_memory() {
-  if (!ng_ || in_callback_ || !streams_.empty() || nghttp2_session_want_write(ng_)) return;
+bool Session::shed_idle_memory() {
+  if (!ng_ || in_callback_ || !streams_.empty() || nghttp2_session_want_write(ng_)) return false;
   memory_.release_idle_pages();
+  return true;
 }
 
 void Session::abuse(const char* reason) {

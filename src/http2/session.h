@@ -113,7 +113,7 @@ class Session {
   // An idle connection's memory: the pages of nghttp2's frame buffer go
   // back to the kernel when no stream is open and nothing waits to be sent
   // (a no-op otherwise). The next frame faults in a fresh page.
-  void shed_idle_memory();
+  bool shed_idle_memory();  // false: not idle, nothing given back
 
   // Logs and drops every stream still open (the connection is closing).
   void abort_streams();

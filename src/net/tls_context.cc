@@ -329,9 +329,12 @@ Result<std::shared_ptr<SSL_CTX>> build_tls_context(const config::SslServerConfig
   SSL_CTX_set_options(raw, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_IGNORE_UNEXPECTED_EOF);
   // Application writes never wait on the socket (TlsTransport's BIO gathers
   // them); the two write modes only keep a handshake write's retry lenient.
-  // Idle connections give their buffers back.
-  SSL_CTX_set_mode(raw, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-                            SSL_MODE_RELEASE_BUFFERS);
+  // No SSL_MODE_RELEASE_BUFFERS: it frees the ~17 KB record buffers after
+  // every read and write that empties them, so a connection with one
+  // request at a time paid a large malloc and free each way per request.
+  // The connections give them back once quiet for a while instead
+  // (Transport::release_idle_buffers); stream sessions set the mode.
+  SSL_CTX_set_mode(raw, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   SSL_CTX_set_read_ahead(raw, 1);  // take whole socket reads, not record headers then bodies
 
   auto st = set_tls_protocols(raw, s.protocols, "ssl_protocols");

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "config/ssl_config.h"
@@ -43,6 +44,8 @@ thread_local char t_record[kFileChunk];
 // each ends (and how many of the caller's bytes it carries).
 thread_local std::string t_gather;
 thread_local std::vector<TlsTransport::Sealed> t_sealed;
+
+thread_local size_t t_released_buffers = 0;
 
 // Sends data from `sent` on until all is out or the socket is full.
 // False on an error (errno says why).
@@ -539,6 +542,15 @@ IoResult TlsTransport::sendfile(int file_fd, int64_t offset, size_t len) {
   total += r.bytes;
   return total > 0 ? IoResult{IoStatus::ok, total} : IoResult{IoStatus::again, 0};
 }
+
+void TlsTransport::release_idle_buffers() {
+  // OpenSSL keeps a buffer that still holds bytes (a record read ahead, a
+  // write it waits to finish) and says so: then they stay until the next time.
+  if (phase_ != Phase::done || !held_.empty() || !pending_.empty()) return;
+  if (SSL_free_buffers(ssl_) == 1) ++t_released_buffers;
+}
+
+size_t TlsTransport::take_released_buffers() { return std::exchange(t_released_buffers, 0); }
 
 void TlsTransport::shutdown_write() {
   if (phase_ == Phase::done && !fatal_ && !(SSL_get_shutdown(ssl_) & SSL_SENT_SHUTDOWN)) {

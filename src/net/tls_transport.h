@@ -55,6 +55,10 @@ class TlsTransport final : public Transport, private TlsHandshakeHooks {
   std::string_view alpn() const override;
   TlsInfo tls_info() const override;
   bool plain_http() const override { return phase_ == Phase::plain; }
+  void release_idle_buffers() override;
+  // How many connections of this thread gave their record buffers back
+  // since the last call (the worker trims the heap after a crowd of them).
+  static size_t take_released_buffers();
 
   // The server SNI chose (the listen group's default without SNI).
   const config::Server& server() const { return *server_; }

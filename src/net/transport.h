@@ -64,6 +64,9 @@ class Transport {
   // A TLS port that received plain HTTP: the transport now passes bytes
   // through unencrypted so the connection can answer with a 400 page.
   virtual bool plain_http() const { return false; }
+  // The connection has been quiet for a while: buffers kept between
+  // reads and writes (TLS records) go back until the next byte comes.
+  virtual void release_idle_buffers() {}
 };
 
 // Plain TCP on a non-blocking socket. Owns the descriptor.

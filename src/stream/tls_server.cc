@@ -24,6 +24,9 @@ std::unique_ptr<TlsServerEndpoint> TlsServerEndpoint::start(SSL_CTX* ctx, int fd
     return nullptr;
   }
   SSL_set_accept_state(ssl);
+  // A relay may sit quiet for hours: its record buffers go back after each
+  // read and write that empties them.
+  SSL_set_mode(ssl, SSL_MODE_RELEASE_BUFFERS);
   std::unique_ptr<TlsServerEndpoint> e(new TlsServerEndpoint(ssl, fd, alpn));
   // The context's ALPN callback asks the hooks; without them it selects nothing.
   if (!alpn.empty()) SSL_set_app_data(ssl, static_cast<net::TlsHandshakeHooks*>(e.get()));

@@ -35,5 +35,24 @@ TEST(MemoryReturn, ACrowdThatComesBackBeforeTheSecondTickIsNotTrimmedFor) {
   EXPECT_TRUE(m.due(100));
 }
 
+TEST(MemoryReturn, TrimsTwoTicksAfterManyOpenConnectionsGaveTheirBuffersBack) {
+  MemoryReturn m;
+  m.note(1000);
+  EXPECT_FALSE(m.due(1000, 300));  // a crowd going quiet, still releasing
+  EXPECT_FALSE(m.due(1000, 300));
+  EXPECT_FALSE(m.due(1000, 0));  // all quiet: first tick
+  EXPECT_TRUE(m.due(1000, 0));   // second: trim, with every connection still open
+  EXPECT_FALSE(m.due(1000, 0));
+  EXPECT_FALSE(m.due(1000, 0));
+}
+
+TEST(MemoryReturn, SteadyReleasesOrAFewNeverTrim) {
+  MemoryReturn busy;  // connections going quiet and busy again all the time
+  for (int tick = 0; tick < 10; ++tick) EXPECT_FALSE(busy.due(5000, 800 + size_t(tick % 2) * 100));
+  MemoryReturn few;
+  few.due(100, 40);
+  for (int tick = 0; tick < 10; ++tick) EXPECT_FALSE(few.due(100, 0));  // fewer than 64 released at most
+}
+
 }  // namespace
 }  // namespace torii::core
