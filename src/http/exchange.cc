@@ -75,22 +75,24 @@ void Exchange::send_head(ResponseHead head) {
   // codec-independent fields every response carries.
   head_in_filters = &head;
   if (filter_status(status)) expires::apply(s.expires, *this, now_sec, head);
-  std::string value;
+  // The fields added below and Server, Date (and Alt-Svc) in one growth at most.
+  const bool alt_svc = req.version != 30 && server && !server->alt_svc.empty();
+  head.headers.reserve(head.headers.size() + s.add_headers.size() + 2 + size_t(alt_svc));
   for (const auto& h : s.add_headers) {
     if (!h.always && !filter_status(status)) continue;
-    value.clear();
+    std::string value;
     render(h.value, *this, value);
     if (value.empty()) continue;  // nginx skips a header whose value is empty
     // One Content-Type per response: a configured one replaces the default.
     if (strcasecmp(h.name.c_str(), "Content-Type") == 0) head.remove("Content-Type");
-    head.add(h.name, value);
+    head.add(h.name, std::move(value));
   }
   if (s.userid) userid::header_filter(*this, head);  // after add_header, as nginx's filter order
   expect_trailers_ = trailers::expect(*this, head);
   head_in_filters = nullptr;
   // A server that also answers HTTP/3 says where on its TCP responses
   // (RFC 7838 Alt-Svc), so browsers move over; `http3_alt_svc off` stops it.
-  if (req.version != 30 && server && !server->alt_svc.empty() && !head.find("Alt-Svc"))
+  if (alt_svc && !head.find("Alt-Svc"))
     head.add("Alt-Svc", server->alt_svc);
   if (!head.accel_charset.empty()) {
     static const std::vector<std::string> kNone;
