@@ -656,3 +656,43 @@ def test_other_directives_accepted(make_server, tmp_path, certs):
     assert "Cipher is ECDHE-RSA-AES128-GCM-SHA256" in out  # the server's order
     r = curl(srv.port, "/big.bin", extra=["-o", "/dev/null", "-w", "%{size_download}"])
     assert r.stdout == str(1024 * 1024 + 123).encode()
+
+
+def test_keepalive_connection_quiet_past_a_second_is_still_served(make_server, certs):
+    """A quiet TLS connection gives its record buffers back after a second;
+    its next requests (a small one, then a 20 KB and a 1 MB file that take
+    several records) come back whole on the same connection."""
+    import ssl
+    srv = make_server(tls_conf(certs), start=False)
+    data, big = write_site(srv.prefix)
+    srv.start()
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.set_alpn_protocols(["http/1.1"])
+    sock = ctx.wrap_socket(socket.create_connection(("127.0.0.1", srv.ports[0]), timeout=10),
+                           server_hostname="a.test")
+
+    def get(path):
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: a.test\r\n\r\n".encode())
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            chunk = sock.recv(65536)
+            assert chunk, "the server closed the keep-alive connection"
+            buf += chunk
+        head, body = buf.split(b"\r\n\r\n", 1)
+        length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
+        while len(body) < length:
+            chunk = sock.recv(65536)
+            assert chunk, "the server closed the connection mid-body"
+            body += chunk
+        assert head.startswith(b"HTTP/1.1 200"), head
+        return body
+
+    try:
+        assert get("/index.html") == b"hello tls\n"
+        for path, want in (("/index.html", b"hello tls\n"), ("/20k.bin", data), ("/big.bin", big)):
+            time.sleep(1.6)  # quiet past the second after which the buffers go
+            assert get(path) == want
+    finally:
+        sock.close()
