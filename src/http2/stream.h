@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "core/recycled.h"
 #include "http/exchange.h"
 #include "http/field_section.h"
 #include "http/response.h"
@@ -27,7 +28,7 @@ namespace torii::http2 {
 
 class Session;
 
-class Stream final : public http::ResponseSink, private http::StreamBody::Owner {
+class Stream final : public http::ResponseSink, private http::StreamBody::Owner, public core::Recycled<Stream> {
  public:
   Stream(Session& session, int32_t id);
   ~Stream() override;

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/recycled.h"
 #include "http/exchange.h"
 #include "http/field_section.h"
 #include "http/response.h"
@@ -29,7 +30,7 @@ namespace torii::http3 {
 
 class Session;
 
-class Stream final : public http::ResponseSink, private http::StreamBody::Owner {
+class Stream final : public http::ResponseSink, private http::StreamBody::Owner, public core::Recycled<Stream> {
  public:
   Stream(Session& session, int64_t id);
   ~Stream() override;
