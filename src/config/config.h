@@ -194,8 +194,14 @@ struct LocationSettings {
   bool rewrite_log = false;                 // notice-level lines for each rewrite
   bool uninitialized_variable_warn = true;  // warn when an unset `set` variable is read
   std::vector<ErrorPage> error_pages;
-  std::vector<AddHeader> add_headers;  // inherited only when none at this level
+  std::vector<AddHeader> add_headers;  // inherited only when none at this level (add_header_inherit on)
   std::vector<AddHeader> add_trailers;  // add_trailer: likewise (modules/trailers)
+  // add_header_inherit / add_trailer_inherit: whether a block takes the
+  // outer block's lines (on: only with none of its own; merge: after its
+  // own; off: never). Inherited as a setting.
+  enum class FieldInherit : uint8_t { off, on, merge };
+  FieldInherit add_header_inherit = FieldInherit::on;
+  FieldInherit add_trailer_inherit = FieldInherit::on;
   Expires expires;
   std::shared_ptr<const LimitExcept> limit_except;  // not inherited
   std::vector<AccessRule> access_rules;            // inherited only when none here

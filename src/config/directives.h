@@ -64,6 +64,10 @@ struct Scope {
   // Array directives replace what was inherited at their first use here.
   bool add_header_here = false;
   bool add_trailer_here = false;
+  // The outer block's lines, set aside by the first add_header/add_trailer
+  // here (add_header_inherit merge appends them: header_inheritance.cc).
+  std::vector<AddHeader> outer_headers;
+  std::vector<AddHeader> outer_trailers;
   bool access_rules_here = false;
   bool error_page_here = false;
   bool index_here = false;
@@ -153,6 +157,10 @@ std::span<const DirectiveSpec> userid_directives();  // directives_userid.cc: us
 std::span<const DirectiveSpec> small_module_directives();  // directives_small_modules.cc: split_clients, empty_gif
 std::span<const DirectiveSpec> pseudo_streaming_directives();  // directives_pseudo_streaming.cc: flv, mp4*
 std::span<const DirectiveSpec> trailer_directives();  // directives_trailer.cc: add_trailer
+// header_inheritance.cc: add_header_inherit, add_trailer_inherit, and the
+// step that applies them once a block's plain directives are read.
+std::span<const DirectiveSpec> field_inherit_directives();
+void finish_field_inheritance(Scope& s);
 // worker_cpu_affinity, worker_priority, worker_rlimit_core, working_directory... (directives_process.cc).
 std::span<const DirectiveSpec> process_directives();
 std::span<const DirectiveSpec> mirror_directives();  // directives_mirror.cc: mirror, mirror_request_body

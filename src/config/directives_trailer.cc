@@ -1,6 +1,6 @@
 // add_trailer (ngx_http_headers_module): fields sent after the body, with
 // add_header's contexts, arguments and inheritance (a block's own lines
-// replace the inherited list).
+// replace the inherited list, unless add_trailer_inherit says otherwise).
 #include "config/directives.h"
 
 namespace torii::config {
@@ -18,6 +18,7 @@ Status set_add_trailer(Compiler&, Scope& s, const Node& n) {
     t.always = true;
   }
   if (!s.add_trailer_here) {
+    s.outer_trailers = std::move(s.settings->add_trailers);
     s.settings->add_trailers.clear();
     s.add_trailer_here = true;
   }

@@ -260,6 +260,8 @@ Status Compiler::block(const std::vector<Node>& nodes, Scope& scope) {
     if (!st) return st;
   }
   if (scope.ctx == kTypes) return Ok{};
+  // Before the `if` blocks (after_plain) and the children copy this block's lists.
+  if (scope.settings) finish_field_inheritance(scope);
   for (auto& finish : scope.after_plain) {
     auto st = finish();
     if (!st) return st;
