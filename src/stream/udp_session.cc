@@ -7,17 +7,12 @@
 #include <cerrno>
 #include <cstring>
 
-#include "dns/resolver.h"
 #include "net/address.h"
 #include "net/packet_info.h"
 #include "net/proxy_protocol.h"
-#include "stream/access.h"
-#include "stream/pass_target.h"
 #include "stream/session_log.h"
 #include "stream/stream_worker.h"
 #include "stream/udp_listener.h"
-#include "upstream/group_state.h"
-#include "upstream/local_bind.h"
 
 namespace torii::stream {
 
@@ -34,22 +29,9 @@ socklen_t address_size(const sockaddr_storage& a) {
 
 UdpSession::UdpSession(StreamWorker& w, UdpListener& listener, std::shared_ptr<const config::Config> config,
                        const ListenGroup& group, const sockaddr_storage& peer, const sockaddr_storage& local)
-    : worker_(w),
-      listener_(&listener),
-      config_(std::move(config)),
-      group_(group),
-      server_(*group.server),
-      timer_(&UdpSession::on_timer, this) {
-  facts_.peer = peer;
+    : SessionBase(w, std::move(config), group, peer), listener_(&listener), timer_(&UdpSession::on_timer, this) {
   facts_.local = local;
   facts_.udp = true;
-  facts_.connection = worker_.next_connection_id();
-  facts_.start_ms = worker_.loop().now_ms();
-  facts_.user.resize(config_->stream->variables.size());
-  facts_.maps = &config_->stream->maps;
-  facts_.splits = &config_->stream->split_clients;
-  facts_.geos = &config_->stream->geos;
-  facts_.geoip = config_->stream->geoip.get();
   upstream_side_.session = this;
 }
 
@@ -62,21 +44,11 @@ UdpSession::~UdpSession() {
 void UdpSession::start(std::string_view first) {
   requests_ = 1;
   facts_.bytes_received = first.size();
-  if (!limit_conn_.take(server_.settings, facts_, [this](config::LogLevel level, const std::string& message) {
+  if (const int refused = admit([this](config::LogLevel level, const std::string& message) {
         log_error(level, message, 0, "initializing session");
       })) {
-    finish(503);
+    finish(refused);
     return;
-  }
-  if (!access_allowed(server_.settings.access_rules, facts_.peer)) {
-    log_error(config::LogLevel::error, "access forbidden by rule", 0, "initializing session");
-    finish(403);
-    return;
-  }
-  for (const auto& step : server_.sets) {
-    std::string value;
-    render(step.value, facts_, value);
-    if (step.slot < facts_.user.size()) facts_.user[step.slot] = std::move(value);
   }
   if (server_.return_value) {
     std::string reply;
@@ -104,68 +76,19 @@ void UdpSession::from_client(std::string_view datagram) {
 void UdpSession::listener_gone() {
   listener_ = nullptr;
   if (state_ == State::done) return;
-  ErrorContext c;
-  c.settings = &server_.settings;
-  c.connection = facts_.connection;
-  log_session_error(c, config::LogLevel::info, "disconnected on shutdown", 0, nullptr);
+  log_session_summary(server_.settings, facts_.connection, config::LogLevel::info, "disconnected on shutdown");
   finish(200);
 }
 
 // ---- choosing the upstream -------------------------------------------------
 
 void UdpSession::start_proxy() {
-  if (server_.pass) {
-    proxy_to(server_.pass);
-    return;
-  }
-  std::string target;
-  render(*server_.pass_template, facts_, target);
-  PassTarget where = find_pass_target(*config_->stream, target);
-  if (where.upstream) {
-    proxy_to(std::move(where.upstream));
-    return;
-  }
-  if (!where.error.empty()) {
-    log_error(config::LogLevel::error, where.error, 0, "connecting to upstream");
-    finish(502);
-    return;
-  }
-  const Settings& s = server_.settings;
-  if (!s.resolver) {
-    log_error(config::LogLevel::error, "no resolver defined to resolve " + where.host, 0, "connecting to upstream");
-    finish(502);
-    return;
-  }
-  dns::Resolver& resolver = worker_.resolver(*s.resolver);
-  auto resolved = [this, target, host = where.host, port = where.port](const dns::Answer& a) {
-    if (state_ == State::done) return;
-    if (a.state != 0) {
-      log_error(config::LogLevel::error,
-                host + " could not be resolved (" + std::to_string(a.state) + ": " + dns::state_text(a.state) + ")", 0,
-                "connecting to upstream");
-      finish(502);
-      return;
-    }
-    proxy_to(session_group(target, answer_addresses(a, port)));
-  };
-  if (const dns::Answer* cached = resolver.cached(where.host)) {
-    resolved(*cached);
-    return;
-  }
-  lookup_ = resolver.resolve(where.host, s.resolver_timeout.count(), std::move(resolved));
+  choose_upstream([this](std::shared_ptr<const Upstream> u) { proxy_to(std::move(u)); },
+                  [this](int status) { finish(status); });
 }
 
 void UdpSession::proxy_to(std::shared_ptr<const Upstream> upstream) {
-  upstream_ = std::move(upstream);
-  balancer_ = worker_.balancer(upstream_);
-  const auto& servers = upstream_->group->servers;
-  tried_.assign(servers.size(), 0);
-  unsigned usable = 0;
-  for (const auto& s : servers) usable += s.down ? 0 : 1;
-  tries_left_ = usable ? usable : 1;
-  const unsigned cap = server_.settings.next_upstream_tries;
-  if (cap && tries_left_ > cap) tries_left_ = cap;
-  if (!upstream_->hash_key.parts.empty()) render(upstream_->hash_key, facts_, hash_key_);
+  tries_.start(worker_, std::move(upstream), server_.settings, facts_, worker_.loop().now_ms());
   if (!connect_next()) return;
   state_ = State::proxying;
   worker_.loop().arm(timer_, server_.settings.timeout.count());
@@ -186,60 +109,35 @@ void UdpSession::proxy_to(std::shared_ptr<const Upstream> upstream) {
 // ended.
 bool UdpSession::connect_next() {
   const Settings& s = server_.settings;
-  const int64_t first_try = worker_.loop().now_ms();
   for (;;) {
-    upstream::PickInput in;
-    in.client = &facts_.peer;
-    in.hash_key = hash_key_;
-    const int peer = balancer_->pick(in, tried_, worker_.loop().now_ms());
-    if (peer < 0) {
+    const config::UpstreamServer* srv = tries_.next(facts_, worker_.loop().now_ms());
+    if (!srv) {
       log_error(config::LogLevel::error, "no live upstreams", 0, "connecting to upstream");
       finish(502);
       return false;
     }
-    const auto& srv = upstream_->group->servers[size_t(peer)];
-    peer_ = peer;
-    tried_[size_t(peer)] = 1;
-    --tries_left_;
-    balancer_->acquire(peer);
-    facts_.upstream_addr.push_back(srv.name);
-    facts_.upstream_connect_ms.push_back(-1);
-    facts_.upstream_bytes_sent.push_back(0);
-    facts_.upstream_bytes_received.push_back(0);
-    upstream_fd_ = ::socket(srv.addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    upstream_fd_ = open_upstream_socket(*srv, SOCK_DGRAM, s,
+                                        [this](config::LogLevel level, const std::string& what, int err) {
+                                          log_error(level, what, err, "connecting to upstream");
+                                        });
     if (upstream_fd_ < 0) {
-      log_error(config::LogLevel::alert, "socket() failed", errno, "connecting to upstream");
       finish(500);
       return false;
     }
-    if (s.bind && srv.addr.ss_family == s.bind->addr.ss_family) {
-      upstream::BindFailure failure;
-      if (!upstream::bind_local(upstream_fd_, s.bind->addr, s.bind->addr_len, s.bind->transparent, s.bind->name,
-                                failure)) {
-        log_error(failure.level, failure.what, failure.err, "connecting to upstream");
-        finish(500);
-        return false;
-      }
-    }
-    if (::connect(upstream_fd_, reinterpret_cast<const sockaddr*>(&srv.addr), srv.addr_len) == 0 &&
+    if (::connect(upstream_fd_, reinterpret_cast<const sockaddr*>(&srv->addr), srv->addr_len) == 0 &&
         worker_.loop().add(upstream_fd_, &upstream_side_, EPOLLIN)) {
-      facts_.upstream_connect_ms.back() = worker_.loop().now_ms() - first_try;
+      facts_.upstream_connect_ms.back() = worker_.loop().now_ms() - tries_.first_try_ms();
       sockaddr_storage local{};
       socklen_t len = sizeof local;
       getsockname(upstream_fd_, reinterpret_cast<sockaddr*>(&local), &len);
-      ErrorContext c;
-      c.settings = &s;
-      c.connection = facts_.connection;
-      log_session_error(c, config::LogLevel::info,
-                        "udp proxy " + net::address_with_port(local) + " connected to " + srv.name, 0, nullptr);
+      log_session_summary(s, facts_.connection, config::LogLevel::info,
+                          "udp proxy " + net::address_with_port(local) + " connected to " + srv->name);
       return true;
     }
     log_error(config::LogLevel::error, "connect() failed", errno, "connecting to upstream");
-    balancer_->failed(peer_, worker_.loop().now_ms());
+    tries_.failed(worker_.loop().now_ms());
     close_upstream();
-    const int64_t spent = worker_.loop().now_ms() - first_try;
-    if (tries_left_ == 0 || !s.next_upstream ||
-        (s.next_upstream_timeout.count() && spent >= s.next_upstream_timeout.count())) {
+    if (!tries_.may_retry(s, worker_.loop().now_ms())) {
       finish(502);
       return false;
     }
@@ -317,10 +215,7 @@ void UdpSession::after_datagram() {
   if (s.requests && requests_ < s.requests) return;
   if (s.requests && listener_) listener_->forget(this, facts_.peer, facts_.local);
   if (s.responses < 0 || responses_ < uint64_t(s.responses) * requests_) return;
-  ErrorContext c;
-  c.settings = &s;
-  c.connection = facts_.connection;
-  log_session_error(c, config::LogLevel::info, packets_line("udp done"), 0, nullptr);
+  log_session_summary(s, facts_.connection, config::LogLevel::info, packets_line("udp done"));
   finish(200);
 }
 
@@ -337,10 +232,7 @@ void UdpSession::on_timer(void* self) {
   const Settings& s = u->server_.settings;
   if (s.responses < 0 || u->responses_ >= uint64_t(s.responses) * u->requests_) {
     // The answers expected came (or none were counted): a quiet end.
-    ErrorContext c;
-    c.settings = &s;
-    c.connection = u->facts_.connection;
-    log_session_error(c, config::LogLevel::info, u->packets_line("udp timed out"), 0, nullptr);
+    log_session_summary(s, u->facts_.connection, config::LogLevel::info, u->packets_line("udp timed out"));
     u->finish(200);
     return;
   }
@@ -354,47 +246,34 @@ void UdpSession::on_timer(void* self) {
 void UdpSession::finish(int status) {
   if (state_ == State::done) return;
   state_ = State::done;
-  lookup_.reset();
   worker_.loop().cancel(timer_);
   if (!facts_.upstream_addr.empty()) {
     facts_.upstream_bytes_sent.back() = to_upstream_;
     facts_.upstream_bytes_received.back() = from_upstream_;
   }
-  if (balancer_ && peer_ >= 0) {
-    if (upstream_failed_) {
-      balancer_->failed(peer_, worker_.loop().now_ms());
-    } else {
-      balancer_->succeeded(peer_);
-    }
+  if (upstream_failed_) {
+    tries_.failed(worker_.loop().now_ms());
+  } else {
+    tries_.succeeded();
   }
   close_upstream();
-  limit_conn_.release();
   if (listener_) listener_->leave(this, facts_.peer, facts_.local);
   listener_ = nullptr;
-  facts_.status = status;
-  facts_.now_ms = worker_.loop().now_ms();
-  worker_.log_session(server_.settings, facts_);
+  end_session(status);
   worker_.release(this);
 }
 
 void UdpSession::close_upstream() {
+  tries_.release();
   if (upstream_fd_ < 0) return;
   if (!upstream_eof_) worker_.loop().remove(upstream_fd_);
   ::close(upstream_fd_);
   upstream_fd_ = -1;
-  if (balancer_ && peer_ >= 0) balancer_->release(peer_);
-  peer_ = -1;
 }
 
 void UdpSession::log_error(config::LogLevel level, const std::string& message, int err, const char* action) {
-  ErrorContext c;
-  c.settings = &server_.settings;
-  c.connection = facts_.connection;
-  c.peer = &facts_.peer;
-  c.server = &group_.listen.text;
-  c.udp = true;
-  if (!facts_.upstream_addr.empty()) {
-    c.upstream = &facts_.upstream_addr.back();
+  ErrorContext c = error_context();
+  if (c.upstream) {
     c.from_client = facts_.bytes_received;
     c.to_client = facts_.bytes_sent;
     c.from_upstream = from_upstream_;

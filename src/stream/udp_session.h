@@ -19,23 +19,18 @@
 
 #include "config/config.h"
 #include "core/event_loop.h"
-#include "stream/limit_conn/limit_conn.h"
+#include "stream/session_base.h"
 #include "stream/stream_config.h"
+#include "stream/upstream_tries.h"
 #include "stream/variables.h"
 
-namespace torii::upstream {
-class GroupState;
-}
-namespace torii::dns {
-class Lookup;
-}
 
 namespace torii::stream {
 
 class StreamWorker;
 class UdpListener;
 
-class UdpSession {
+class UdpSession : private SessionBase {
  public:
   UdpSession(StreamWorker& w, UdpListener& listener, std::shared_ptr<const config::Config> config,
              const ListenGroup& group, const sockaddr_storage& peer, const sockaddr_storage& local);
@@ -70,25 +65,13 @@ class UdpSession {
   void log_error(config::LogLevel level, const std::string& message, int err, const char* action);
   std::string packets_line(const char* what) const;
 
-  StreamWorker& worker_;
   UdpListener* listener_;  // null once it closed or no longer routes to us
-  std::shared_ptr<const config::Config> config_;
-  const ListenGroup& group_;
-  const Server& server_;
   State state_ = State::resolving;
-  Facts facts_;
-  ConnHolds limit_conn_;
   UpstreamSide upstream_side_;
   core::Timer timer_;  // proxy_timeout since the last datagram either way
 
-  std::shared_ptr<dns::Lookup> lookup_;
   std::vector<std::string> waiting_;  // client datagrams while the resolver answers
-  std::shared_ptr<const Upstream> upstream_;
-  std::shared_ptr<upstream::GroupState> balancer_;
-  std::vector<uint8_t> tried_;
-  std::string hash_key_;
-  int peer_ = -1;
-  unsigned tries_left_ = 0;
+  UpstreamTries tries_;
   int upstream_fd_ = -1;
   bool upstream_failed_ = false;  // an error or an unanswered timeout: the balancer counts a failure
   bool upstream_eof_ = false;     // a read error: nothing more is read from it
