@@ -11,9 +11,7 @@ import time
 
 import pytest
 
-import harness
-from harness import cli
-from test_stream import connect, error_log_has, peers, read_exactly, stream_conf  # noqa: F401
+from stream_harness import check_refused, connect, peers, read_exactly, stream_conf  # noqa: F401
 
 SIZE = 40_000
 RATE = "10k"  # 10240 bytes a second: SIZE needs four allowances, three rests of about a second
@@ -101,16 +99,9 @@ def test_rate_from_a_variable(make_server, peers):
     ("proxy_download_rate 1k; proxy_download_rate 2k;", '"proxy_download_rate" directive is duplicate'),
 ])
 def test_bad_rates_are_refused(make_server, line, message):
-    server = make_server(stream_conf(f"""
+    check_refused(make_server, f"""
         server {{
             listen 127.0.0.1:@PORT@;
             proxy_pass 127.0.0.1:1;
             {line}
-        }}"""), start=False)
-    server.leases = [harness.PortLease()]
-    server.ports = [server.leases[0].port]
-    server.write_conf()
-    p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
-    out = p.stdout + p.stderr
-    assert p.returncode != 0, out
-    assert message in out, out
+        }}""", message)
