@@ -34,8 +34,7 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
     : SessionBase(w, std::move(config), group, peer),
       client_fd_(fd),
       timer_(&Session::on_timer, this),
-      upload_(&Session::on_upload_rested, this),
-      download_(&Session::on_download_rested, this) {
+      rates_(w.loop(), &Session::on_rested, this) {
   socklen_t len = sizeof facts_.local;
   getsockname(fd, reinterpret_cast<sockaddr*>(&facts_.local), &len);
   client_io_ = std::make_unique<PlainEndpoint>(fd);
@@ -46,8 +45,6 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
 
 Session::~Session() {
   worker_.loop().cancel(timer_);
-  worker_.loop().cancel(upload_.timer);
-  worker_.loop().cancel(download_.timer);
   close_upstream();
   client_io_.reset();  // its TLS, before the socket under it
   if (client_fd_ >= 0) {
@@ -270,7 +267,7 @@ void Session::connect_next() {
     return;
   }
   try_start_ms_ = worker_.loop().now_ms();
-  start_rates();
+  rates_.start(upload_rate_, download_rate_, try_start_ms_);  // as nginx, the count starts at each connect
   const Settings& s = server_.settings;
   upstream_fd_ = open_upstream_socket(*srv, SOCK_STREAM, s,
                                       [this](config::LogLevel level, const std::string& what, int err) {
@@ -399,26 +396,20 @@ void Session::close_upstream() {
 // or a rate limit's rest (its timer calls again).
 void Session::pump() {
   bool moved_any = false;
-  const int64_t now = worker_.loop().now_ms();
   for (;;) {
     bool moved = false;
     struct Way {
       Pipe& pipe;
       Endpoint &src, &dst;
-      Flow& flow;
+      SessionRates::Way way;
     };
-    for (Way w : {Way{*to_upstream_, *client_io_, *upstream_io_, upload_},
-                  Way{*to_client_, *upstream_io_, *client_io_, download_}}) {
-      if (!w.flow.resting && w.pipe.room() > 0) {
-        int64_t delay = 0;
-        const size_t allow = w.flow.rate.allowance(w.pipe.read_total(), now, w.pipe.room(), delay);
-        if (allow == 0) {
-          rest(w.flow, delay);
-        } else {
+    for (Way w : {Way{*to_upstream_, *client_io_, *upstream_io_, SessionRates::upload},
+                  Way{*to_client_, *upstream_io_, *client_io_, SessionRates::download}}) {
+      if (w.pipe.room() > 0) {
+        if (const size_t allow = rates_.allowance(w.way, w.pipe.read_total(), w.pipe.room()); allow > 0) {
           const uint64_t before = w.pipe.read_total();
           if (w.pipe.fill(w.src, allow) == Pipe::Io::progress) moved = true;
-          if (const int64_t ms = w.flow.rate.rest_after(size_t(w.pipe.read_total() - before)); ms > 0)
-            rest(w.flow, ms);
+          rates_.after_read(w.way, size_t(w.pipe.read_total() - before));
         }
       }
       const Pipe::Io out = w.pipe.drain(w.dst);
@@ -441,7 +432,7 @@ void Session::pump() {
     return;
   }
   // As nginx: proxy_timeout does not run while a direction rests.
-  if (upload_.resting || download_.resting) {
+  if (rates_.resting()) {
     worker_.loop().cancel(timer_);
   } else if (moved_any || !timer_.armed()) {
     worker_.loop().arm(timer_, server_.settings.timeout.count());
@@ -450,39 +441,8 @@ void Session::pump() {
 
 // ---- proxy_upload_rate / proxy_download_rate ------------------------------------
 
-uint64_t Session::render_rate(const Rate& r, const char* directive) {
-  if (!r.value) return r.bytes;
-  std::string text;
-  render(*r.value, facts_, text);
-  int64_t v = 0;
-  if (!config::parse_size(text, v) || v < 0) {
-    log_error(config::LogLevel::error, "invalid size \"" + text + "\" in \"" + directive + "\"", 0, nullptr);
-    return 0;
-  }
-  return uint64_t(v);
-}
-
-// As nginx, the count starts at each connect.
-void Session::start_rates() {
-  const int64_t now = worker_.loop().now_ms();
-  upload_.rate.start(upload_rate_, now);
-  download_.rate.start(download_rate_, now);
-}
-
-void Session::rest(Flow& flow, int64_t ms) {
-  flow.resting = true;
-  worker_.loop().arm(flow.timer, ms);
-}
-
-void Session::on_upload_rested(void* self) {
+void Session::on_rested(void* self) {
   auto* s = static_cast<Session*>(self);
-  s->upload_.resting = false;
-  if (s->state_ == State::proxying) s->pump();
-}
-
-void Session::on_download_rested(void* self) {
-  auto* s = static_cast<Session*>(self);
-  s->download_.resting = false;
   if (s->state_ == State::proxying) s->pump();
 }
 
@@ -592,8 +552,7 @@ void Session::finish(int status) {
   if (client_io_) client_io_->close_notify();
   state_ = State::done;
   worker_.loop().cancel(timer_);
-  worker_.loop().cancel(upload_.timer);
-  worker_.loop().cancel(download_.timer);
+  rates_.stop();
   close_upstream();
   end_session(status);
   worker_.release(this);

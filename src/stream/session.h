@@ -17,8 +17,8 @@
 #include "stream/endpoint.h"
 #include "stream/limit_conn/limit_conn.h"
 #include "stream/pipe.h"
-#include "stream/rate_limit.h"
 #include "stream/session_base.h"
+#include "stream/session_rates.h"
 #include "stream/stream_config.h"
 #include "stream/upstream_tries.h"
 #include "stream/variables.h"
@@ -58,22 +58,9 @@ class Session : private SessionBase {
     void on_io(uint32_t events) override { session->on_io(upstream, events); }
   };
 
-  // One direction's rate limit (proxy_upload_rate / proxy_download_rate)
-  // and the timer that ends its rest.
-  struct Flow {
-    Flow(core::Timer::Callback cb, void* owner) : timer(cb, owner) {}
-    RateLimit rate;
-    bool resting = false;
-    core::Timer timer;
-  };
-
   void on_io(bool upstream, uint32_t events);
   static void on_timer(void* self);
-  static void on_upload_rested(void* self);
-  static void on_download_rested(void* self);
-  void start_rates();
-  uint64_t render_rate(const Rate& r, const char* directive);
-  void rest(Flow& flow, int64_t ms);
+  static void on_rested(void* self);
 
   void read_proxy_header();
   void begin();  // after the PROXY header, if any: access, set, TLS, preread, the handler
@@ -127,8 +114,7 @@ class Session : private SessionBase {
   std::unique_ptr<Pipe> to_client_;
   uint64_t upstream_sent_base_ = 0;  // pipe totals when the current try began
   uint64_t upload_rate_ = 0, download_rate_ = 0;  // rendered when proxying starts
-  Flow upload_;    // client -> upstream
-  Flow download_;  // upstream -> client
+  SessionRates rates_;
 };
 
 }  // namespace torii::stream

@@ -1,5 +1,6 @@
 #include "stream/session_base.h"
 
+#include "config/directives.h"
 #include "dns/resolver.h"
 #include "stream/access.h"
 #include "stream/stream_worker.h"
@@ -47,6 +48,19 @@ void SessionBase::end_session(int status) {
   lookup_.reset();
   limit_conn_.release();
   worker_.log_session(server_.settings, facts_, status);
+}
+
+uint64_t SessionBase::render_rate(const Rate& r, const char* directive) {
+  if (!r.value) return r.bytes;
+  std::string text;
+  render(*r.value, facts_, text);
+  int64_t v = 0;
+  if (!config::parse_size(text, v) || v < 0) {
+    log_session_error(error_context(), config::LogLevel::error,
+                      "invalid size \"" + text + "\" in \"" + directive + "\"", 0, nullptr);
+    return 0;
+  }
+  return uint64_t(v);
 }
 
 ErrorContext SessionBase::error_context() const {

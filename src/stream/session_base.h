@@ -46,6 +46,9 @@ class SessionBase {
   // A lookup under way dropped, the limit_conn counts given back, then
   // the access log line.
   void end_session(int status);
+  // proxy_upload_rate / proxy_download_rate's value for this session; a
+  // variable that renders no size is logged and means no limit.
+  uint64_t render_rate(const Rate& r, const char* directive);
   // The error-log context of this session (the caller adds the byte counts).
   ErrorContext error_context() const;
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "net/address.h"
@@ -29,7 +30,10 @@ socklen_t address_size(const sockaddr_storage& a) {
 
 UdpSession::UdpSession(StreamWorker& w, UdpListener& listener, std::shared_ptr<const config::Config> config,
                        const ListenGroup& group, const sockaddr_storage& peer, const sockaddr_storage& local)
-    : SessionBase(w, std::move(config), group, peer), listener_(&listener), timer_(&UdpSession::on_timer, this) {
+    : SessionBase(w, std::move(config), group, peer),
+      listener_(&listener),
+      timer_(&UdpSession::on_timer, this),
+      rates_(w.loop(), &UdpSession::on_rested, this) {
   facts_.local = local;
   facts_.udp = true;
   upstream_side_.session = this;
@@ -63,12 +67,19 @@ void UdpSession::start(std::string_view first) {
 
 void UdpSession::from_client(std::string_view datagram) {
   if (state_ == State::done) return;
+  // proxy_upload_rate: as nginx, a datagram that comes while the client's
+  // direction rests is not read, and is lost (it counts nowhere).
+  if (state_ == State::proxying && rates_.allowance(SessionRates::upload, facts_.bytes_received, SIZE_MAX) == 0) {
+    arm_timeout();
+    return;
+  }
   ++requests_;
   facts_.bytes_received += datagram.size();
   if (state_ == State::resolving) {
     if (waiting_.size() < kMaxWaiting) waiting_.emplace_back(datagram);
     return;
   }
+  rates_.after_read(SessionRates::upload, datagram.size());
   send_upstream(datagram);
   if (state_ == State::proxying) after_datagram();
 }
@@ -90,6 +101,9 @@ void UdpSession::start_proxy() {
 void UdpSession::proxy_to(std::shared_ptr<const Upstream> upstream) {
   tries_.start(worker_, std::move(upstream), server_.settings, facts_, worker_.loop().now_ms());
   if (!connect_next()) return;
+  // As nginx, the rates apply from here: what came before goes as it came.
+  rates_.start(render_rate(server_.settings.upload_rate, "proxy_upload_rate"),
+               render_rate(server_.settings.download_rate, "proxy_download_rate"), worker_.loop().now_ms());
   state_ = State::proxying;
   worker_.loop().arm(timer_, server_.settings.timeout.count());
   auto waiting = std::move(waiting_);
@@ -162,6 +176,12 @@ void UdpSession::send_upstream(std::string_view datagram) {
 void UdpSession::read_upstream() {
   static thread_local std::vector<char> buf(kMaxDatagram);
   while (state_ == State::proxying && !upstream_eof_) {
+    // proxy_download_rate: while this direction rests, the upstream's
+    // datagrams wait in its socket; the rest's end reads again.
+    if (rates_.allowance(SessionRates::download, from_upstream_, SIZE_MAX) == 0) {
+      arm_timeout();
+      return;
+    }
     const ssize_t n = ::recv(upstream_fd_, buf.data(), buf.size(), 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
@@ -175,6 +195,7 @@ void UdpSession::read_upstream() {
       send_client(std::string_view());
     } else {
       from_upstream_ += size_t(n);
+      rates_.after_read(SessionRates::download, size_t(n));
       send_client(std::string_view(buf.data(), size_t(n)));
     }
     after_datagram();
@@ -211,12 +232,31 @@ void UdpSession::send_client(std::string_view datagram) {
 void UdpSession::after_datagram() {
   if (state_ != State::proxying) return;
   const Settings& s = server_.settings;
-  worker_.loop().arm(timer_, s.timeout.count());
+  arm_timeout();
   if (s.requests && requests_ < s.requests) return;
   if (s.requests && listener_) listener_->forget(this, facts_.peer, facts_.local);
   if (s.responses < 0 || responses_ < uint64_t(s.responses) * requests_) return;
   log_session_summary(s, facts_.connection, config::LogLevel::info, packets_line("udp done"));
   finish(200);
+}
+
+// proxy_timeout since the last datagram; as nginx, it does not run while
+// a direction rests.
+void UdpSession::arm_timeout() {
+  if (rates_.resting()) {
+    worker_.loop().cancel(timer_);
+  } else {
+    worker_.loop().arm(timer_, server_.settings.timeout.count());
+  }
+}
+
+// A rest ended: the upstream's datagrams that waited are read, and
+// proxy_timeout runs again once neither direction rests.
+void UdpSession::on_rested(void* self) {
+  auto* u = static_cast<UdpSession*>(self);
+  if (u->state_ != State::proxying) return;
+  if (!u->rates_.resting(SessionRates::download)) u->read_upstream();
+  if (u->state_ == State::proxying) u->arm_timeout();
 }
 
 std::string UdpSession::packets_line(const char* what) const {
@@ -247,6 +287,7 @@ void UdpSession::finish(int status) {
   if (state_ == State::done) return;
   state_ = State::done;
   worker_.loop().cancel(timer_);
+  rates_.stop();
   if (!facts_.upstream_addr.empty()) {
     facts_.upstream_bytes_sent.back() = to_upstream_;
     facts_.upstream_bytes_received.back() = from_upstream_;

@@ -6,8 +6,12 @@
 // socket and every answer back from the listening socket. The session
 // ends once proxy_responses answers per request came back, or after
 // proxy_timeout without a datagram; with proxy_requests, the client's
-// next datagram after that many starts a new session. Bytes are relayed,
-// never parsed.
+// next datagram after that many starts a new session. proxy_upload_rate
+// and proxy_download_rate apply as nginx applies them to datagrams: a
+// direction that read past its allowance rests; an upstream's datagrams
+// wait in its socket meanwhile, a client's are lost (nginx does not read
+// the listening socket's datagram for a session that rests). Bytes are
+// relayed, never parsed.
 #pragma once
 
 #include <sys/socket.h>
@@ -20,6 +24,7 @@
 #include "config/config.h"
 #include "core/event_loop.h"
 #include "stream/session_base.h"
+#include "stream/session_rates.h"
 #include "stream/stream_config.h"
 #include "stream/upstream_tries.h"
 #include "stream/variables.h"
@@ -53,6 +58,7 @@ class UdpSession : private SessionBase {
   };
 
   static void on_timer(void* self);
+  static void on_rested(void* self);
   void start_proxy();
   void proxy_to(std::shared_ptr<const Upstream> upstream);
   bool connect_next();
@@ -60,6 +66,7 @@ class UdpSession : private SessionBase {
   void read_upstream();
   void send_client(std::string_view datagram);
   void after_datagram();
+  void arm_timeout();
   void finish(int status);
   void close_upstream();
   void log_error(config::LogLevel level, const std::string& message, int err, const char* action);
@@ -69,6 +76,7 @@ class UdpSession : private SessionBase {
   State state_ = State::resolving;
   UpstreamSide upstream_side_;
   core::Timer timer_;  // proxy_timeout since the last datagram either way
+  SessionRates rates_;  // proxy_upload_rate / proxy_download_rate
 
   std::vector<std::string> waiting_;  // client datagrams while the resolver answers
   UpstreamTries tries_;
