@@ -33,7 +33,9 @@ UdpSession::UdpSession(StreamWorker& w, UdpListener& listener, std::shared_ptr<c
     : SessionBase(w, std::move(config), group, peer),
       listener_(&listener),
       timer_(&UdpSession::on_timer, this),
-      rates_(w.loop(), &UdpSession::on_rested, this) {
+      rates_(w.loop(), &UdpSession::on_rested, this),
+      upstream_out_(server_.settings.buffer_size),
+      client_out_(server_.settings.buffer_size) {
   facts_.local = local;
   facts_.udp = true;
   upstream_side_.session = this;
@@ -160,17 +162,49 @@ bool UdpSession::connect_next() {
 
 // ---- relaying ----------------------------------------------------------------
 
+// A datagram the socket cannot take yet (EAGAIN) waits in upstream_out_
+// for EPOLLOUT, as nginx keeps it and waits for the write event.
 void UdpSession::send_upstream(std::string_view datagram) {
-  const ssize_t n = ::send(upstream_fd_, datagram.data(), datagram.size(), 0);
-  if (n >= 0) {
-    to_upstream_ += size_t(n);
-    return;
+  sent_upstream(upstream_out_.push(datagram, upstream_sender()), datagram.size());
+}
+
+DatagramQueue::Send UdpSession::upstream_sender() {
+  return [this](std::string_view d) {
+    const ssize_t n = ::send(upstream_fd_, d.data(), d.size(), 0);
+    if (n >= 0) to_upstream_ += size_t(n);
+    return n;
+  };
+}
+
+void UdpSession::sent_upstream(DatagramQueue::Outcome out, size_t size) {
+  if (out == DatagramQueue::Outcome::waiting && !upstream_wants_out_ && !upstream_eof_) {
+    upstream_wants_out_ = true;
+    worker_.loop().modify(upstream_fd_, &upstream_side_, EPOLLIN | EPOLLOUT);
+  } else if (out == DatagramQueue::Outcome::dropped) {
+    log_error(config::LogLevel::info, dropped_line(size, upstream_out_), 0, "proxying and sending to upstream");
+  } else if (out == DatagramQueue::Outcome::failed) {
+    // The ICMP answer to an earlier datagram (nothing listens there).
+    log_error(config::LogLevel::error, "send() failed", errno, "proxying and sending to upstream");
+    upstream_failed_ = true;
+    finish(200);
   }
-  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) return;  // dropped, as a network may
-  // The ICMP answer to an earlier datagram (nothing listens there).
-  log_error(config::LogLevel::error, "send() failed", errno, "proxying and sending to upstream");
-  upstream_failed_ = true;
-  finish(200);
+}
+
+void UdpSession::upstream_io(uint32_t events) {
+  if ((events & EPOLLOUT) && !upstream_out_.empty() && state_ == State::proxying) {
+    sent_upstream(upstream_out_.flush(upstream_sender()), 0);
+    if (upstream_out_.empty() && state_ == State::proxying) {
+      upstream_wants_out_ = false;
+      worker_.loop().modify(upstream_fd_, &upstream_side_, EPOLLIN);
+      after_datagram();  // the session may end once nothing waits
+    }
+  }
+  if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) read_upstream();
+}
+
+std::string UdpSession::dropped_line(size_t size, const DatagramQueue& q) const {
+  return "datagram of " + std::to_string(size) + " bytes dropped, " + std::to_string(q.bytes()) +
+         " bytes wait to be sent (proxy_buffer_size " + std::to_string(server_.settings.buffer_size) + ")";
 }
 
 void UdpSession::read_upstream() {
@@ -202,8 +236,35 @@ void UdpSession::read_upstream() {
   }
 }
 
+// As to the upstream: what the listening socket cannot take yet waits in
+// client_out_ until the listener reports it writable.
 void UdpSession::send_client(std::string_view datagram) {
   if (!listener_ || listener_->fd() < 0) return;
+  const DatagramQueue::Outcome out = client_out_.push(datagram, client_sender());
+  sent_client(out, datagram.size());
+}
+
+void UdpSession::client_writable() {
+  if (state_ == State::done || !listener_ || listener_->fd() < 0) return;
+  sent_client(client_out_.flush(client_sender()), 0);
+  if (client_out_.empty()) after_datagram();
+}
+
+void UdpSession::sent_client(DatagramQueue::Outcome out, size_t size) {
+  if (out == DatagramQueue::Outcome::waiting) {
+    listener_->wait_writable(this);
+  } else if (out == DatagramQueue::Outcome::dropped) {
+    log_error(config::LogLevel::info, dropped_line(size, client_out_), 0, "proxying and sending to client");
+  } else if (out == DatagramQueue::Outcome::failed) {
+    log_error(config::LogLevel::error, "sendto() failed", errno, "proxying and sending to client");
+  }
+}
+
+DatagramQueue::Send UdpSession::client_sender() {
+  return [this](std::string_view datagram) { return send_client_now(datagram); };
+}
+
+ssize_t UdpSession::send_client_now(std::string_view datagram) {
   iovec iov{const_cast<char*>(datagram.data()), datagram.size()};
   msghdr msg{};
   msg.msg_name = &facts_.peer;
@@ -218,12 +279,8 @@ void UdpSession::send_client(std::string_view datagram) {
     msg.msg_controllen = net::put_source_address(CMSG_FIRSTHDR(&msg), reinterpret_cast<const sockaddr*>(&facts_.local));
   }
   const ssize_t n = ::sendmsg(listener_->fd(), &msg, 0);
-  if (n >= 0) {
-    facts_.bytes_sent += size_t(n);
-    return;
-  }
-  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) return;
-  log_error(config::LogLevel::error, "sendto() failed", errno, "proxying and sending to client");
+  if (n >= 0) facts_.bytes_sent += size_t(n);
+  return n;
 }
 
 // nginx's test for a UDP session after each datagram: proxy_requests
@@ -236,6 +293,8 @@ void UdpSession::after_datagram() {
   if (s.requests && requests_ < s.requests) return;
   if (s.requests && listener_) listener_->forget(this, facts_.peer, facts_.local);
   if (s.responses < 0 || responses_ < uint64_t(s.responses) * requests_) return;
+  // As nginx, not while datagrams wait to be sent.
+  if (!upstream_out_.empty() || !client_out_.empty()) return;
   log_session_summary(s, facts_.connection, config::LogLevel::info, packets_line("udp done"));
   finish(200);
 }

@@ -10,7 +10,10 @@
 // and proxy_download_rate apply as nginx applies them to datagrams: a
 // direction that read past its allowance rests; an upstream's datagrams
 // wait in its socket meanwhile, a client's are lost (nginx does not read
-// the listening socket's datagram for a session that rests). Bytes are
+// the listening socket's datagram for a session that rests). A datagram
+// a socket cannot take yet (EAGAIN) waits, in order, up to
+// proxy_buffer_size bytes a direction, for the socket to be writable
+// (datagram_queue.h); beyond that it is dropped and logged. Bytes are
 // relayed, never parsed.
 #pragma once
 
@@ -23,6 +26,7 @@
 
 #include "config/config.h"
 #include "core/event_loop.h"
+#include "stream/datagram_queue.h"
 #include "stream/session_base.h"
 #include "stream/session_rates.h"
 #include "stream/stream_config.h"
@@ -48,13 +52,15 @@ class UdpSession : private SessionBase {
   void from_client(std::string_view datagram);
   // The listening socket closes (reload dropped it, or a graceful stop).
   void listener_gone();
+  // The listening socket takes datagrams again: what waited for it goes.
+  void client_writable();
 
  private:
   enum class State : uint8_t { resolving, proxying, done };
 
   struct UpstreamSide final : core::IoHandler {
     UdpSession* session = nullptr;
-    void on_io(uint32_t) override { session->read_upstream(); }
+    void on_io(uint32_t events) override { session->upstream_io(events); }
   };
 
   static void on_timer(void* self);
@@ -63,8 +69,15 @@ class UdpSession : private SessionBase {
   void proxy_to(std::shared_ptr<const Upstream> upstream);
   bool connect_next();
   void send_upstream(std::string_view datagram);
+  DatagramQueue::Send upstream_sender();
+  void sent_upstream(DatagramQueue::Outcome out, size_t size);
+  void upstream_io(uint32_t events);
   void read_upstream();
   void send_client(std::string_view datagram);
+  DatagramQueue::Send client_sender();
+  ssize_t send_client_now(std::string_view datagram);
+  void sent_client(DatagramQueue::Outcome out, size_t size);
+  std::string dropped_line(size_t size, const DatagramQueue& q) const;
   void after_datagram();
   void arm_timeout();
   void finish(int status);
@@ -77,12 +90,15 @@ class UdpSession : private SessionBase {
   UpstreamSide upstream_side_;
   core::Timer timer_;  // proxy_timeout since the last datagram either way
   SessionRates rates_;  // proxy_upload_rate / proxy_download_rate
+  DatagramQueue upstream_out_;  // to the upstream, waiting for its socket (proxy_buffer_size)
+  DatagramQueue client_out_;    // to the client, waiting for the listening socket
 
   std::vector<std::string> waiting_;  // client datagrams while the resolver answers
   UpstreamTries tries_;
   int upstream_fd_ = -1;
   bool upstream_failed_ = false;  // an error or an unanswered timeout: the balancer counts a failure
   bool upstream_eof_ = false;     // a read error: nothing more is read from it
+  bool upstream_wants_out_ = false;  // datagrams wait: EPOLLOUT is watched
   uint64_t requests_ = 0, responses_ = 0;
   uint64_t to_upstream_ = 0, from_upstream_ = 0;
 };
