@@ -9,6 +9,8 @@
 #include "core/ascii.h"
 #include "dns/resolver.h"
 #include "net/address.h"
+#include "stream/stream_worker.h"
+#include "stream/variables.h"
 
 namespace torii::stream {
 
@@ -35,6 +37,43 @@ PassTarget find_pass_target(const StreamConfig& cfg, const std::string& target) 
   t.host = target.substr(0, colon);
   t.port = uint16_t(port);
   return t;
+}
+
+std::shared_ptr<dns::Lookup> choose_upstream(StreamWorker& w, const StreamConfig& cfg, const Server& server,
+                                             const Facts& facts, UpstreamChosen chosen, UpstreamFailed failed) {
+  if (server.pass) {
+    chosen(server.pass);
+    return nullptr;
+  }
+  std::string target;
+  render(*server.pass_template, facts, target);
+  PassTarget where = find_pass_target(cfg, target);
+  if (where.upstream) {
+    chosen(std::move(where.upstream));
+    return nullptr;
+  }
+  if (!where.error.empty()) {
+    failed(where.error);
+    return nullptr;
+  }
+  const Settings& s = server.settings;
+  if (!s.resolver) {
+    failed("no resolver defined to resolve " + where.host);
+    return nullptr;
+  }
+  dns::Resolver& resolver = w.resolver(*s.resolver);
+  auto resolved = [chosen, failed, target, host = where.host, port = where.port](const dns::Answer& a) {
+    if (a.state != 0) {
+      failed(host + " could not be resolved (" + std::to_string(a.state) + ": " + dns::state_text(a.state) + ")");
+      return;
+    }
+    chosen(session_group(target, answer_addresses(a, port)));
+  };
+  if (const dns::Answer* cached = resolver.cached(where.host)) {
+    resolved(*cached);
+    return nullptr;
+  }
+  return resolver.resolve(where.host, s.resolver_timeout.count(), std::move(resolved));
 }
 
 bool literal_address(std::string_view text, sockaddr_storage& addr) {

@@ -11,22 +11,15 @@
 #include <cstring>
 
 #include "config/directives.h"
-#include "config/upstream_bind.h"
-#include "core/ascii.h"
-#include "dns/resolver.h"
 #include "log/error_log.h"
 #include "net/address.h"
 #include "config/ssl_config.h"
 #include "config/upstream_tls_config.h"
 #include "net/proxy_protocol.h"
-#include "stream/access.h"
 #include "stream/client_hello.h"
-#include "stream/pass_target.h"
 #include "stream/session_log.h"
 #include "stream/stream_worker.h"
 #include "stream/tls_server.h"
-#include "upstream/group_state.h"
-#include "upstream/local_bind.h"
 
 namespace torii::stream {
 
@@ -38,24 +31,12 @@ constexpr uint32_t kEvents = EPOLLIN | EPOLLOUT | EPOLLRDHUP;
 
 Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> config, const ListenGroup& group,
                  const sockaddr_storage& peer)
-    : worker_(w),
-      config_(std::move(config)),
-      group_(group),
-      server_(*group.server),
+    : SessionBase(w, std::move(config), group, peer),
       client_fd_(fd),
       timer_(&Session::on_timer, this),
-      upload_(&Session::on_upload_rested, this),
-      download_(&Session::on_download_rested, this) {
-  facts_.peer = peer;
+      rates_(w.loop(), &Session::on_rested, this) {
   socklen_t len = sizeof facts_.local;
   getsockname(fd, reinterpret_cast<sockaddr*>(&facts_.local), &len);
-  facts_.connection = worker_.next_connection_id();
-  facts_.start_ms = worker_.loop().now_ms();
-  facts_.user.resize(config_->stream->variables.size());
-  facts_.maps = &config_->stream->maps;
-  facts_.splits = &config_->stream->split_clients;
-  facts_.geos = &config_->stream->geos;
-  facts_.geoip = config_->stream->geoip.get();
   client_io_ = std::make_unique<PlainEndpoint>(fd);
   client_side_.session = this;
   upstream_side_.session = this;
@@ -64,8 +45,6 @@ Session::Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> 
 
 Session::~Session() {
   worker_.loop().cancel(timer_);
-  worker_.loop().cancel(upload_.timer);
-  worker_.loop().cancel(download_.timer);
   close_upstream();
   client_io_.reset();  // its TLS, before the socket under it
   if (client_fd_ >= 0) {
@@ -129,19 +108,12 @@ void Session::read_proxy_header() {
 }
 
 void Session::begin() {
-  // preaccess: limit_conn, then access: allow/deny.
-  if (!limit_conn_.take(server_.settings, facts_, [this](config::LogLevel level, const std::string& message) {
+  if (const int refused = admit([this](config::LogLevel level, const std::string& message) {
         log_error(level, message, 0, "initializing session");
       })) {
-    finish(503);
+    finish(refused);
     return;
   }
-  if (!allowed()) {
-    log_error(config::LogLevel::error, "access forbidden by rule", 0, "initializing session");
-    finish(403);
-    return;
-  }
-  run_sets();
   if (group_.listen.ssl) {
     start_handshake();
     return;
@@ -243,16 +215,6 @@ void Session::run_handler() {
   start_proxy();
 }
 
-bool Session::allowed() { return access_allowed(server_.settings.access_rules, facts_.peer); }
-
-void Session::run_sets() {
-  for (const auto& step : server_.sets) {
-    std::string value;
-    render(step.value, facts_, value);
-    if (step.slot < facts_.user.size()) facts_.user[step.slot] = std::move(value);
-  }
-}
-
 // ---- return ------------------------------------------------------------------
 
 void Session::start_return() {
@@ -282,66 +244,14 @@ void Session::write_return() {
 
 void Session::start_proxy() {
   state_ = State::connecting;
-  if (server_.pass) {
-    proxy_to(server_.pass);
-    return;
-  }
-  // proxy_pass $var: an upstream {} of that name, an address, or a name
-  // for the resolver, as nginx.
-  std::string target;
-  render(*server_.pass_template, facts_, target);
-  PassTarget where = find_pass_target(*config_->stream, target);
-  if (where.upstream) {
-    proxy_to(std::move(where.upstream));
-    return;
-  }
-  if (!where.error.empty()) {
-    log_error(config::LogLevel::error, where.error, 0, "connecting to upstream");
-    finish(502);
-    return;
-  }
-  const std::string host = where.host;
-  const uint16_t port = where.port;
-  const Settings& s = server_.settings;
-  if (!s.resolver) {
-    log_error(config::LogLevel::error, "no resolver defined to resolve " + host, 0, "connecting to upstream");
-    finish(502);
-    return;
-  }
-  dns::Resolver& resolver = worker_.resolver(*s.resolver);
-  auto resolved = [this, target, host, port](const dns::Answer& a) {
-    if (state_ == State::done) return;
-    if (a.state != 0) {
-      log_error(config::LogLevel::error,
-                host + " could not be resolved (" + std::to_string(a.state) + ": " + dns::state_text(a.state) + ")", 0,
-                "connecting to upstream");
-      finish(502);
-      return;
-    }
-    const std::vector<sockaddr_storage> addrs = answer_addresses(a, port);
-    proxy_to(session_group(target, addrs));
-  };
-  if (const dns::Answer* cached = resolver.cached(host)) {
-    resolved(*cached);
-    return;
-  }
-  lookup_ = resolver.resolve(host, s.resolver_timeout.count(), std::move(resolved));
+  choose_upstream([this](std::shared_ptr<const Upstream> u) { proxy_to(std::move(u)); },
+                  [this](int status) { finish(status); });
 }
 
 void Session::proxy_to(std::shared_ptr<const Upstream> upstream) {
-  upstream_ = std::move(upstream);
-  balancer_ = worker_.balancer(upstream_);
-  const auto& servers = upstream_->group->servers;
-  tried_.assign(servers.size(), 0);
-  unsigned usable = 0;
-  for (const auto& s : servers) usable += s.down ? 0 : 1;
-  tries_left_ = usable ? usable : 1;
-  const unsigned cap = server_.settings.next_upstream_tries;
-  if (cap && tries_left_ > cap) tries_left_ = cap;
-  if (!upstream_->hash_key.parts.empty()) render(upstream_->hash_key, facts_, hash_key_);
+  tries_.start(worker_, std::move(upstream), server_.settings, facts_, worker_.loop().now_ms());
   upload_rate_ = render_rate(server_.settings.upload_rate, "proxy_upload_rate");
   download_rate_ = render_rate(server_.settings.download_rate, "proxy_download_rate");
-  first_try_ms_ = worker_.loop().now_ms();
   // What preread read (and a PROXY header) goes first: the buffer holds it.
   const size_t size = std::max(server_.settings.buffer_size, preread_.size() + net::kProxyProtocolMaxHeader);
   to_upstream_ = std::make_unique<Pipe>(size);
@@ -350,52 +260,28 @@ void Session::proxy_to(std::shared_ptr<const Upstream> upstream) {
 }
 
 void Session::connect_next() {
-  upstream::PickInput in;
-  in.client = &facts_.peer;
-  in.hash_key = hash_key_;
-  const int peer = balancer_->pick(in, tried_, worker_.loop().now_ms());
-  if (peer < 0) {
+  const config::UpstreamServer* srv = tries_.next(facts_, worker_.loop().now_ms());
+  if (!srv) {
     log_error(config::LogLevel::error, "no live upstreams", 0, "connecting to upstream");
     finish(502);
     return;
   }
-  connect_to(peer);
-}
-
-void Session::connect_to(int peer) {
-  const auto& srv = upstream_->group->servers[size_t(peer)];
-  peer_ = peer;
-  tried_[size_t(peer)] = 1;
-  --tries_left_;
-  balancer_->acquire(peer);
   try_start_ms_ = worker_.loop().now_ms();
-  start_rates();
-  facts_.upstream_addr.push_back(srv.name);
-  facts_.upstream_connect_ms.push_back(-1);
-  facts_.upstream_bytes_sent.push_back(0);
-  facts_.upstream_bytes_received.push_back(0);
-
-  upstream_fd_ = ::socket(srv.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  rates_.start(upload_rate_, download_rate_, try_start_ms_);  // as nginx, the count starts at each connect
+  const Settings& s = server_.settings;
+  upstream_fd_ = open_upstream_socket(*srv, SOCK_STREAM, s,
+                                      [this](config::LogLevel level, const std::string& what, int err) {
+                                        log_error(level, what, err, "connecting to upstream");
+                                      });
   if (upstream_fd_ < 0) {
-    log_error(config::LogLevel::alert, "socket() failed", errno, "connecting to upstream");
     finish(500);
     return;
-  }
-  const Settings& s = server_.settings;
-  if (s.bind && srv.addr.ss_family == s.bind->addr.ss_family) {
-    upstream::BindFailure failure;
-    if (!upstream::bind_local(upstream_fd_, s.bind->addr, s.bind->addr_len, s.bind->transparent, s.bind->name,
-                              failure)) {
-      log_error(failure.level, failure.what, failure.err, "connecting to upstream");
-      finish(500);
-      return;
-    }
   }
   if (s.socket_keepalive) {
     int one = 1;
     setsockopt(upstream_fd_, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
   }
-  if (::connect(upstream_fd_, reinterpret_cast<const sockaddr*>(&srv.addr), srv.addr_len) != 0 &&
+  if (::connect(upstream_fd_, reinterpret_cast<const sockaddr*>(&srv->addr), srv->addr_len) != 0 &&
       errno != EINPROGRESS) {
     try_failed("connect() failed", errno);
     return;
@@ -428,8 +314,8 @@ std::string Session::upstream_tls_name() {
     render(*server_.settings.proxy_ssl_name, facts_, name);
     return name;
   }
-  std::string name = upstream_->group->name;
-  if (!upstream_->group->implicit) return name;
+  std::string name = tries_.upstream().group->name;
+  if (!tries_.upstream().group->implicit) return name;
   const size_t colon = name.rfind(':');
   if (colon != std::string::npos && name.find(']') == std::string::npos && name.find(':') == colon) {
     name.resize(colon);
@@ -443,7 +329,7 @@ void Session::start_upstream_tls() {
   const config::UpstreamTlsConfig& t = *server_.settings.proxy_tls;
   const std::string name = upstream_tls_name();
   std::shared_ptr<net::TlsSessionSlot> slot;
-  if (t.session_reuse) slot = worker_.tls_session_slot(t.ctx.get(), upstream_->group->servers[size_t(peer_)].name);
+  if (t.session_reuse) slot = worker_.tls_session_slot(t.ctx.get(), tries_.server().name);
   std::string error;
   upstream_tls_ = net::TlsClient::start(t.ctx.get(), upstream_fd_, t.server_name ? name : std::string(), std::move(slot),
                                         error);
@@ -475,7 +361,7 @@ void Session::drive_upstream_handshake() {
 }
 
 void Session::start_proxying() {
-  balancer_->succeeded(peer_);
+  tries_.succeeded();
   if (server_.settings.proxy_protocol) to_upstream_->preload(net::proxy_protocol_v1_header(facts_.peer, facts_.local));
   if (!preread_.empty()) to_upstream_->preload(preread_);
   upstream_sent_base_ = to_upstream_->written_total();
@@ -486,12 +372,9 @@ void Session::start_proxying() {
 
 void Session::try_failed(const std::string& what, int err, const char* action) {
   log_error(config::LogLevel::error, what, err, action);
-  balancer_->failed(peer_, worker_.loop().now_ms());
+  tries_.failed(worker_.loop().now_ms());
   close_upstream();
-  const Settings& s = server_.settings;
-  const int64_t spent = worker_.loop().now_ms() - first_try_ms_;
-  if (tries_left_ == 0 || !s.next_upstream ||
-      (s.next_upstream_timeout.count() && spent >= s.next_upstream_timeout.count())) {
+  if (!tries_.may_retry(server_.settings, worker_.loop().now_ms())) {
     finish(502);
     return;
   }
@@ -501,12 +384,11 @@ void Session::try_failed(const std::string& what, int err, const char* action) {
 void Session::close_upstream() {
   upstream_io_.reset();  // its TLS, before the socket under it
   upstream_tls_.reset();
+  tries_.release();
   if (upstream_fd_ < 0) return;
   worker_.loop().remove(upstream_fd_);
   ::close(upstream_fd_);
   upstream_fd_ = -1;
-  if (balancer_ && peer_ >= 0) balancer_->release(peer_);
-  peer_ = -1;
 }
 
 // Moves what it can both ways until nothing moves; each socket is
@@ -514,26 +396,20 @@ void Session::close_upstream() {
 // or a rate limit's rest (its timer calls again).
 void Session::pump() {
   bool moved_any = false;
-  const int64_t now = worker_.loop().now_ms();
   for (;;) {
     bool moved = false;
     struct Way {
       Pipe& pipe;
       Endpoint &src, &dst;
-      Flow& flow;
+      SessionRates::Way way;
     };
-    for (Way w : {Way{*to_upstream_, *client_io_, *upstream_io_, upload_},
-                  Way{*to_client_, *upstream_io_, *client_io_, download_}}) {
-      if (!w.flow.resting && w.pipe.room() > 0) {
-        int64_t delay = 0;
-        const size_t allow = w.flow.rate.allowance(w.pipe.read_total(), now, w.pipe.room(), delay);
-        if (allow == 0) {
-          rest(w.flow, delay);
-        } else {
+    for (Way w : {Way{*to_upstream_, *client_io_, *upstream_io_, SessionRates::upload},
+                  Way{*to_client_, *upstream_io_, *client_io_, SessionRates::download}}) {
+      if (w.pipe.room() > 0) {
+        if (const size_t allow = rates_.allowance(w.way, w.pipe.read_total(), w.pipe.room()); allow > 0) {
           const uint64_t before = w.pipe.read_total();
           if (w.pipe.fill(w.src, allow) == Pipe::Io::progress) moved = true;
-          if (const int64_t ms = w.flow.rate.rest_after(size_t(w.pipe.read_total() - before)); ms > 0)
-            rest(w.flow, ms);
+          rates_.after_read(w.way, size_t(w.pipe.read_total() - before));
         }
       }
       const Pipe::Io out = w.pipe.drain(w.dst);
@@ -556,7 +432,7 @@ void Session::pump() {
     return;
   }
   // As nginx: proxy_timeout does not run while a direction rests.
-  if (upload_.resting || download_.resting) {
+  if (rates_.resting()) {
     worker_.loop().cancel(timer_);
   } else if (moved_any || !timer_.armed()) {
     worker_.loop().arm(timer_, server_.settings.timeout.count());
@@ -565,39 +441,8 @@ void Session::pump() {
 
 // ---- proxy_upload_rate / proxy_download_rate ------------------------------------
 
-uint64_t Session::render_rate(const Rate& r, const char* directive) {
-  if (!r.value) return r.bytes;
-  std::string text;
-  render(*r.value, facts_, text);
-  int64_t v = 0;
-  if (!config::parse_size(text, v) || v < 0) {
-    log_error(config::LogLevel::error, "invalid size \"" + text + "\" in \"" + directive + "\"", 0, nullptr);
-    return 0;
-  }
-  return uint64_t(v);
-}
-
-// As nginx, the count starts at each connect.
-void Session::start_rates() {
-  const int64_t now = worker_.loop().now_ms();
-  upload_.rate.start(upload_rate_, now);
-  download_.rate.start(download_rate_, now);
-}
-
-void Session::rest(Flow& flow, int64_t ms) {
-  flow.resting = true;
-  worker_.loop().arm(flow.timer, ms);
-}
-
-void Session::on_upload_rested(void* self) {
+void Session::on_rested(void* self) {
   auto* s = static_cast<Session*>(self);
-  s->upload_.resting = false;
-  if (s->state_ == State::proxying) s->pump();
-}
-
-void Session::on_download_rested(void* self) {
-  auto* s = static_cast<Session*>(self);
-  s->download_.resting = false;
   if (s->state_ == State::proxying) s->pump();
 }
 
@@ -706,25 +551,16 @@ void Session::finish(int status) {
   if (state_ == State::proxying && upstream_io_) upstream_io_->close_notify();
   if (client_io_) client_io_->close_notify();
   state_ = State::done;
-  facts_.status = status;
-  facts_.now_ms = worker_.loop().now_ms();
   worker_.loop().cancel(timer_);
-  worker_.loop().cancel(upload_.timer);
-  worker_.loop().cancel(download_.timer);
+  rates_.stop();
   close_upstream();
-  limit_conn_.release();
-  worker_.log_session(server_.settings, facts_);
+  end_session(status);
   worker_.release(this);
 }
 
 void Session::log_error(config::LogLevel level, const std::string& message, int err, const char* action) {
-  ErrorContext c;
-  c.settings = &server_.settings;
-  c.connection = facts_.connection;
-  c.peer = &facts_.peer;
-  c.server = &group_.listen.text;
-  if (!facts_.upstream_addr.empty()) {
-    c.upstream = &facts_.upstream_addr.back();
+  ErrorContext c = error_context();
+  if (c.upstream) {
     c.from_client = to_upstream_ ? to_upstream_->read_total() : 0;
     c.to_client = to_client_ ? to_client_->written_total() : 0;
     c.from_upstream = to_client_ ? to_client_->read_total() : 0;

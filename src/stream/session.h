@@ -17,23 +17,19 @@
 #include "stream/endpoint.h"
 #include "stream/limit_conn/limit_conn.h"
 #include "stream/pipe.h"
-#include "stream/rate_limit.h"
+#include "stream/session_base.h"
+#include "stream/session_rates.h"
 #include "stream/stream_config.h"
+#include "stream/upstream_tries.h"
 #include "stream/variables.h"
 
-namespace torii::upstream {
-class GroupState;
-}
-namespace torii::dns {
-class Lookup;
-}
 
 namespace torii::stream {
 
 class StreamWorker;
 class TlsServerEndpoint;
 
-class Session {
+class Session : private SessionBase {
  public:
   Session(StreamWorker& w, int fd, std::shared_ptr<const config::Config> config, const ListenGroup& group,
           const sockaddr_storage& peer);
@@ -62,27 +58,12 @@ class Session {
     void on_io(uint32_t events) override { session->on_io(upstream, events); }
   };
 
-  // One direction's rate limit (proxy_upload_rate / proxy_download_rate)
-  // and the timer that ends its rest.
-  struct Flow {
-    Flow(core::Timer::Callback cb, void* owner) : timer(cb, owner) {}
-    RateLimit rate;
-    bool resting = false;
-    core::Timer timer;
-  };
-
   void on_io(bool upstream, uint32_t events);
   static void on_timer(void* self);
-  static void on_upload_rested(void* self);
-  static void on_download_rested(void* self);
-  void start_rates();
-  uint64_t render_rate(const Rate& r, const char* directive);
-  void rest(Flow& flow, int64_t ms);
+  static void on_rested(void* self);
 
   void read_proxy_header();
   void begin();  // after the PROXY header, if any: access, set, TLS, preread, the handler
-  bool allowed();
-  void run_sets();
   void start_handshake();
   void drive_handshake();
   void after_handshake();
@@ -94,7 +75,6 @@ class Session {
   void start_proxy();
   void proxy_to(std::shared_ptr<const Upstream> upstream);
   void connect_next();
-  void connect_to(int peer);
   void connected();
   void start_upstream_tls();
   void drive_upstream_handshake();
@@ -111,13 +91,7 @@ class Session {
   // nginx's error-log context: " while ACTION, client: ..., server: ...".
   void log_error(config::LogLevel level, const std::string& message, int err, const char* action);
 
-  StreamWorker& worker_;
-  std::shared_ptr<const config::Config> config_;  // keeps the stream block alive across a reload
-  const ListenGroup& group_;
-  const Server& server_;
   State state_ = State::returning;
-  Facts facts_;
-  ConnHolds limit_conn_;
   int client_fd_;
   int upstream_fd_ = -1;
   std::unique_ptr<Endpoint> client_io_;  // plain, or TLS once start_handshake made it
@@ -134,21 +108,13 @@ class Session {
   size_t reply_sent_ = 0;
 
   // proxy
-  std::shared_ptr<dns::Lookup> lookup_;  // proxy_pass $var naming a host: the resolver's answer
-  std::shared_ptr<const Upstream> upstream_;
-  std::shared_ptr<upstream::GroupState> balancer_;
-  std::vector<uint8_t> tried_;
-  std::string hash_key_;
-  int peer_ = -1;
-  unsigned tries_left_ = 0;
-  int64_t first_try_ms_ = 0;
+  UpstreamTries tries_;
   int64_t try_start_ms_ = 0;
   std::unique_ptr<Pipe> to_upstream_;
   std::unique_ptr<Pipe> to_client_;
   uint64_t upstream_sent_base_ = 0;  // pipe totals when the current try began
   uint64_t upload_rate_ = 0, download_rate_ = 0;  // rendered when proxying starts
-  Flow upload_;    // client -> upstream
-  Flow download_;  // upstream -> client
+  SessionRates rates_;
 };
 
 }  // namespace torii::stream

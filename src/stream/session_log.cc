@@ -7,6 +7,13 @@
 
 namespace torii::stream {
 
+void log_session_summary(const Settings& s, uint64_t connection, config::LogLevel level, const std::string& message) {
+  ErrorContext c;
+  c.settings = &s;
+  c.connection = connection;
+  log_session_error(c, level, message, 0, nullptr);
+}
+
 void log_session_error(const ErrorContext& c, config::LogLevel level, const std::string& message, int err,
                        const char* action) {
   const Settings& s = *c.settings;

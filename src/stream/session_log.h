@@ -24,6 +24,9 @@ struct ErrorContext {
   uint64_t from_client = 0, to_client = 0, from_upstream = 0, to_upstream = 0;
 };
 
+// A line with no client context (nginx's summary lines: "udp done", ...).
+void log_session_summary(const Settings& s, uint64_t connection, config::LogLevel level, const std::string& message);
+
 void log_session_error(const ErrorContext& c, config::LogLevel level, const std::string& message, int err,
                        const char* action);
 

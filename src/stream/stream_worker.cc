@@ -238,7 +238,9 @@ std::shared_ptr<upstream::GroupState> StreamWorker::balancer(const std::shared_p
   return slot;
 }
 
-void StreamWorker::log_session(const Settings& s, const Facts& f) {
+void StreamWorker::log_session(const Settings& s, Facts& f, int status) {
+  f.status = status;
+  f.now_ms = loop_.now_ms();
   if (s.access_log_off) return;
   for (const AccessLog& al : s.access_logs) {
     if (al.condition) {

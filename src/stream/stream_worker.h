@@ -59,7 +59,8 @@ class StreamWorker {
   core::EventLoop& loop() { return loop_; }
   uint64_t next_connection_id();
   std::shared_ptr<upstream::GroupState> balancer(const std::shared_ptr<const Upstream>& u);
-  void log_session(const Settings& s, const Facts& f);
+  // The session's end: its status and time go into `f`, then its access log lines.
+  void log_session(const Settings& s, Facts& f, int status);
   dns::Resolver& resolver(const dns::ResolverConfig& cfg);
   // proxy_ssl_session_reuse: the session kept for one (context, server).
   std::shared_ptr<net::TlsSessionSlot> tls_session_slot(const SSL_CTX* ctx, const std::string& server);

@@ -46,6 +46,7 @@ void UdpListener::close_listener() {
   auto members = std::move(members_);
   members_.clear();
   routes_.clear();
+  writers_.clear();
   for (UdpSession* s : members) s->listener_gone();
   w_.loop().remove(fd_);
   ::close(fd_);
@@ -80,9 +81,28 @@ void UdpListener::forget(const UdpSession* s, const sockaddr_storage& peer, cons
 void UdpListener::leave(UdpSession* s, const sockaddr_storage& peer, const sockaddr_storage& local) {
   forget(s, peer, local);
   members_.erase(s);
+  writers_.erase(s);
 }
 
-void UdpListener::on_io(uint32_t) {
+void UdpListener::wait_writable(UdpSession* s) {
+  if (fd_ < 0) return;
+  if (writers_.empty()) w_.loop().modify(fd_, this, EPOLLIN | EPOLLOUT, core::EventLoop::Trigger::level);
+  writers_.insert(s);
+}
+
+void UdpListener::on_io(uint32_t events) {
+  if (events & EPOLLOUT) {
+    // Each waiting session sends what waited; one the socket refuses
+    // again asks again.
+    auto writers = std::move(writers_);
+    writers_.clear();
+    for (UdpSession* s : writers) {
+      if (fd_ < 0) return;
+      s->client_writable();
+    }
+    if (writers_.empty() && fd_ >= 0) w_.loop().modify(fd_, this, EPOLLIN, core::EventLoop::Trigger::level);
+  }
+  if (!(events & (EPOLLIN | EPOLLERR))) return;
   static thread_local std::vector<char> buf(kMaxDatagram);
   for (int i = 0; i < kBatch && fd_ >= 0; ++i) {
     sockaddr_storage peer{};

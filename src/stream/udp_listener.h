@@ -40,6 +40,9 @@ class UdpListener final : public core::IoHandler {
   void forget(const UdpSession* s, const sockaddr_storage& peer, const sockaddr_storage& local);
   // The session ended: it no longer answers through this socket.
   void leave(UdpSession* s, const sockaddr_storage& peer, const sockaddr_storage& local);
+  // The socket refused the session's datagram (EAGAIN): once it is
+  // writable, the session's client_writable() runs.
+  void wait_writable(UdpSession* s);
 
   void on_io(uint32_t events) override;
 
@@ -56,6 +59,7 @@ class UdpListener final : public core::IoHandler {
   bool wildcard_ = false;
   std::unordered_map<std::string, UdpSession*> routes_;  // by the client's address and port
   std::unordered_set<UdpSession*> members_;  // every live session that answers through this socket
+  std::unordered_set<UdpSession*> writers_;  // sessions waiting for the socket to be writable
 };
 
 }  // namespace torii::stream

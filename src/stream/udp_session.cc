@@ -5,19 +5,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
-#include "dns/resolver.h"
 #include "net/address.h"
 #include "net/packet_info.h"
 #include "net/proxy_protocol.h"
-#include "stream/access.h"
-#include "stream/pass_target.h"
 #include "stream/session_log.h"
 #include "stream/stream_worker.h"
 #include "stream/udp_listener.h"
-#include "upstream/group_state.h"
-#include "upstream/local_bind.h"
 
 namespace torii::stream {
 
@@ -34,22 +30,14 @@ socklen_t address_size(const sockaddr_storage& a) {
 
 UdpSession::UdpSession(StreamWorker& w, UdpListener& listener, std::shared_ptr<const config::Config> config,
                        const ListenGroup& group, const sockaddr_storage& peer, const sockaddr_storage& local)
-    : worker_(w),
+    : SessionBase(w, std::move(config), group, peer),
       listener_(&listener),
-      config_(std::move(config)),
-      group_(group),
-      server_(*group.server),
-      timer_(&UdpSession::on_timer, this) {
-  facts_.peer = peer;
+      timer_(&UdpSession::on_timer, this),
+      rates_(w.loop(), &UdpSession::on_rested, this),
+      upstream_out_(server_.settings.buffer_size),
+      client_out_(server_.settings.buffer_size) {
   facts_.local = local;
   facts_.udp = true;
-  facts_.connection = worker_.next_connection_id();
-  facts_.start_ms = worker_.loop().now_ms();
-  facts_.user.resize(config_->stream->variables.size());
-  facts_.maps = &config_->stream->maps;
-  facts_.splits = &config_->stream->split_clients;
-  facts_.geos = &config_->stream->geos;
-  facts_.geoip = config_->stream->geoip.get();
   upstream_side_.session = this;
 }
 
@@ -62,21 +50,11 @@ UdpSession::~UdpSession() {
 void UdpSession::start(std::string_view first) {
   requests_ = 1;
   facts_.bytes_received = first.size();
-  if (!limit_conn_.take(server_.settings, facts_, [this](config::LogLevel level, const std::string& message) {
+  if (const int refused = admit([this](config::LogLevel level, const std::string& message) {
         log_error(level, message, 0, "initializing session");
       })) {
-    finish(503);
+    finish(refused);
     return;
-  }
-  if (!access_allowed(server_.settings.access_rules, facts_.peer)) {
-    log_error(config::LogLevel::error, "access forbidden by rule", 0, "initializing session");
-    finish(403);
-    return;
-  }
-  for (const auto& step : server_.sets) {
-    std::string value;
-    render(step.value, facts_, value);
-    if (step.slot < facts_.user.size()) facts_.user[step.slot] = std::move(value);
   }
   if (server_.return_value) {
     std::string reply;
@@ -91,12 +69,19 @@ void UdpSession::start(std::string_view first) {
 
 void UdpSession::from_client(std::string_view datagram) {
   if (state_ == State::done) return;
+  // proxy_upload_rate: as nginx, a datagram that comes while the client's
+  // direction rests is not read, and is lost (it counts nowhere).
+  if (state_ == State::proxying && rates_.allowance(SessionRates::upload, facts_.bytes_received, SIZE_MAX) == 0) {
+    arm_timeout();
+    return;
+  }
   ++requests_;
   facts_.bytes_received += datagram.size();
   if (state_ == State::resolving) {
     if (waiting_.size() < kMaxWaiting) waiting_.emplace_back(datagram);
     return;
   }
+  rates_.after_read(SessionRates::upload, datagram.size());
   send_upstream(datagram);
   if (state_ == State::proxying) after_datagram();
 }
@@ -104,69 +89,23 @@ void UdpSession::from_client(std::string_view datagram) {
 void UdpSession::listener_gone() {
   listener_ = nullptr;
   if (state_ == State::done) return;
-  ErrorContext c;
-  c.settings = &server_.settings;
-  c.connection = facts_.connection;
-  log_session_error(c, config::LogLevel::info, "disconnected on shutdown", 0, nullptr);
+  log_session_summary(server_.settings, facts_.connection, config::LogLevel::info, "disconnected on shutdown");
   finish(200);
 }
 
 // ---- choosing the upstream -------------------------------------------------
 
 void UdpSession::start_proxy() {
-  if (server_.pass) {
-    proxy_to(server_.pass);
-    return;
-  }
-  std::string target;
-  render(*server_.pass_template, facts_, target);
-  PassTarget where = find_pass_target(*config_->stream, target);
-  if (where.upstream) {
-    proxy_to(std::move(where.upstream));
-    return;
-  }
-  if (!where.error.empty()) {
-    log_error(config::LogLevel::error, where.error, 0, "connecting to upstream");
-    finish(502);
-    return;
-  }
-  const Settings& s = server_.settings;
-  if (!s.resolver) {
-    log_error(config::LogLevel::error, "no resolver defined to resolve " + where.host, 0, "connecting to upstream");
-    finish(502);
-    return;
-  }
-  dns::Resolver& resolver = worker_.resolver(*s.resolver);
-  auto resolved = [this, target, host = where.host, port = where.port](const dns::Answer& a) {
-    if (state_ == State::done) return;
-    if (a.state != 0) {
-      log_error(config::LogLevel::error,
-                host + " could not be resolved (" + std::to_string(a.state) + ": " + dns::state_text(a.state) + ")", 0,
-                "connecting to upstream");
-      finish(502);
-      return;
-    }
-    proxy_to(session_group(target, answer_addresses(a, port)));
-  };
-  if (const dns::Answer* cached = resolver.cached(where.host)) {
-    resolved(*cached);
-    return;
-  }
-  lookup_ = resolver.resolve(where.host, s.resolver_timeout.count(), std::move(resolved));
+  choose_upstream([this](std::shared_ptr<const Upstream> u) { proxy_to(std::move(u)); },
+                  [this](int status) { finish(status); });
 }
 
 void UdpSession::proxy_to(std::shared_ptr<const Upstream> upstream) {
-  upstream_ = std::move(upstream);
-  balancer_ = worker_.balancer(upstream_);
-  const auto& servers = upstream_->group->servers;
-  tried_.assign(servers.size(), 0);
-  unsigned usable = 0;
-  for (const auto& s : servers) usable += s.down ? 0 : 1;
-  tries_left_ = usable ? usable : 1;
-  const unsigned cap = server_.settings.next_upstream_tries;
-  if (cap && tries_left_ > cap) tries_left_ = cap;
-  if (!upstream_->hash_key.parts.empty()) render(upstream_->hash_key, facts_, hash_key_);
+  tries_.start(worker_, std::move(upstream), server_.settings, facts_, worker_.loop().now_ms());
   if (!connect_next()) return;
+  // As nginx, the rates apply from here: what came before goes as it came.
+  rates_.start(render_rate(server_.settings.upload_rate, "proxy_upload_rate"),
+               render_rate(server_.settings.download_rate, "proxy_download_rate"), worker_.loop().now_ms());
   state_ = State::proxying;
   worker_.loop().arm(timer_, server_.settings.timeout.count());
   auto waiting = std::move(waiting_);
@@ -186,60 +125,35 @@ void UdpSession::proxy_to(std::shared_ptr<const Upstream> upstream) {
 // ended.
 bool UdpSession::connect_next() {
   const Settings& s = server_.settings;
-  const int64_t first_try = worker_.loop().now_ms();
   for (;;) {
-    upstream::PickInput in;
-    in.client = &facts_.peer;
-    in.hash_key = hash_key_;
-    const int peer = balancer_->pick(in, tried_, worker_.loop().now_ms());
-    if (peer < 0) {
+    const config::UpstreamServer* srv = tries_.next(facts_, worker_.loop().now_ms());
+    if (!srv) {
       log_error(config::LogLevel::error, "no live upstreams", 0, "connecting to upstream");
       finish(502);
       return false;
     }
-    const auto& srv = upstream_->group->servers[size_t(peer)];
-    peer_ = peer;
-    tried_[size_t(peer)] = 1;
-    --tries_left_;
-    balancer_->acquire(peer);
-    facts_.upstream_addr.push_back(srv.name);
-    facts_.upstream_connect_ms.push_back(-1);
-    facts_.upstream_bytes_sent.push_back(0);
-    facts_.upstream_bytes_received.push_back(0);
-    upstream_fd_ = ::socket(srv.addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    upstream_fd_ = open_upstream_socket(*srv, SOCK_DGRAM, s,
+                                        [this](config::LogLevel level, const std::string& what, int err) {
+                                          log_error(level, what, err, "connecting to upstream");
+                                        });
     if (upstream_fd_ < 0) {
-      log_error(config::LogLevel::alert, "socket() failed", errno, "connecting to upstream");
       finish(500);
       return false;
     }
-    if (s.bind && srv.addr.ss_family == s.bind->addr.ss_family) {
-      upstream::BindFailure failure;
-      if (!upstream::bind_local(upstream_fd_, s.bind->addr, s.bind->addr_len, s.bind->transparent, s.bind->name,
-                                failure)) {
-        log_error(failure.level, failure.what, failure.err, "connecting to upstream");
-        finish(500);
-        return false;
-      }
-    }
-    if (::connect(upstream_fd_, reinterpret_cast<const sockaddr*>(&srv.addr), srv.addr_len) == 0 &&
+    if (::connect(upstream_fd_, reinterpret_cast<const sockaddr*>(&srv->addr), srv->addr_len) == 0 &&
         worker_.loop().add(upstream_fd_, &upstream_side_, EPOLLIN)) {
-      facts_.upstream_connect_ms.back() = worker_.loop().now_ms() - first_try;
+      facts_.upstream_connect_ms.back() = worker_.loop().now_ms() - tries_.first_try_ms();
       sockaddr_storage local{};
       socklen_t len = sizeof local;
       getsockname(upstream_fd_, reinterpret_cast<sockaddr*>(&local), &len);
-      ErrorContext c;
-      c.settings = &s;
-      c.connection = facts_.connection;
-      log_session_error(c, config::LogLevel::info,
-                        "udp proxy " + net::address_with_port(local) + " connected to " + srv.name, 0, nullptr);
+      log_session_summary(s, facts_.connection, config::LogLevel::info,
+                          "udp proxy " + net::address_with_port(local) + " connected to " + srv->name);
       return true;
     }
     log_error(config::LogLevel::error, "connect() failed", errno, "connecting to upstream");
-    balancer_->failed(peer_, worker_.loop().now_ms());
+    tries_.failed(worker_.loop().now_ms());
     close_upstream();
-    const int64_t spent = worker_.loop().now_ms() - first_try;
-    if (tries_left_ == 0 || !s.next_upstream ||
-        (s.next_upstream_timeout.count() && spent >= s.next_upstream_timeout.count())) {
+    if (!tries_.may_retry(s, worker_.loop().now_ms())) {
       finish(502);
       return false;
     }
@@ -248,22 +162,60 @@ bool UdpSession::connect_next() {
 
 // ---- relaying ----------------------------------------------------------------
 
+// A datagram the socket cannot take yet (EAGAIN) waits in upstream_out_
+// for EPOLLOUT, as nginx keeps it and waits for the write event.
 void UdpSession::send_upstream(std::string_view datagram) {
-  const ssize_t n = ::send(upstream_fd_, datagram.data(), datagram.size(), 0);
-  if (n >= 0) {
-    to_upstream_ += size_t(n);
-    return;
+  sent_upstream(upstream_out_.push(datagram, upstream_sender()), datagram.size());
+}
+
+DatagramQueue::Send UdpSession::upstream_sender() {
+  return [this](std::string_view d) {
+    const ssize_t n = ::send(upstream_fd_, d.data(), d.size(), 0);
+    if (n >= 0) to_upstream_ += size_t(n);
+    return n;
+  };
+}
+
+void UdpSession::sent_upstream(DatagramQueue::Outcome out, size_t size) {
+  if (out == DatagramQueue::Outcome::waiting && !upstream_wants_out_ && !upstream_eof_) {
+    upstream_wants_out_ = true;
+    worker_.loop().modify(upstream_fd_, &upstream_side_, EPOLLIN | EPOLLOUT);
+  } else if (out == DatagramQueue::Outcome::dropped) {
+    log_error(config::LogLevel::info, dropped_line(size, upstream_out_), 0, "proxying and sending to upstream");
+  } else if (out == DatagramQueue::Outcome::failed) {
+    // The ICMP answer to an earlier datagram (nothing listens there).
+    log_error(config::LogLevel::error, "send() failed", errno, "proxying and sending to upstream");
+    upstream_failed_ = true;
+    finish(200);
   }
-  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) return;  // dropped, as a network may
-  // The ICMP answer to an earlier datagram (nothing listens there).
-  log_error(config::LogLevel::error, "send() failed", errno, "proxying and sending to upstream");
-  upstream_failed_ = true;
-  finish(200);
+}
+
+void UdpSession::upstream_io(uint32_t events) {
+  if ((events & EPOLLOUT) && !upstream_out_.empty() && state_ == State::proxying) {
+    sent_upstream(upstream_out_.flush(upstream_sender()), 0);
+    if (upstream_out_.empty() && state_ == State::proxying) {
+      upstream_wants_out_ = false;
+      worker_.loop().modify(upstream_fd_, &upstream_side_, EPOLLIN);
+      after_datagram();  // the session may end once nothing waits
+    }
+  }
+  if (events & (EPOLLIN | EPOLLERR | EPOLLHUP)) read_upstream();
+}
+
+std::string UdpSession::dropped_line(size_t size, const DatagramQueue& q) const {
+  return "datagram of " + std::to_string(size) + " bytes dropped, " + std::to_string(q.bytes()) +
+         " bytes wait to be sent (proxy_buffer_size " + std::to_string(server_.settings.buffer_size) + ")";
 }
 
 void UdpSession::read_upstream() {
   static thread_local std::vector<char> buf(kMaxDatagram);
   while (state_ == State::proxying && !upstream_eof_) {
+    // proxy_download_rate: while this direction rests, the upstream's
+    // datagrams wait in its socket; the rest's end reads again.
+    if (rates_.allowance(SessionRates::download, from_upstream_, SIZE_MAX) == 0) {
+      arm_timeout();
+      return;
+    }
     const ssize_t n = ::recv(upstream_fd_, buf.data(), buf.size(), 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
@@ -277,14 +229,42 @@ void UdpSession::read_upstream() {
       send_client(std::string_view());
     } else {
       from_upstream_ += size_t(n);
+      rates_.after_read(SessionRates::download, size_t(n));
       send_client(std::string_view(buf.data(), size_t(n)));
     }
     after_datagram();
   }
 }
 
+// As to the upstream: what the listening socket cannot take yet waits in
+// client_out_ until the listener reports it writable.
 void UdpSession::send_client(std::string_view datagram) {
   if (!listener_ || listener_->fd() < 0) return;
+  const DatagramQueue::Outcome out = client_out_.push(datagram, client_sender());
+  sent_client(out, datagram.size());
+}
+
+void UdpSession::client_writable() {
+  if (state_ == State::done || !listener_ || listener_->fd() < 0) return;
+  sent_client(client_out_.flush(client_sender()), 0);
+  if (client_out_.empty()) after_datagram();
+}
+
+void UdpSession::sent_client(DatagramQueue::Outcome out, size_t size) {
+  if (out == DatagramQueue::Outcome::waiting) {
+    listener_->wait_writable(this);
+  } else if (out == DatagramQueue::Outcome::dropped) {
+    log_error(config::LogLevel::info, dropped_line(size, client_out_), 0, "proxying and sending to client");
+  } else if (out == DatagramQueue::Outcome::failed) {
+    log_error(config::LogLevel::error, "sendto() failed", errno, "proxying and sending to client");
+  }
+}
+
+DatagramQueue::Send UdpSession::client_sender() {
+  return [this](std::string_view datagram) { return send_client_now(datagram); };
+}
+
+ssize_t UdpSession::send_client_now(std::string_view datagram) {
   iovec iov{const_cast<char*>(datagram.data()), datagram.size()};
   msghdr msg{};
   msg.msg_name = &facts_.peer;
@@ -299,12 +279,8 @@ void UdpSession::send_client(std::string_view datagram) {
     msg.msg_controllen = net::put_source_address(CMSG_FIRSTHDR(&msg), reinterpret_cast<const sockaddr*>(&facts_.local));
   }
   const ssize_t n = ::sendmsg(listener_->fd(), &msg, 0);
-  if (n >= 0) {
-    facts_.bytes_sent += size_t(n);
-    return;
-  }
-  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) return;
-  log_error(config::LogLevel::error, "sendto() failed", errno, "proxying and sending to client");
+  if (n >= 0) facts_.bytes_sent += size_t(n);
+  return n;
 }
 
 // nginx's test for a UDP session after each datagram: proxy_requests
@@ -313,15 +289,33 @@ void UdpSession::send_client(std::string_view datagram) {
 void UdpSession::after_datagram() {
   if (state_ != State::proxying) return;
   const Settings& s = server_.settings;
-  worker_.loop().arm(timer_, s.timeout.count());
+  arm_timeout();
   if (s.requests && requests_ < s.requests) return;
   if (s.requests && listener_) listener_->forget(this, facts_.peer, facts_.local);
   if (s.responses < 0 || responses_ < uint64_t(s.responses) * requests_) return;
-  ErrorContext c;
-  c.settings = &s;
-  c.connection = facts_.connection;
-  log_session_error(c, config::LogLevel::info, packets_line("udp done"), 0, nullptr);
+  // As nginx, not while datagrams wait to be sent.
+  if (!upstream_out_.empty() || !client_out_.empty()) return;
+  log_session_summary(s, facts_.connection, config::LogLevel::info, packets_line("udp done"));
   finish(200);
+}
+
+// proxy_timeout since the last datagram; as nginx, it does not run while
+// a direction rests.
+void UdpSession::arm_timeout() {
+  if (rates_.resting()) {
+    worker_.loop().cancel(timer_);
+  } else {
+    worker_.loop().arm(timer_, server_.settings.timeout.count());
+  }
+}
+
+// A rest ended: the upstream's datagrams that waited are read, and
+// proxy_timeout runs again once neither direction rests.
+void UdpSession::on_rested(void* self) {
+  auto* u = static_cast<UdpSession*>(self);
+  if (u->state_ != State::proxying) return;
+  if (!u->rates_.resting(SessionRates::download)) u->read_upstream();
+  if (u->state_ == State::proxying) u->arm_timeout();
 }
 
 std::string UdpSession::packets_line(const char* what) const {
@@ -337,10 +331,7 @@ void UdpSession::on_timer(void* self) {
   const Settings& s = u->server_.settings;
   if (s.responses < 0 || u->responses_ >= uint64_t(s.responses) * u->requests_) {
     // The answers expected came (or none were counted): a quiet end.
-    ErrorContext c;
-    c.settings = &s;
-    c.connection = u->facts_.connection;
-    log_session_error(c, config::LogLevel::info, u->packets_line("udp timed out"), 0, nullptr);
+    log_session_summary(s, u->facts_.connection, config::LogLevel::info, u->packets_line("udp timed out"));
     u->finish(200);
     return;
   }
@@ -354,47 +345,35 @@ void UdpSession::on_timer(void* self) {
 void UdpSession::finish(int status) {
   if (state_ == State::done) return;
   state_ = State::done;
-  lookup_.reset();
   worker_.loop().cancel(timer_);
+  rates_.stop();
   if (!facts_.upstream_addr.empty()) {
     facts_.upstream_bytes_sent.back() = to_upstream_;
     facts_.upstream_bytes_received.back() = from_upstream_;
   }
-  if (balancer_ && peer_ >= 0) {
-    if (upstream_failed_) {
-      balancer_->failed(peer_, worker_.loop().now_ms());
-    } else {
-      balancer_->succeeded(peer_);
-    }
+  if (upstream_failed_) {
+    tries_.failed(worker_.loop().now_ms());
+  } else {
+    tries_.succeeded();
   }
   close_upstream();
-  limit_conn_.release();
   if (listener_) listener_->leave(this, facts_.peer, facts_.local);
   listener_ = nullptr;
-  facts_.status = status;
-  facts_.now_ms = worker_.loop().now_ms();
-  worker_.log_session(server_.settings, facts_);
+  end_session(status);
   worker_.release(this);
 }
 
 void UdpSession::close_upstream() {
+  tries_.release();
   if (upstream_fd_ < 0) return;
   if (!upstream_eof_) worker_.loop().remove(upstream_fd_);
   ::close(upstream_fd_);
   upstream_fd_ = -1;
-  if (balancer_ && peer_ >= 0) balancer_->release(peer_);
-  peer_ = -1;
 }
 
 void UdpSession::log_error(config::LogLevel level, const std::string& message, int err, const char* action) {
-  ErrorContext c;
-  c.settings = &server_.settings;
-  c.connection = facts_.connection;
-  c.peer = &facts_.peer;
-  c.server = &group_.listen.text;
-  c.udp = true;
-  if (!facts_.upstream_addr.empty()) {
-    c.upstream = &facts_.upstream_addr.back();
+  ErrorContext c = error_context();
+  if (c.upstream) {
     c.from_client = facts_.bytes_received;
     c.to_client = facts_.bytes_sent;
     c.from_upstream = from_upstream_;

@@ -12,79 +12,14 @@ import time
 import pytest
 
 import harness
-from harness import IS_NGINX, base_conf, cli, wait_until
+from harness import base_conf, wait_until
 import stream_backends as sb
+from stream_harness import (check_refused, check_t, connect, error_log_has, log_line, peers,  # noqa: F401
+                            read_exactly, read_to_end, stream_conf)
 
-STREAM_MODULE = "/usr/lib/nginx/modules/ngx_stream_module.so"
 LOG_FORMAT = ("log_format basic '$remote_addr:$remote_port $protocol $status $bytes_sent $bytes_received "
               "$session_time \"$upstream_addr\" \"$upstream_bytes_sent\" \"$upstream_bytes_received\" "
               "\"$upstream_connect_time\" $connection $server_port [$time_local]';")
-
-
-def stream_conf(stream):
-    main = f"load_module {STREAM_MODULE};\n" if IS_NGINX else ""
-    return base_conf("", main=main + "stream {\n" + stream + "\n}\n")
-
-
-@pytest.fixture
-def peers():
-    made = []
-
-    def make(kind, *args, **kwargs):
-        p = getattr(sb, kind)(*args, **kwargs) if kind in ("echo", "silent") else getattr(sb, kind)()
-        made.append(p)
-        return p
-
-    yield make
-    for p in made:
-        p.close()
-
-
-def connect(port, timeout=10):
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return s
-
-
-def read_exactly(s, n):
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = s.recv(min(65536, n - len(buf)))
-        if not chunk:
-            break
-        buf += chunk
-    return bytes(buf)
-
-
-def read_to_end(s):
-    buf = bytearray()
-    while True:
-        try:
-            chunk = s.recv(65536)
-        except ConnectionResetError:
-            break
-        if not chunk:
-            break
-        buf += chunk
-    return bytes(buf)
-
-
-def log_line(server, client):
-    """The access log line of the session from `client` (a socket, or its
-    local port once closed); the harness's readiness probes have lines of
-    their own."""
-    port = client if isinstance(client, int) else client.getsockname()[1]
-    prefix = f"127.0.0.1:{port} "
-
-    def line():
-        if not server.access_log.exists():
-            return None
-        return next((l for l in server.access_log.read_text().splitlines() if l.startswith(prefix)), None)
-    return wait_until(line, 10, what="the session's access log line")
-
-
-def error_log_has(server, pattern):
-    return wait_until(lambda: re.search(pattern, server.error_log_text()), 10, what=f"error log: {pattern}")
 
 
 def test_bytes_pass_both_ways_exactly(make_server, peers):
@@ -211,19 +146,12 @@ def test_access_log_line(make_server, peers):
 
 
 def test_access_log_needs_a_format(make_server):
-    server = make_server(stream_conf("""
+    check_refused(make_server, """
         server {
             listen 127.0.0.1:@PORT@;
             return "x";
             access_log @PREFIX@/logs/access.log;
-        }"""), start=False)
-    server.leases = [harness.PortLease()]
-    server.ports = [server.leases[0].port]
-    server.write_conf()
-    p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
-    out = p.stdout + p.stderr
-    assert p.returncode != 0, out
-    assert "log format is not specified" in out, out
+        }""", "log format is not specified")
 
 
 def test_deny_closes_with_403_and_allow_passes(make_server, peers):
@@ -341,18 +269,11 @@ def test_reload_keeps_open_session(make_server, peers):
      'unknown "nonesuch" variable'),
 ])
 def test_bad_configs_are_refused(make_server, body, message):
-    server = make_server(stream_conf(body), start=False)
-    server.leases = [harness.PortLease()]
-    server.ports = [server.leases[0].port]
-    server.write_conf()
-    p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
-    out = p.stdout + p.stderr
-    assert p.returncode != 0, out
-    assert message in out, out
+    check_refused(make_server, body, message)
 
 
 def test_good_config_passes_t(make_server):
-    server = make_server(stream_conf("""
+    p = check_t(make_server, stream_conf("""
         log_format basic '$remote_addr $status';
         proxy_connect_timeout 2s;
         tcp_nodelay on;
@@ -378,11 +299,7 @@ def test_good_config_passes_t(make_server):
             resolver_timeout 5s;
             error_log @PREFIX@/logs/error.log;
             access_log @PREFIX@/logs/stream.log basic buffer=4k flush=1s;
-        }"""), start=False)
-    server.leases = [harness.PortLease()]
-    server.ports = [server.leases[0].port]
-    server.write_conf()
-    p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
+        }"""))
     assert p.returncode == 0, p.stdout + p.stderr
 
 
@@ -561,13 +478,6 @@ def test_address_both_http_and_stream_is_refused(make_server, nginx_only_skip):
     """torii opens every address with SO_REUSEPORT, so an address both
     blocks name would silently share its connections: refused at load
     (nginx fails to bind it at start instead)."""
-    server = make_server(base_conf("server { listen 127.0.0.1:@PORT@; }",
-                                   main="stream { server { listen 127.0.0.1:@PORT@; return x; } }"),
-                         start=False)
-    server.leases = [harness.PortLease()]
-    server.ports = [server.leases[0].port]
-    server.write_conf()
-    p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
-    out = p.stdout + p.stderr
-    assert p.returncode != 0, out
-    assert "is an http and a stream listen address" in out, out
+    check_refused(make_server, None, "is an http and a stream listen address",
+                  conf=base_conf("server { listen 127.0.0.1:@PORT@; }",
+                                 main="stream { server { listen 127.0.0.1:@PORT@; return x; } }"))

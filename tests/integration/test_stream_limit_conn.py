@@ -7,10 +7,9 @@ import socket
 
 import pytest
 
-import harness
 import stream_backends as sb
-from harness import cli, wait_until
-from test_stream import connect, error_log_has, log_line, peers, read_exactly, stream_conf  # noqa: F401
+from harness import wait_until
+from stream_harness import check_refused, connect, error_log_has, log_line, peers, read_exactly, ready_server  # noqa: F401
 
 LOG_FORMAT = "log_format lc '$remote_addr:$remote_port $protocol $status \"$limit_conn_status\"';"
 
@@ -18,20 +17,14 @@ LOG_FORMAT = "log_format lc '$remote_addr:$remote_port $protocol $status \"$limi
 def limited(make_server, backend_port, extra=""):
     """The limited server on @PORT1@; the harness polls the unlimited
     @PORT@ for readiness, so its probes hold no count."""
-    return make_server(stream_conf(f"""
-        {LOG_FORMAT}
-        limit_conn_zone $binary_remote_addr zone=addr:1m;
-        server {{
-            listen 127.0.0.1:@PORT@;
-            return "ready\\n";
-        }}
+    return ready_server(make_server, f"""
         server {{
             listen 127.0.0.1:@PORT1@;
             proxy_pass 127.0.0.1:{backend_port};
             limit_conn addr 1;
             access_log @PREFIX@/logs/access.log lc;
             {extra}
-        }}"""), nports=2, wait_ports=[0])
+        }}""", top=LOG_FORMAT + "\nlimit_conn_zone $binary_remote_addr zone=addr:1m;")
 
 
 def closed_at_once(s):
@@ -90,20 +83,13 @@ def test_dry_run_passes_and_says_so(make_server, peers):
 def test_udp_sessions_count_too(make_server):
     silent = sb.udp_silent()
     try:
-        server = make_server(stream_conf(f"""
-            {LOG_FORMAT}
-            limit_conn_zone $binary_remote_addr zone=addr:1m;
-            limit_conn addr 1;
-            server {{
-                listen 127.0.0.1:@PORT@;
-                return "ready\\n";
-            }}
+        server = ready_server(make_server, f"""
             server {{
                 listen 127.0.0.1:@PORT1@ udp;
                 proxy_pass 127.0.0.1:{silent.port};
                 proxy_timeout 5s;
                 access_log @PREFIX@/logs/access.log lc;
-            }}"""), nports=2, wait_ports=[0])
+            }}""", top=LOG_FORMAT + "\nlimit_conn_zone $binary_remote_addr zone=addr:1m;\nlimit_conn addr 1;")
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as a, \
                 socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as b:
             a.bind(("127.0.0.1", 0))
@@ -137,11 +123,4 @@ def test_udp_sessions_count_too(make_server):
      '"limit_conn_zone" directive is not allowed here'),
 ])
 def test_bad_limit_conn_configs_are_refused(make_server, body, message):
-    server = make_server(stream_conf(body), start=False)
-    server.leases = [harness.PortLease()]
-    server.ports = [server.leases[0].port]
-    server.write_conf()
-    p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
-    out = p.stdout + p.stderr
-    assert p.returncode != 0, out
-    assert message in out, out
+    check_refused(make_server, body, message)

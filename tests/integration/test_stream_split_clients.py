@@ -5,9 +5,7 @@ Debian's nginx with its stream module loaded."""
 
 import pytest
 
-import harness
-from harness import cli
-from test_stream import connect, peers, read_to_end, stream_conf  # noqa: F401  (peers: the fixture)
+from stream_harness import check_refused, connect, peers, read_to_end, stream_conf  # noqa: F401  (peers: the fixture)
 
 
 def murmur2(data):
@@ -115,11 +113,4 @@ def test_a_later_block_of_the_same_name_wins(make_server):
      '"split_clients" directive is not allowed here'),
 ])
 def test_bad_split_clients_are_refused(make_server, body, message):
-    server = make_server(stream_conf(body), start=False)
-    server.leases = [harness.PortLease()]
-    server.ports = [server.leases[0].port]
-    server.write_conf()
-    p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
-    out = p.stdout + p.stderr
-    assert p.returncode != 0, out
-    assert message in out, out
+    check_refused(make_server, body, message)

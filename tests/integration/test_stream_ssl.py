@@ -14,10 +14,10 @@ import time
 
 import pytest
 
-import harness
-from harness import IS_NGINX, base_conf, cli, wait_until
+from harness import IS_NGINX, base_conf, wait_until
 import stream_backends as sb
-from test_stream import STREAM_MODULE, connect, log_line, error_log_has, peers, read_exactly, read_to_end, stream_conf  # noqa: F401
+from stream_harness import (STREAM_MODULE, check_refused, check_t, connect, log_line, error_log_has, peers,  # noqa: F401
+                            read_exactly, read_to_end, stream_conf)
 from test_proxy_ssl import pki  # noqa: F401  (the CA, upstream.test's certificate, a client certificate)
 
 PREREAD_LOG = ("log_format sni '$remote_addr:$remote_port \"$ssl_preread_server_name\" \"$ssl_preread_protocol\" "
@@ -36,17 +36,6 @@ def client_hello(name=None, alpn=None):
     with pytest.raises(ssl.SSLWantReadError):
         obj.do_handshake()
     return outgoing.read()
-
-
-def check_t(make_server, conf, message):
-    server = make_server(conf, start=False)
-    server.leases = [harness.PortLease()]
-    server.ports = [server.leases[0].port]
-    server.write_conf()
-    p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
-    out = p.stdout + p.stderr
-    assert p.returncode != 0, out
-    assert message in out, out
 
 
 # ---- map ---------------------------------------------------------------------
@@ -448,25 +437,21 @@ def test_proxy_ssl_name_from_a_variable(make_server, pki, tls_backend):
 def test_bad_configs_are_refused(make_server, body, message):
     if message is None:
         # Certificates are only read for a server that listens with ssl.
-        server = make_server(stream_conf(body), start=False)
-        server.leases = [harness.PortLease()]
-        server.ports = [server.leases[0].port]
-        server.write_conf()
-        p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
+        p = check_t(make_server, stream_conf(body))
         assert p.returncode == 0, p.stdout + p.stderr
         return
-    check_t(make_server, stream_conf(body), message)
+    check_refused(make_server, body, message)
 
 
 def test_bad_certificate_file_is_refused(make_server, tmp_path):
     (tmp_path / "bad.crt").write_text("not a certificate\n")
-    check_t(make_server, stream_conf(f"""
+    check_refused(make_server, f"""
         server {{
             listen 127.0.0.1:@PORT@ ssl;
             ssl_certificate {tmp_path}/bad.crt;
             ssl_certificate_key {tmp_path}/bad.crt;
             proxy_pass 127.0.0.1:1;
-        }}"""), "bad.crt")
+        }}""", "bad.crt")
 
 
 # ---- error_log in stream ---------------------------------------------------------------

@@ -8,50 +8,27 @@ tests run against Debian's nginx with its stream module loaded.
 Each server also listens on TCP @PORT@ (a `return`), which the harness
 polls for readiness: a UDP socket cannot be probed that way."""
 
-import re
 import socket
 import time
 
 import pytest
 
-import harness
-from harness import cli, wait_until
-import stream_backends as sb
-from test_stream import error_log_has, stream_conf
+from harness import wait_until
+from stream_harness import (check_refused, error_log_has, log_line, log_lines, peers,  # noqa: F401
+                            ready_conf, ready_server, stream_conf)
 
 LOG_FORMAT = ("log_format udp '$remote_addr:$remote_port $protocol $status $bytes_sent $bytes_received "
               "\"$upstream_addr\" \"$upstream_bytes_sent\" \"$upstream_bytes_received\"';")
 
 
-@pytest.fixture
-def udp_peers():
-    made = []
-
-    def make(kind, *args):
-        p = getattr(sb, kind)(*args)
-        made.append(p)
-        return p
-
-    yield make
-    for p in made:
-        p.close()
-
-
 def udp_server(make_server, body, top=""):
-    """A stream block with a TCP readiness server on @PORT@ and `body` in a
-    server listening on UDP @PORT1@."""
-    return make_server(stream_conf(f"""
-        {LOG_FORMAT}
-        {top}
-        server {{
-            listen 127.0.0.1:@PORT@;
-            return "ready\\n";
-        }}
+    """`body` in a server listening on UDP @PORT1@, behind the readiness server."""
+    return ready_server(make_server, f"""
         server {{
             listen 127.0.0.1:@PORT1@ udp;
             access_log @PREFIX@/logs/access.log udp;
             {body}
-        }}"""), nports=2, wait_ports=[0])
+        }}""", top=LOG_FORMAT + "\n" + top)
 
 
 def client(timeout=5):
@@ -68,19 +45,8 @@ def ask(port, data, timeout=5):
         return reply, s.getsockname()[1]
 
 
-def log_lines(server, port):
-    if not server.access_log.exists():
-        return []
-    prefix = f"127.0.0.1:{port} "
-    return [l for l in server.access_log.read_text().splitlines() if l.startswith(prefix)]
-
-
-def log_line(server, port, timeout=10):
-    return wait_until(lambda: (log_lines(server, port) or [None])[0], timeout, what="the session's access log line")
-
-
-def test_datagrams_go_to_the_upstream_and_back(make_server, udp_peers):
-    backend = udp_peers("udp_echo")
+def test_datagrams_go_to_the_upstream_and_back(make_server, peers):
+    backend = peers("udp_echo")
     server = udp_server(make_server, f"""
             proxy_pass 127.0.0.1:{backend.port};
             proxy_responses 1;""")
@@ -93,8 +59,8 @@ def test_datagrams_go_to_the_upstream_and_back(make_server, udp_peers):
     assert backend.received[0][1][1] != port
 
 
-def test_several_clients_at_once_each_get_their_own_answers(make_server, udp_peers):
-    backend = udp_peers("udp_echo")
+def test_several_clients_at_once_each_get_their_own_answers(make_server, peers):
+    backend = peers("udp_echo")
     server = udp_server(make_server, f"""
             proxy_pass 127.0.0.1:{backend.port};
             proxy_timeout 2s;""")
@@ -118,8 +84,8 @@ def test_several_clients_at_once_each_get_their_own_answers(make_server, udp_pee
         assert len(log_lines(server, port)) == 1
 
 
-def test_proxy_requests_makes_a_session_per_datagram(make_server, udp_peers):
-    backend = udp_peers("udp_echo")
+def test_proxy_requests_makes_a_session_per_datagram(make_server, peers):
+    backend = peers("udp_echo")
     server = udp_server(make_server, f"""
             proxy_pass 127.0.0.1:{backend.port};
             proxy_requests 1;
@@ -133,9 +99,9 @@ def test_proxy_requests_makes_a_session_per_datagram(make_server, udp_peers):
     assert all(" UDP 200 2 2 " in l for l in log_lines(server, port))
 
 
-def test_dns_like_queries_are_balanced_over_the_group(make_server, udp_peers):
-    one = udp_peers("udp_dns", "one")
-    two = udp_peers("udp_dns", "two")
+def test_dns_like_queries_are_balanced_over_the_group(make_server, peers):
+    one = peers("udp_dns", "one")
+    two = peers("udp_dns", "two")
     server = udp_server(make_server, """
             proxy_pass dns;
             proxy_responses 1;
@@ -154,9 +120,9 @@ def test_dns_like_queries_are_balanced_over_the_group(make_server, udp_peers):
     assert sorted(answered_by) == [b"one", b"one", b"two", b"two"], answered_by
 
 
-def test_dead_upstream_is_logged_and_set_aside(make_server, udp_peers):
-    dead = udp_peers("UdpDeadPort")
-    live = udp_peers("udp_echo", "live")
+def test_dead_upstream_is_logged_and_set_aside(make_server, peers):
+    dead = peers("UdpDeadPort")
+    live = peers("udp_echo", "live")
     server = udp_server(make_server, """
             proxy_pass pair;
             proxy_responses 1;
@@ -180,8 +146,8 @@ def test_dead_upstream_is_logged_and_set_aside(make_server, udp_peers):
                           rf"upstream: \"127\.0\.0\.1:{dead.port}\"")
 
 
-def test_unanswered_request_is_502_after_proxy_timeout(make_server, udp_peers):
-    silent = udp_peers("udp_silent")
+def test_unanswered_request_is_502_after_proxy_timeout(make_server, peers):
+    silent = peers("udp_silent")
     server = udp_server(make_server, f"""
             proxy_pass 127.0.0.1:{silent.port};
             proxy_responses 1;
@@ -194,8 +160,8 @@ def test_unanswered_request_is_502_after_proxy_timeout(make_server, udp_peers):
     error_log_has(server, r"upstream timed out \(110: Connection timed out\) while proxying connection, udp client")
 
 
-def test_quiet_session_ends_at_proxy_timeout_with_200(make_server, udp_peers):
-    silent = udp_peers("udp_silent")
+def test_quiet_session_ends_at_proxy_timeout_with_200(make_server, peers):
+    silent = peers("udp_silent")
     server = udp_server(make_server, f"""
             proxy_pass 127.0.0.1:{silent.port};
             proxy_timeout 1s;""")
@@ -216,8 +182,8 @@ def test_return_answers_with_one_datagram(make_server):
     assert " UDP 200 26 8 " in log_line(server, port)
 
 
-def test_deny_is_403_and_nothing_is_answered(make_server, udp_peers):
-    backend = udp_peers("udp_echo")
+def test_deny_is_403_and_nothing_is_answered(make_server, peers):
+    backend = peers("udp_echo")
     server = udp_server(make_server, f"""
             deny 127.0.0.1;
             proxy_pass 127.0.0.1:{backend.port};""")
@@ -230,8 +196,8 @@ def test_deny_is_403_and_nothing_is_answered(make_server, udp_peers):
     assert not backend.received
 
 
-def test_tcp_and_udp_share_a_port(make_server, udp_peers):
-    backend = udp_peers("udp_echo")
+def test_tcp_and_udp_share_a_port(make_server, peers):
+    backend = peers("udp_echo")
     server = make_server(stream_conf(f"""
         server {{
             listen 127.0.0.1:@PORT@;
@@ -262,30 +228,19 @@ def test_tcp_and_udp_share_a_port(make_server, udp_peers):
      'duplicate "127.0.0.1:'),
 ])
 def test_bad_udp_configs_are_refused(make_server, body, message):
-    server = make_server(stream_conf(body), start=False)
-    server.leases = [harness.PortLease()]
-    server.ports = [server.leases[0].port]
-    server.write_conf()
-    p = cli(["-t", "-c", str(server.conf_path)], prefix=server.prefix)
-    out = p.stdout + p.stderr
-    assert p.returncode != 0, out
-    assert message in out, out
+    check_refused(make_server, body, message)
 
 
 def test_reload_changes_what_a_new_client_gets(make_server):
-    def conf(text):
-        return stream_conf(f"""
-        server {{
-            listen 127.0.0.1:@PORT@;
-            return "ready\\n";
-        }}
+    def udp_returns(text):
+        return f"""
         server {{
             listen 127.0.0.1:@PORT1@ udp;
             return "{text}";
-        }}""")
-    server = make_server(conf("before"), nports=2, wait_ports=[0])
+        }}"""
+    server = ready_server(make_server, udp_returns("before"))
     assert ask(server.ports[1], b"?")[0] == b"before"
-    server.reload(conf("after"))
+    server.reload(ready_conf(udp_returns("after")))
 
     def answered_after():
         try:
@@ -296,15 +251,11 @@ def test_reload_changes_what_a_new_client_gets(make_server):
 
 
 def test_wildcard_listen_answers_from_the_address_asked(make_server):
-    server = make_server(stream_conf("""
-        server {
-            listen 127.0.0.1:@PORT@;
-            return "ready\\n";
-        }
+    server = ready_server(make_server, """
         server {
             listen @PORT1@ udp;
             return "$server_addr";
-        }"""), nports=2, wait_ports=[0])
+        }""")
     # 127.0.0.2 is on the loopback too; routing alone would answer from
     # 127.0.0.1, which a connected client socket would not take.
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as c:
@@ -314,8 +265,8 @@ def test_wildcard_listen_answers_from_the_address_asked(make_server):
         assert c.recv(100) == b"127.0.0.2"
 
 
-def test_proxy_protocol_header_leads_the_first_datagram(make_server, udp_peers):
-    backend = udp_peers("udp_echo")
+def test_proxy_protocol_header_leads_the_first_datagram(make_server, peers):
+    backend = peers("udp_echo")
     server = udp_server(make_server, f"""
             proxy_pass 127.0.0.1:{backend.port};
             proxy_protocol on;
