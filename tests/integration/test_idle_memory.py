@@ -89,6 +89,23 @@ def settled_rss_kib(pid, timeout=10.0):
     return last[0]
 
 
+def kib_per_connection_once_quiet(pid, before, count, bound, timeout):
+    """The resident memory's growth per connection, read until it comes
+    under `bound` (idle connections give buffers back after a second of
+    quiet) or `timeout` passes; the last reading."""
+    per_connection = [0.0]
+
+    def under_bound():
+        per_connection[0] = (rss_kib(pid) - before) / count
+        return per_connection[0] <= bound
+
+    try:
+        wait_until(under_bound, timeout, interval=0.2)
+    except AssertionError:
+        pass
+    return per_connection[0]
+
+
 def raise_fd_limit(count):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < count + 100:
@@ -214,26 +231,19 @@ def test_idle_tls_http2_connections_cost_bounded_memory(make_server, cert):
     try:
         for _ in range(TLS_H2_CONNECTIONS):
             held.append(h2_request_over_tls(ctx, port))
-        # An idle session gives its frame buffer's pages back after a
-        # second: wait for the figure to come under the bound, or settle.
-        per_connection = [0.0]
-
-        def under_bound():
-            per_connection[0] = (rss_kib(srv.proc.pid) - before) / TLS_H2_CONNECTIONS
-            return per_connection[0] <= MAX_KIB_PER_TLS_H2_CONNECTION
-
-        try:
-            wait_until(under_bound, 5.0, interval=0.2)
-        except AssertionError:
-            pass
+        # An idle session gives its frame buffer's pages (and its TLS record
+        # buffers) back after a second: wait for the figure to come under
+        # the bound, or settle.
+        per_connection = kib_per_connection_once_quiet(srv.proc.pid, before, TLS_H2_CONNECTIONS,
+                                                       MAX_KIB_PER_TLS_H2_CONNECTION, 5.0)
         # The connections are still served: a second request on the first.
         held[0].sendall(h2_request(3))
         assert held[0].recv(65536), "the server closed an idle HTTP/2 connection"
     finally:
         for s in held:
             s.close()
-    assert per_connection[0] <= MAX_KIB_PER_TLS_H2_CONNECTION, \
-        f"{per_connection[0]:.2f} KiB per idle TLS HTTP/2 connection"
+    assert per_connection <= MAX_KIB_PER_TLS_H2_CONNECTION, \
+        f"{per_connection:.2f} KiB per idle TLS HTTP/2 connection"
 
 
 @needs_plain_build
@@ -256,24 +266,16 @@ def test_idle_tls_http1_connections_give_their_record_buffers_back(make_server, 
         for _ in range(TLS_H1_CONNECTIONS):
             held.append(tls_request())
         busy = (rss_kib(srv.proc.pid) - before) / TLS_H1_CONNECTIONS
-        per_connection = [busy]
-
-        def under_bound():
-            per_connection[0] = (rss_kib(srv.proc.pid) - before) / TLS_H1_CONNECTIONS
-            return per_connection[0] <= MAX_KIB_PER_TLS_H1_CONNECTION
-
-        try:
-            wait_until(under_bound, 6.0, interval=0.2)
-        except AssertionError:
-            pass
+        per_connection = kib_per_connection_once_quiet(srv.proc.pid, before, TLS_H1_CONNECTIONS,
+                                                       MAX_KIB_PER_TLS_H1_CONNECTION, 6.0)
         # Still served after the buffers went: a request on the first and the last.
         one_request(held[0])
         one_request(held[-1])
     finally:
         for s in held:
             s.close()
-    assert per_connection[0] <= MAX_KIB_PER_TLS_H1_CONNECTION, \
-        f"{per_connection[0]:.2f} KiB per idle TLS HTTP/1.1 connection ({busy:.2f} KiB just after their requests)"
+    assert per_connection <= MAX_KIB_PER_TLS_H1_CONNECTION, \
+        f"{per_connection:.2f} KiB per idle TLS HTTP/1.1 connection ({busy:.2f} KiB just after their requests)"
 
 
 @needs_plain_build
