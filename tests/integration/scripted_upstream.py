@@ -1,5 +1,15 @@
-"""An HTTP/1.1 upstream for the compression tests, in a thread of the test
-process. The response is described by the request's query string:
+"""HTTP/1.1 upstreams scripted by the tests, in threads of the test process.
+
+Raw ones, for bytes an HTTP library would not send (interim responses,
+trailers, a body in timed pieces, no answer at all): a
+stream_backends.TcpServer whose handler is built here.
+
+  replying(answer, complete, drain)  reads a request, writes answer(request)
+  HoldingUpstream                    answers each request once released
+  SteppedUpstream(pieces)            a body in pieces, each when the test says
+
+ScriptedUpstream, for the compression tests, describes its response by the
+request's query string:
 
   h=Name:Value    a response header (repeatable; replaces one of the same name)
   a=Name:Value    a response header added beside any of the same name (Set-Cookie)
@@ -21,6 +31,108 @@ import gzip
 import socket
 import threading
 import urllib.parse
+
+from stream_backends import TcpServer
+
+
+def read_until(conn, complete, data=b""):
+    """Reads from conn until complete(bytes read) holds: those bytes, or
+    None when the peer closes first."""
+    while not complete(data):
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def head_complete(data):
+    """A request head has come whole."""
+    return b"\r\n\r\n" in data
+
+
+def length_complete(data):
+    """A request head has come whole, and the Content-Length bytes after it."""
+    if b"\r\n\r\n" not in data:
+        return False
+    head, rest = data.split(b"\r\n\r\n", 1)
+    for line in head.split(b"\r\n")[1:]:
+        k, _, v = line.partition(b":")
+        if k.strip().lower() == b"content-length":
+            return len(rest) >= int(v)
+    return True
+
+
+def replying(answer, complete=head_complete, drain=False):
+    """A TcpServer whose handler reads each connection's request until
+    complete(bytes) holds, writes answer(request) (bytes, or a list of byte
+    strings written one by one), and closes. drain: after the answer, shut
+    down writing and read until the peer closes (no reset for unread bytes).
+    A peer that closes before its request is whole gets nothing."""
+    def handler(conn):
+        conn.settimeout(10)
+        request = read_until(conn, complete)
+        if request is None:
+            return
+        out = answer(request)
+        for piece in [out] if isinstance(out, bytes) else out:
+            conn.sendall(piece)
+        if drain:
+            conn.shutdown(socket.SHUT_WR)
+            while conn.recv(65536):
+                pass
+    return TcpServer(handler)
+
+
+class HoldingUpstream(TcpServer):
+    """Reads each request head and answers 200 "ok" only once `release` is
+    set; `arrived` counts the heads read, so a test can look at the proxy's
+    connection while it waits."""
+
+    def __init__(self):
+        self.release = threading.Event()
+        self.arrived = threading.Semaphore(0)
+        super().__init__(self._hold)
+
+    def _hold(self, conn):
+        if read_until(conn, head_complete) is None:
+            return
+        self.arrived.release()
+        self.release.wait(20)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n")
+
+    def close(self):
+        self.release.set()
+        super().close()
+
+
+class SteppedUpstream(TcpServer):
+    """Answers a request with a body sent in pieces, after `headers`; each
+    piece after the first waits until the test sets its event in `go`.
+    `request` keeps the bytes of the request head."""
+
+    def __init__(self, pieces, headers=b"Content-Type: text/html\r\n"):
+        self.pieces = pieces
+        self.headers = headers
+        self.go = [threading.Event() for _ in pieces]
+        self.go[0].set()
+        self.request = b""
+        super().__init__(self._step)
+
+    def _step(self, conn):
+        self.request = read_until(conn, head_complete)
+        if self.request is None:
+            return
+        conn.sendall(b"HTTP/1.1 200 OK\r\n" + self.headers + b"Connection: close\r\n\r\n")
+        for event, piece in zip(self.go, self.pieces):
+            if not event.wait(10):
+                return
+            conn.sendall(piece)
+
+    def close(self):
+        for e in self.go:
+            e.set()
+        super().close()
 
 
 def text_body(n):
