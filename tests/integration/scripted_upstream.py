@@ -63,14 +63,15 @@ def length_complete(data):
     return True
 
 
-def replying(answer, complete=head_complete, drain=False):
+def replying(answer, complete=head_complete, drain=False, timeout=None):
     """A TcpServer whose handler reads each connection's request until
     complete(bytes) holds, writes answer(request) (bytes, or a list of byte
     strings written one by one), and closes. drain: after the answer, shut
     down writing and read until the peer closes (no reset for unread bytes).
-    A peer that closes before its request is whole gets nothing."""
+    A peer that closes before its request is whole gets nothing; `timeout`
+    bounds each socket operation (None: none)."""
     def handler(conn):
-        conn.settimeout(10)
+        conn.settimeout(timeout)
         request = read_until(conn, complete)
         if request is None:
             return

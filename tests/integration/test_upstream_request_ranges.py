@@ -43,8 +43,8 @@ def whole_file(_data):
 
 @pytest.fixture(scope="module")
 def ups():
-    made = [replying(echo_http, length_complete), replying(uwsgi_tail, uwsgi_complete),
-            replying(whole_file, length_complete)]
+    made = [replying(echo_http, length_complete, timeout=10), replying(uwsgi_tail, uwsgi_complete, timeout=10),
+            replying(whole_file, length_complete, timeout=10)]
     yield made
     for u in made:
         u.close()
