@@ -14,6 +14,7 @@ import threading
 import pytest
 
 import harness
+from scripted_upstream import SteppedUpstream
 
 ERR = b"[an error occurred while processing the directive]"
 
@@ -242,43 +243,6 @@ def test_head_request_has_no_body(srv):
 # A proxied page whose body arrives in pieces
 
 
-class SteppedUpstream:
-    """Answers one request with a body sent in pieces; each piece after the
-    first waits until the test says the client saw what it expects."""
-
-    def __init__(self, pieces):
-        self.pieces = pieces
-        self.go = [threading.Event() for _ in pieces]
-        self.go[0].set()
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(4)
-        self.port = self.sock.getsockname()[1]
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
-
-    def run(self):
-        c, _ = self.sock.accept()
-        with c:
-            request = b""
-            while b"\r\n\r\n" not in request:
-                data = c.recv(65536)
-                if not data:
-                    return
-                request += data
-            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n")
-            for event, piece in zip(self.go, self.pieces):
-                if not event.wait(10):
-                    return
-                c.sendall(piece)
-
-    def stop(self):
-        for e in self.go:
-            e.set()
-        self.sock.close()
-        self.thread.join(5)
-
-
 def dechunk(data):
     out = b""
     while True:
@@ -326,7 +290,7 @@ def test_command_split_across_upstream_pieces(make_server):
         assert b"content-length" not in head.lower()
         assert dechunk(body) == b"before V mid <!-- plain --> end"
     finally:
-        up.stop()
+        up.close()
 
 
 def test_range_request_gets_the_whole_processed_page(srv):
