@@ -7,54 +7,23 @@ ssi_silent_errors, a page that includes itself, and the head nginx leaves
 (no length, no validators unless ssi_last_modified). Also runs against
 nginx (TORII_BIN=/usr/sbin/nginx)."""
 
-import http.server
 import socket
-import threading
 
 import pytest
 
 import harness
+from counting_upstream import CountingUpstream
 from scripted_upstream import SteppedUpstream
 
 ERR = b"[an error occurred while processing the directive]"
 
 
-class Backend:
-    """A small HTTP/1.1 upstream: fixed bodies by path."""
-
-    def __init__(self, pages):
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):
-                body = pages.get(self.path.split("?")[0])
-                status = 200 if body is not None else 404
-                body = body if body is not None else b"no such page"
-                self.send_response(status)
-                self.send_header("Content-Type", "text/html")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
 def backend():
-    b = Backend({
-        "/frag": b"[proxied fragment]",
-        "/ssi-frag": b"<i><!--#echo var=\"uri\" --></i>",
-    })
+    """Fixed bodies by path (404 for others)."""
+    b = CountingUpstream()
+    b.route("/frag", body=b"[proxied fragment]", headers={"Content-Type": "text/html"})
+    b.route("/ssi-frag", body=b"<i><!--#echo var=\"uri\" --></i>", headers={"Content-Type": "text/html"})
     yield b
     b.stop()
 
