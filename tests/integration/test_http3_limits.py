@@ -88,6 +88,29 @@ def test_bad_unidirectional_streams_close_the_connection(site, name, streams, co
     wait_until(lambda: "client sent invalid HTTP/3 data" in srv.error_log_text(), 5, what="log line")
 
 
+# The client's unidirectional streams are 2, 6, 10... in the order opened.
+@pytest.mark.parametrize("name, streams, end", [
+    ("control stream ended", [CONTROL], "send 2 00 fin"),
+    ("control stream reset", [CONTROL], "reset 2 0x100"),
+    ("QPACK encoder stream reset", [CONTROL, h.hx(h.varint(h.QPACK_ENCODER))], "reset 6 0x100"),
+    ("QPACK decoder stream reset", [CONTROL, h.hx(h.varint(h.QPACK_DECODER))], "reset 6 0x100"),
+])
+def test_a_closed_critical_stream_closes_the_connection(site, name, streams, end):
+    # RFC 9114 6.2.1, RFC 9204 4.2: closed "at any point", by FIN or reset.
+    srv = site()
+    lines = h.run(srv.port, [f"uni {s}" for s in streams] + ["sleep 200", end, "until 5000 close"])
+    assert h.closed_with(lines) == ("app", h.H3_CLOSED_CRITICAL_STREAM), (name, lines)
+
+
+def test_a_reset_stream_of_unknown_type_is_no_error(site):
+    # RFC 9114 6.2: unknown stream types are ignored, their reset too.
+    srv = site()
+    lines = h.run(srv.port, [f"uni {CONTROL}", f"uni {h.hx(h.varint(0x21) + b'abc')}", "sleep 200", "reset 6 0x100",
+                             "sleep 200", f"bidi {HELLO} fin", "until 5000 fin 0"])
+    still_answers(lines, 0)
+    assert h.closed_with(lines) is None, lines
+
+
 def test_data_before_headers_on_a_request_stream_closes_the_connection(site):
     srv = site()
     lines = h.run(srv.port, [f"uni {CONTROL}", f"bidi {h.hx(h.frame(h.DATA, b'abc'))} fin", "until 5000 close"])
