@@ -27,7 +27,8 @@ Connections are kept alive (HTTP/1.1) and counted, so tests can tell
 whether the proxy reused them.
 
 ClosingUpstream, below, is a keep-alive upstream that closes its
-connections itself: on the Nth request, or idle between requests.
+connections itself: on the Nth request, or idle between requests;
+swallow_and_close() one that reads part of a request and hangs up.
 """
 
 import random
@@ -250,3 +251,16 @@ class ClosingUpstream(TcpServer):
                 return
             path = lines[0].split(" ")[1].encode()
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(path), path))
+
+
+def swallow_and_close():
+    """A TcpServer that reads part of each request (one read) and closes
+    without a word; `received` lists how many bytes each read took."""
+    received = []
+
+    def handler(conn):
+        conn.settimeout(5)
+        received.append(len(conn.recv(65536)))
+    server = TcpServer(handler)
+    server.received = received
+    return server
