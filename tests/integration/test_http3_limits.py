@@ -13,6 +13,7 @@ import pytest
 
 import h3raw as h
 import harness
+from bad_upstream import BadUpstream
 from harness import base_conf, wait_until
 from test_http3 import cert  # noqa: F401 (fixture)
 
@@ -154,6 +155,27 @@ def test_content_length_mismatch_resets_the_stream_only(site, name, declared, se
     assert h.closed_with(lines) is None, lines
     still_answers(lines, 4)
     wait_until(lambda: "malformed HTTP/3 request" in srv.error_log_text(), 5, what="log line")
+
+
+def test_request_reset_mid_body_ends_its_upstream_request_only(site):
+    # The client gives up on a proxied upload (RESET_STREAM and
+    # STOP_SENDING, H3_REQUEST_CANCELLED): the upstream connection closes
+    # with what came of the body, the request is logged 499, and the
+    # connection's next request is answered.
+    up = BadUpstream("h3")
+    try:
+        srv = site(server=f"""location /up/ {{ proxy_pass http://127.0.0.1:{up.port};
+                                          proxy_request_buffering off; proxy_http_version 1.1; }}""")
+        upload = h.request("/up/echo", method="POST", extra=[("content-length", "50")]) + h.frame(h.DATA, b"abc")
+        lines = h.run(srv.port, [f"uni {CONTROL}", f"bidi {h.hx(upload)}", "sleep 300",
+                                 f"reset 0 {h.H3_REQUEST_CANCELLED}", "sleep 300", f"bidi {HELLO} fin",
+                                 "until 5000 fin 4"])
+        still_answers(lines, 4)
+        assert h.status(lines, 0) is None and h.closed_with(lines) is None, lines
+        wait_until(lambda: up.requests and up.requests[0].endswith(b"\r\n\r\nabc"), 5, what="the upstream's EOF")
+        wait_until(lambda: '"POST /up/echo HTTP/3.0" 499 ' in srv.access_log.read_text(), 5, what="the 499 line")
+    finally:
+        up.stop()
 
 
 # ---- what must be ignored or taken (RFC 9114 9, 4.1) ---------------------------------------------
