@@ -16,7 +16,8 @@ import threading
 import pytest
 
 import harness
-from test_upstream_socket_keepalive import PASS, SilentUpstream, held_request
+import stream_backends
+from test_upstream_socket_keepalive import PASS, held_request
 
 
 class PeerBackend:
@@ -125,9 +126,9 @@ def sources_towards(port):
 
 @pytest.fixture
 def silent():
-    u = SilentUpstream()
+    u = stream_backends.silent()
     yield u
-    u.stop()
+    u.close()
 
 
 @pytest.mark.parametrize("module", sorted(PASS))
