@@ -46,14 +46,6 @@ class BadUpstream(TcpServer):
         self.lock = threading.Lock()
         super().__init__(self._handle)
 
-    @property
-    def connections(self):
-        """Connections accepted so far."""
-        return self.accepted
-
-    def stop(self):
-        self.close()
-
     @staticmethod
     def _read_request(conn, buf):
         """Returns (raw_request_bytes, rest) or (None, buf) at EOF."""
@@ -211,14 +203,6 @@ class ClosingUpstream(TcpServer):
         self.lock = threading.Lock()
         self.seen = []  # request lines read, in order
         super().__init__(self._handle)
-
-    @property
-    def connections(self):
-        """Connections accepted so far."""
-        return self.accepted
-
-    def stop(self):
-        self.close()
 
     def _handle(self, conn):
         buf = b""
