@@ -4,8 +4,9 @@ after the head, before a location is chosen, under the server's body
 settings: the server's client_max_body_size refuses a body the location
 would take, and the upstream is asked only once the body is in, even with
 proxy_request_buffering off. Otherwise the body is read as the location
-says. A BadUpstream's /echo shows what reached it. Skipped against nginx
-1.22, which lacks the directive."""
+says. A BadUpstream's /echo shows what reached it. Over HTTP/1.1, HTTP/2
+(curl) and HTTP/3 (h3raw). Skipped against nginx 1.22, which lacks the
+directive."""
 
 import shutil
 import socket
@@ -14,8 +15,10 @@ import time
 
 import pytest
 
+import h3raw
 import harness
 from bad_upstream import BadUpstream
+from test_http3 import cert  # noqa: F401 (fixture)
 
 BODY = b"0123456789" * 100  # 1000 bytes: past the server's 100, under the location's 1m
 
@@ -157,3 +160,38 @@ def test_over_http2(make_server, upstream, newer_than_122):
     code, got = curl(b"early body", "1")
     assert code == 200 and got.endswith(b"\r\n\r\nearly body"), got
     assert b"\r\nContent-Length: 10\r\n" in got
+
+
+@pytest.mark.skipif(not h3raw.AVAILABLE, reason="h3raw not built")
+def test_over_http3(make_server, upstream, cert, newer_than_122):
+    if harness.IS_NGINX:
+        pytest.skip("Debian's nginx has no HTTP/3")
+    s = make_server(harness.base_conf(http=f"""
+    server {{
+        listen 127.0.0.1:@PORT0@ ssl;
+        http3 on;
+        server_name a.test;
+        ssl_certificate {cert}/a.test.pem;
+        ssl_certificate_key {cert}/a.test.key;
+        client_body_early_read $http_x_early;
+        client_max_body_size 100;
+        location / {{
+            client_max_body_size 1m;
+            proxy_pass http://127.0.0.1:{upstream.port};
+        }}
+    }}"""))
+
+    def post(body, early):
+        sent = h3raw.request("/echo", method="POST", extra=[("content-length", str(len(body))), ("x-early", early)])
+        lines = h3raw.run(s.port, [f"uni {h3raw.hx(h3raw.control_stream())}",
+                                   f"bidi {h3raw.hx(sent + h3raw.frame(h3raw.DATA, body))} fin", "until 5000 fin 0"])
+        # "fin 0 LENGTH HEX": the body's length and its first 256 bytes.
+        _, _, length, *start = next(line for line in lines if line.startswith("fin 0 ")).split()
+        return h3raw.status(lines, 0), int(length), bytes.fromhex(start[0] if start else "")
+
+    assert post(BODY, "1")[0] == 413
+    status, length, got = post(BODY, "0")
+    assert status == 200 and b"\r\nContent-Length: 1000\r\n" in got, got
+    assert length == got.index(b"\r\n\r\n") + 4 + len(BODY)
+    status, length, got = post(b"early body", "1")
+    assert status == 200 and got.endswith(b"\r\n\r\nearly body") and length == len(got), got
