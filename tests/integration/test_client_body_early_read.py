@@ -18,7 +18,7 @@ import pytest
 import h3raw
 import harness
 from bad_upstream import BadUpstream
-from test_http3 import cert  # noqa: F401 (fixture)
+from test_http3 import cert, h3_conf  # noqa: F401 (cert is a fixture)
 
 BODY = b"0123456789" * 100  # 1000 bytes: past the server's 100, under the location's 1m
 
@@ -134,18 +134,21 @@ def test_not_allowed_in_a_location(make_server, newer_than_122):
     assert '"client_body_early_read" directive is not allowed here' in out.stdout + out.stderr
 
 
-@pytest.mark.skipif(shutil.which("curl") is None, reason="curl not installed")
-def test_over_http2(make_server, upstream, newer_than_122):
-    s = make_server(harness.base_conf(http=f"""
-    server {{
-        listen 127.0.0.1:@PORT@ http2;
+def by_header(upstream):
+    """A server's lines: the body read early when X-Early is non-empty and
+    not "0", under the server's limit of 100 bytes; the location's is 1m."""
+    return f"""
         client_body_early_read $http_x_early;
         client_max_body_size 100;
         location / {{
             client_max_body_size 1m;
             proxy_pass http://127.0.0.1:{upstream.port};
-        }}
-    }}"""))
+        }}"""
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl not installed")
+def test_over_http2(make_server, upstream, newer_than_122):
+    s = make_server(harness.base_conf(http=f"server {{ listen 127.0.0.1:@PORT@ http2; {by_header(upstream)} }}"))
 
     def curl(body, early):
         out = subprocess.run(["curl", "-s", "--http2-prior-knowledge", "-o", "-", "-w", "\n%{http_code}",
@@ -166,20 +169,7 @@ def test_over_http2(make_server, upstream, newer_than_122):
 def test_over_http3(make_server, upstream, cert, newer_than_122):
     if harness.IS_NGINX:
         pytest.skip("Debian's nginx has no HTTP/3")
-    s = make_server(harness.base_conf(http=f"""
-    server {{
-        listen 127.0.0.1:@PORT0@ ssl;
-        http3 on;
-        server_name a.test;
-        ssl_certificate {cert}/a.test.pem;
-        ssl_certificate_key {cert}/a.test.key;
-        client_body_early_read $http_x_early;
-        client_max_body_size 100;
-        location / {{
-            client_max_body_size 1m;
-            proxy_pass http://127.0.0.1:{upstream.port};
-        }}
-    }}"""))
+    s = make_server(h3_conf(cert, extra_server=by_header(upstream)))
 
     def post(body, early):
         sent = h3raw.request("/echo", method="POST", extra=[("content-length", str(len(body))), ("x-early", early)])
