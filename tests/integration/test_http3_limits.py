@@ -95,6 +95,9 @@ def test_bad_unidirectional_streams_close_the_connection(site, name, streams, co
     ("control stream reset", [CONTROL], "reset 2 0x100"),
     ("QPACK encoder stream reset", [CONTROL, h.hx(h.varint(h.QPACK_ENCODER))], "reset 6 0x100"),
     ("QPACK decoder stream reset", [CONTROL, h.hx(h.varint(h.QPACK_DECODER))], "reset 6 0x100"),
+    # The server's own: STOP_SENDING on its control stream (3), its QPACK encoder stream (7).
+    ("the server's control stream stopped", [CONTROL], "reset 3 0x100"),
+    ("the server's QPACK encoder stream stopped", [CONTROL], "reset 7 0x100"),
 ])
 def test_a_closed_critical_stream_closes_the_connection(site, name, streams, end):
     # RFC 9114 6.2.1, RFC 9204 4.2: closed "at any point", by FIN or reset.
