@@ -3,9 +3,9 @@
 AppBackend answers every request (any method) with what the test's
 `answer(request)` returns: (status, headers, body). The request is the
 http.server handler, with the body read (`request.body`, by
-Content-Length). It binds a given loopback address and port, so two may
-share a port on 127.0.0.1 and 127.0.0.2 (what a name that moves between
-addresses needs).
+Content-Length); `open` counts the connections open now. It binds a
+given loopback address and port, so two may share a port on 127.0.0.1
+and 127.0.0.2 (what a name that moves between addresses needs).
 
 EchoBackend answers every request with who it is and what it was asked:
 "backend=NAME uri=URI host=HOST\\n" (and the request's X- fields)."""
@@ -16,8 +16,22 @@ import threading
 
 class AppBackend:
     def __init__(self, answer, addr="127.0.0.1", port=0, protocol="HTTP/1.1"):
+        self.open = 0  # connections open now
+        self.open_lock = threading.Lock()
+        owner = self
+
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = protocol
+
+            def setup(self):
+                super().setup()
+                with owner.open_lock:
+                    owner.open += 1
+
+            def finish(self):
+                super().finish()
+                with owner.open_lock:
+                    owner.open -= 1
 
             def _answer(self):
                 length = int(self.headers.get("Content-Length") or 0)
@@ -36,7 +50,10 @@ class AppBackend:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer((addr, port), Handler)
+        class Server(http.server.ThreadingHTTPServer):
+            request_queue_size = 128  # socketserver's 5 drops connects under load: 1 s SYN retries
+
+        self.server = Server((addr, port), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
