@@ -18,16 +18,6 @@ namespace torii::cache {
 
 namespace {
 
-bool any_true(const std::vector<config::Template>& list, const http::Exchange& ex) {
-  std::string v;
-  for (const auto& t : list) {
-    v.clear();
-    http::render(t, ex, v);
-    if (!v.empty() && v != "0") return true;
-  }
-  return false;
-}
-
 bool hop_or_framing(std::string_view name) {
   static constexpr std::string_view kNames[] = {"connection", "keep-alive", "transfer-encoding", "content-length",
                                                 "proxy-connection", "te", "trailer", "upgrade"};
@@ -113,7 +103,7 @@ bool Fill::on_head(http::Exchange& ex, const http1::ParsedResponse& r) {
     if (cond && may_serve_stale(cond, now)) return true;
   }
   if (!store) return false;
-  if (any_true(settings_->no_cache, ex)) return false;
+  if (http::any_true(settings_->no_cache, ex)) return false;
   // A HEAD that went upstream as HEAD has no body to keep.
   if (ex.req.method == http::Method::head && !changes.get_for_head) return false;
   const Freshness f = judge(r, *settings_, now);

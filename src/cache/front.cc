@@ -35,17 +35,6 @@ const config::Template& default_key() {
   return t;
 }
 
-// proxy_cache_bypass / proxy_no_cache: any value neither empty nor "0".
-bool any_true(const std::vector<config::Template>& list, const http::Exchange& ex) {
-  std::string v;
-  for (const auto& t : list) {
-    v.clear();
-    http::render(t, ex, v);
-    if (!v.empty() && v != "0") return true;
-  }
-  return false;
-}
-
 uint32_t method_bit(http::Method m) {
   switch (m) {
     case http::Method::get: return config::kCacheGet;
@@ -248,7 +237,7 @@ int64_t header_date(std::string_view v) {
 
 void serve(http::Exchange& ex, const config::ProxyConfig& cfg, StartUpstream start) {
   const auto& s = *cfg.cache;
-  const bool purging = !s.purge.empty() && any_true(s.purge, ex);  // any method (PURGE, usually)
+  const bool purging = !s.purge.empty() && http::any_true(s.purge, ex);  // any method (PURGE, usually)
   if (!purging && !(method_bit(ex.req.method) & s.methods)) {
     start(ex, nullptr);  // not a cached method: $upstream_cache_status stays empty
     return;
@@ -263,7 +252,7 @@ void serve(http::Exchange& ex, const config::ProxyConfig& cfg, StartUpstream sta
     purge(ex, *a);
     return;
   }
-  if (any_true(s.bypass, ex)) {
+  if (http::any_true(s.bypass, ex)) {
     ex.upstream_cache_status = "BYPASS";
     a->zone->counters.bypass.fetch_add(1, std::memory_order_relaxed);
     // The response may still be stored (proxy_no_cache decides).

@@ -253,6 +253,9 @@ struct LocationSettings {
   std::string source_charset;     // `source_charset`: what the body is in when the response does not say
   bool override_charset = false;  // `override_charset`: recode a response that names its charset too
   std::vector<Template> early_hints;  // `early_hints`: conditions, one non-empty and not "0" lets a 103 through
+  // `client_body_early_read` (http, server): conditions, one non-empty and
+  // not "0" reads the body before the location is chosen (modules/early_body).
+  std::vector<Template> client_body_early_read;
   std::string post_action;  // `post_action`: a URI or @name run after the response (modules/post_action); empty: none
   Ms resolver_timeout{30'000};
   LimitsSettings limits;  // limit_req, limit_conn, limit_rate, auth_*, satisfy (limits_config.h)

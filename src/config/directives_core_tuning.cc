@@ -2,9 +2,9 @@
 // keepalive_min_timeout) or that old configs still carry
 // (client_body_in_single_buffer, client_body_in_file_only,
 // subrequest_output_buffer_size, gzip_no_buffer, postpone_gzipping,
-// post_action, proxy_pass_trailers, early_hints, output_buffers,
-// read_ahead, send_lowat), with
-// nginx's contexts, defaults and error wording.
+// post_action, proxy_pass_trailers, early_hints, client_body_early_read,
+// output_buffers, read_ahead, send_lowat), with nginx's contexts, defaults
+// and error wording.
 #include "config/directives.h"
 #include "config/template.h"
 #include "config/upstream_settings.h"
@@ -83,16 +83,20 @@ Status set_pass_trailers(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
-// early_hints COND... (nginx 1.29, modules/early_hints): the conditions
-// under which an upstream's 103 goes on to the client.
-Status set_early_hints(Compiler&, Scope& s, const Node& n) {
+// nginx's predicate slot: COND..., each a string with variables.
+// early_hints (nginx 1.29, modules/early_hints): the conditions under which
+// an upstream's 103 goes on to the client. client_body_early_read (nginx
+// 1.29, http and server only, modules/early_body): those under which the
+// body is read before the location is chosen.
+template <std::vector<Template> LocationSettings::*Field>
+Status set_conditions(Compiler&, Scope& s, const Node& n) {
   std::vector<Template> conditions;
   for (const auto& a : n.args) {
     auto t = compile_template(a);
     if (!t) return node_error(n, t.error());
     conditions.push_back(std::move(*t));
   }
-  s.settings->early_hints = std::move(conditions);
+  s.settings->*Field = std::move(conditions);
   return Ok{};
 }
 
@@ -143,7 +147,9 @@ constexpr DirectiveSpec kCoreTuningDirectives[] = {
     {"postpone_gzipping", kHSL, kArgs1, true, false, kMain, &check_size},
     {"post_action", kHSL | kLocationIf, kArgs1, true, false, kMain, &set_post_action},
     {"proxy_pass_trailers", kHSL, kFlag, true, false, kMain, &set_pass_trailers},
-    {"early_hints", kHSL, kArgs1More, true, false, kMain, &set_early_hints},
+    {"early_hints", kHSL, kArgs1More, true, false, kMain, &set_conditions<&LocationSettings::early_hints>},
+    {"client_body_early_read", kHttp | kServer, kArgs1More, true, false, kMain,
+     &set_conditions<&LocationSettings::client_body_early_read>},
 };
 
 }  // namespace

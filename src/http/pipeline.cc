@@ -27,6 +27,7 @@
 #include "log/error_log.h"
 #include "modules/access/access_phase.h"
 #include "modules/client_cert/client_cert.h"
+#include "modules/early_body/early_body.h"
 #include "modules/mirror/mirror.h"
 #include "modules/realip/realip.h"
 #include "modules/rewrite/runner.h"
@@ -300,6 +301,14 @@ void route(Exchange& ex, Phase from) {
   }
 }
 
+// From the post-read phase on, once the head is in (and, with
+// client_body_early_read, the body).
+void after_head(Exchange& ex) {
+  realip::run(ex, ex.server->settings.realip.get());  // nginx's post-read run, with the server's settings
+  assign_server_name_captures(ex);
+  route(ex, Phase::start);
+}
+
 const config::ErrorPage* find_error_page(const config::LocationSettings& s, int status) {
   for (const auto& ep : s.error_pages) {
     if (std::find(ep.codes.begin(), ep.codes.end(), status) != ep.codes.end()) return &ep;
@@ -375,9 +384,9 @@ void run_request(Exchange& ex) {
     send_error(ex, refused);
     return;
   }
-  realip::run(ex, ex.server->settings.realip.get());  // nginx's post-read run, with the server's settings
-  assign_server_name_captures(ex);
-  route(ex, Phase::start);
+  // client_body_early_read: the body first, under the server's settings.
+  if (early_body::start(ex, &after_head)) return;
+  after_head(ex);
 }
 
 void resume_request(Exchange& ex, Phase at) { route(ex, at); }

@@ -712,4 +712,14 @@ std::string render(const config::Template& t, const Exchange& ex) {
   return out;
 }
 
+bool any_true(const std::vector<config::Template>& list, const Exchange& ex) {
+  std::string v;
+  for (const auto& t : list) {
+    v.clear();
+    render(t, ex, v);
+    if (!v.empty() && v != "0") return true;
+  }
+  return false;
+}
+
 }  // namespace torii::http

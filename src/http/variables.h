@@ -15,6 +15,10 @@ class Exchange;
 void render(const config::Template& t, const Exchange& ex, std::string& out);
 std::string render(const config::Template& t, const Exchange& ex);
 
+// nginx's predicates (early_hints, proxy_no_cache, client_body_early_read):
+// true when one of the templates renders neither empty nor "0".
+bool any_true(const std::vector<config::Template>& list, const Exchange& ex);
+
 // Appends one variable's value; returns false if it has no value here.
 bool append_variable(const config::Variable& v, const Exchange& ex, std::string& out);
 

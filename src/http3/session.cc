@@ -144,9 +144,10 @@ class Session::Callbacks {
   }
 
   // The client abandoned its request (RESET_STREAM or STOP_SENDING).
-  static int stream_reset(ngtcp2_conn*, int64_t stream_id, uint64_t, uint64_t, void* user, void*) {
+  static int stream_reset(ngtcp2_conn*, int64_t stream_id, uint64_t, uint64_t app_error, void* user, void*) {
     Session& s = *of(user);
     if (s.hq_) s.hq_->on_stream_reset(stream_id);
+    if (s.h3_ && !ngtcp2_is_bidi_stream(stream_id)) return s.uni_stream_reset(stream_id, app_error);
     if (s.h3_ && !s.count_cancel(stream_id)) return NGTCP2_ERR_CALLBACK_FAILURE;
     if (s.h3_ && nghttp3_conn_shutdown_stream_read(s.h3_, stream_id) != 0) return NGTCP2_ERR_CALLBACK_FAILURE;
     return 0;
@@ -850,6 +851,21 @@ bool Session::expire_deadlines(int64_t now_ms) {
   }
   if (!due.empty()) host_.wake();
   return false;
+}
+
+// ngtcp2 never reports a client's reset unidirectional stream as closed
+// (its sending half is never acknowledged), so nghttp3 is told here: a
+// control or QPACK stream closed "at any point" is a connection error
+// (RFC 9114 6.2.1, RFC 9204 4.2); one of an unknown type, or reset before
+// its type came, is let go (RFC 9114 6.2).
+int Session::uni_stream_reset(int64_t id, uint64_t app_error) {
+  const int rv = nghttp3_conn_close_stream(h3_, id, app_error);
+  if (rv == 0 || rv == NGHTTP3_ERR_STREAM_NOT_FOUND) return 0;
+  TORII_LOG(info, "client closed a critical HTTP/3 stream (%s), client: %s", nghttp3_strerror(rv),
+            info_.remote_addr.c_str());
+  ngtcp2_connection_close_error_set_application_error(&last_error_, nghttp3_err_infer_quic_app_error_code(rv),
+                                                      nullptr, 0);
+  return NGTCP2_ERR_CALLBACK_FAILURE;
 }
 
 bool Session::count_cancel(int64_t id) {

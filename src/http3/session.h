@@ -181,6 +181,7 @@ class Session {
   // than the budget allows (rapid reset): the connection closes with
   // H3_EXCESSIVE_LOAD.
   bool count_cancel(int64_t id);
+  int uni_stream_reset(int64_t id, uint64_t app_error);  // 0, or NGTCP2_ERR_CALLBACK_FAILURE (last_error_ set)
   bool count_cancel_budget();
 
   SessionHost& host_;

@@ -25,44 +25,26 @@ bytes and no body, as RFC 9110 9.3.2 has it.
 
 Connections are kept alive (HTTP/1.1) and counted, so tests can tell
 whether the proxy reused them.
+
+ClosingUpstream, below, is a keep-alive upstream that closes its
+connections itself: on the Nth request, or idle between requests;
+swallow_and_close() one that reads part of a request and hangs up.
 """
 
+import random
 import socket
 import threading
 
+from stream_backends import TcpServer
 
-class BadUpstream:
+
+class BadUpstream(TcpServer):
     def __init__(self, name="bad"):
         self.name = name
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(128)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
         self.requests = []  # raw request heads (and bodies), in order
         self.holds = []  # how each /hold ended: "closed" (by the proxy) or "answered"
         self.lock = threading.Lock()
-        self.stopped = False
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def stop(self):
-        self.stopped = True
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-    def _accept(self):
-        while not self.stopped:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with self.lock:
-                self.connections += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+        super().__init__(self._handle)
 
     @staticmethod
     def _read_request(conn, buf):
@@ -101,25 +83,20 @@ class BadUpstream:
             body, buf = buf[:length], buf[length:]
         return head + body, buf
 
-    def _serve(self, conn):
+    def _handle(self, conn):
         buf = b""
-        try:
-            while True:
-                req, buf = self._read_request(conn, buf)
-                if req is None:
-                    return
-                with self.lock:
-                    self.requests.append(req)
-                path = req.split(b" ", 2)[1].decode("latin-1")
-                if req.startswith(b"HEAD "):
-                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
-                    continue
-                if not self._answer(conn, path, req):
-                    return
-        except OSError:
-            pass
-        finally:
-            conn.close()
+        while True:
+            req, buf = self._read_request(conn, buf)
+            if req is None:
+                return
+            with self.lock:
+                self.requests.append(req)
+            path = req.split(b" ", 2)[1].decode("latin-1")
+            if req.startswith(b"HEAD "):
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+                continue
+            if not self._answer(conn, path, req):
+                return
 
     def _answer(self, conn, path, req):
         """Answers one request; False closes the connection."""
@@ -206,3 +183,68 @@ class BadUpstream:
         body = self.name.encode()
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
         return True
+
+
+class ClosingUpstream(TcpServer):
+    """An HTTP/1.1 keep-alive upstream in a thread of the test process that
+    closes its connections itself:
+
+      close_on=N      reads the Nth request of a connection (N >= 2) and
+                      closes it without a byte of answer
+      idle_close_ms   after each answer, waits at most a random time up to
+                      this for the next request, then closes the connection
+
+    It answers 200 with the request's path, counts connections and notes
+    every request line it read, answered or not."""
+
+    def __init__(self, close_on=0, idle_close_ms=0.0):
+        self.close_on = close_on
+        self.idle_close_ms = idle_close_ms
+        self.lock = threading.Lock()
+        self.seen = []  # request lines read, in order
+        super().__init__(self._handle)
+
+    def _handle(self, conn):
+        buf = b""
+        served = 0
+        rng = random.Random()
+        while True:
+            while b"\r\n\r\n" not in buf:
+                # Between requests: the idle close, at a random moment.
+                conn.settimeout(rng.uniform(0, self.idle_close_ms) / 1000 if self.idle_close_ms and served
+                                and not buf else 10)
+                chunk = conn.recv(65536)
+                if not chunk:
+                    return
+                buf += chunk
+            head, _, buf = buf.partition(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            length = 0
+            for line in lines[1:]:
+                name, _, value = line.partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value)
+            conn.settimeout(10)
+            while len(buf) < length:
+                buf += conn.recv(65536)
+            buf = buf[length:]
+            with self.lock:
+                self.seen.append(lines[0])
+            served += 1
+            if served == self.close_on:
+                return
+            path = lines[0].split(" ")[1].encode()
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(path), path))
+
+
+def swallow_and_close():
+    """A TcpServer that reads part of each request (one read) and closes
+    without a word; `received` lists how many bytes each read took."""
+    received = []
+
+    def handler(conn):
+        conn.settimeout(5)
+        received.append(len(conn.recv(65536)))
+    server = TcpServer(handler)
+    server.received = received
+    return server

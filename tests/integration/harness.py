@@ -551,6 +551,26 @@ def http_raw(port, data, timeout=10.0, method="GET", wait_close=5.0):
         return resp, c.closed_within(wait_close)
 
 
+def raw_until_close(port, data, timeout=10.0):
+    """Sends raw bytes and returns all the server sends until it closes
+    (interim responses, trailers and all, as they came)."""
+    with Conn(port, timeout=timeout) as c:
+        c.send(data)
+        return c._read_to_eof()
+
+
+def skip_if_nginx_older(version, reason):
+    """Skips the test when the binary under test is an nginx older than
+    `version` (a (major, minor) pair), one that lacks what the test needs."""
+    if not IS_NGINX:
+        return
+    import pytest
+    out = subprocess.run([BIN, "-v"], capture_output=True, text=True).stderr
+    m = re.search(r"nginx/(\d+)\.(\d+)", out)
+    if m and (int(m.group(1)), int(m.group(2))) < version:
+        pytest.skip(reason)
+
+
 def wait_body(port, path, body, timeout=15.0, streak=5):
     """After a reload: waits until `streak` requests in a row, each on a new
     connection, answer `body` (old workers may still take a few)."""

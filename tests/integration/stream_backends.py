@@ -2,7 +2,9 @@
 its name, and sending a trailer once the client's FIN arrives, to see a
 half-close passed on), a server that accepts and stays silent, a port
 nothing listens on, and a listener whose accept queue is full (a connect
-to it hangs: SYNs are dropped), for connect timeouts."""
+to it hangs: SYNs are dropped), for connect timeouts. TcpServer, a
+listener that runs a handler per connection, is also what the raw HTTP
+upstreams (scripted_upstream, bad_upstream) stand on."""
 
 import socket
 import threading
@@ -44,6 +46,14 @@ class TcpServer:
                 conn.close()
             except OSError:
                 pass
+
+    @property
+    def connections(self):
+        """Connections accepted so far (the HTTP upstreams' word for it)."""
+        return self.accepted
+
+    def stop(self):
+        self.close()
 
     def close(self):
         self.closed = True

@@ -4,13 +4,12 @@ service's WWW-Authenticate), anything else is a 500; auth_request_set
 takes values from the subrequest. The same expectations hold against
 nginx (TORII_BIN=/usr/sbin/nginx, built with the auth_request module)."""
 
-from http import server as http_server
 import re
-import threading
 
 import pytest
 
 import harness
+from echo_backend import AppBackend
 from harness import http
 
 CONF = r"""
@@ -51,46 +50,30 @@ CONF = r"""
 """
 
 
-class AuthService(http_server.BaseHTTPRequestHandler):
-    seen = []
+SEEN = []  # (method, path, X-Original-URI, Content-Length) of each auth subrequest
 
-    def log_message(self, *args):
-        pass
 
-    def do_GET(self):
-        if self.path.startswith("/echo/"):
-            body = f"echo {self.path}\n".encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            return
-        AuthService.seen.append((self.command, self.path, self.headers.get("X-Original-URI"),
-                                 self.headers.get("Content-Length")))
-        token = self.headers.get("X-Token")
-        if token == "good":
-            self.send_response(200)
-            self.send_header("X-User", "alice")
-        elif token == "bad":
-            self.send_response(403)
-        elif token == "boom":
-            self.send_response(502)
-        else:
-            self.send_response(401)
-            self.send_header("WWW-Authenticate", 'Bearer realm="api"')
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+def auth_answer(request):
+    if request.path.startswith("/echo/"):
+        return 200, {}, f"echo {request.path}\n".encode()
+    SEEN.append((request.command, request.path, request.headers.get("X-Original-URI"),
+                 request.headers.get("Content-Length")))
+    token = request.headers.get("X-Token")
+    if token == "good":
+        return 200, {"X-User": "alice"}, b""
+    if token == "bad":
+        return 403, {}, b""
+    if token == "boom":
+        return 502, {}, b""
+    return 401, {"WWW-Authenticate": 'Bearer realm="api"'}, b""
 
 
 @pytest.fixture
 def auth_service():
-    server = http_server.ThreadingHTTPServer(("127.0.0.1", 0), AuthService)
-    AuthService.seen = []
-    t = threading.Thread(target=server.serve_forever, daemon=True)
-    t.start()
-    yield server.server_address[1]
-    server.shutdown()
-    server.server_close()
+    SEEN.clear()
+    server = AppBackend(auth_answer, protocol="HTTP/1.0")
+    yield server.port
+    server.stop()
 
 
 @pytest.fixture
@@ -109,7 +92,7 @@ def test_allowed_request_gets_the_content_and_variables(srv):
     assert r.body == b"secret\n"
     assert r.header("X-User") == "alice"
     assert r.header("X-Auth-Status") == "200"
-    method, path, original, length = AuthService.seen[-1]
+    method, path, original, length = SEEN[-1]
     assert (method, path, original) == ("GET", "/check", "/private/")
 
 
@@ -117,7 +100,7 @@ def test_the_subrequest_is_a_get_without_body(srv):
     r = http(srv.port, "/private/", method="POST", body=b"payload", headers={"X-Token": "good"})
     # The static handler refuses POST, after access was granted.
     assert r.status == 405, r
-    method, path, _, length = AuthService.seen[-1]
+    method, path, _, length = SEEN[-1]
     assert method == "GET" and length in (None, "0")
 
 

@@ -17,12 +17,11 @@ import re
 import shutil
 import subprocess
 import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 import harness
+from echo_backend import AppBackend
 from harness import base_conf
 
 CHROMIUM = shutil.which("chromium")
@@ -66,27 +65,12 @@ run().catch(e => { document.getElementById("out").textContent = "RESULT " + JSON
 """
 
 
-class Echo(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        self.send_response(200)
-        self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def echo_backend():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1]
-    server.shutdown()
+    """Answers a POST with its body."""
+    server = AppBackend(lambda request: (200, {"Content-Type": "application/octet-stream"}, request.body))
+    yield server.port
+    server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -43,11 +43,7 @@ def site(make_server):
 
 @pytest.fixture
 def newer_than_122():
-    if harness.IS_NGINX:
-        out = subprocess.run([harness.BIN, "-v"], capture_output=True, text=True).stderr
-        m = re.search(r"nginx/(\d+)\.(\d+)", out)
-        if m and (int(m.group(1)), int(m.group(2))) < (1, 27):
-            pytest.skip("a directive nginx added in 1.27")
+    harness.skip_if_nginx_older((1, 27), "a directive nginx added in 1.27")
 
 
 def config_check(make_server, http):

@@ -4,73 +4,17 @@ fail and brings it back when they pass, every worker follows the verdict,
 the changes are logged, and a group with no healthy server answers 502 at
 once instead of waiting on a dead server per request."""
 
-import http.server
 import re
 import signal
 import subprocess
-import threading
 import time
 
 import pytest
 
 import harness
+from slow_backend import Backend
 
 pytestmark = pytest.mark.skipif(harness.IS_NGINX, reason="health_check is torii's own directive")
-
-
-class Backend:
-    """A Python HTTP server on a fixed port that can be stopped and started
-    again; it counts the requests it answered per path."""
-
-    def __init__(self, name, port=None, health_status=200):
-        self.name = name
-        self.lease = None
-        if port is None:
-            self.lease = harness.PortLease()
-            port = self.lease.port
-        self.port = port
-        self.health_status = health_status
-        self.hits = {}
-        self.lock = threading.Lock()
-        self.httpd = None
-
-    def start(self):
-        backend = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                with backend.lock:
-                    backend.hits[self.path] = backend.hits.get(self.path, 0) + 1
-                status = backend.health_status if self.path == "/health" else 200
-                body = backend.name.encode()
-                self.send_response(status)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        http.server.ThreadingHTTPServer.allow_reuse_address = True
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self):
-        if self.httpd is not None:
-            self.httpd.shutdown()
-            self.httpd.server_close()
-            self.httpd = None
-
-    def count(self, path):
-        with self.lock:
-            return self.hits.get(path, 0)
-
-    def release(self):
-        self.stop()
-        if self.lease:
-            self.lease.release()
 
 
 @pytest.fixture
@@ -80,10 +24,10 @@ def backends():
     def make(name, **kw):
         b = Backend(name, **kw)
         made.append(b)
-        return b.start()
+        return b
     yield make
     for b in made:
-        b.release()
+        b.close()
 
 
 def conf(upstream_body, extra=""):

@@ -20,7 +20,7 @@ import time
 import pytest
 
 import harness
-import http.server
+from counting_upstream import CountingUpstream
 from harness import base_conf, wait_until
 
 pytestmark = [
@@ -819,38 +819,17 @@ class RecordingRelay:
         self.back.close()
 
 
-class CountingUpstream(http.server.ThreadingHTTPServer):
-    """Counts the requests that reach it (what a replay would repeat)."""
-
-    def __init__(self):
-        self.count = 0
-        outer = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                outer.count += 1
-                self.send_response(200)
-                self.send_header("Content-Length", "3")
-                self.end_headers()
-                self.wfile.write(b"ok\n")
-
-            def log_message(self, *args):
-                pass
-
-        super().__init__(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-
 def test_replayed_zero_rtt_flight_does_not_run_twice(make_server, tmp_path, cert):
     # An attacker who captured a client's first flight (Initial with the
     # ClientHello, then the 0-RTT request) sends it again from elsewhere.
     # The replay cannot finish the handshake, and its early data must be
     # refused, so the request reaches the application once (RFC 9001 9.2,
     # RFC 8446 8).
-    upstream = CountingUpstream()
+    upstream = CountingUpstream()  # counts the requests that reach it: what a replay would repeat
+    upstream.route("/counted", body=b"ok\n")
     srv = make_server(h3_conf(cert, extra_server=EARLY_LOCATION + f"""
         location = /counted {{
-            proxy_pass http://127.0.0.1:{upstream.server_address[1]};
+            proxy_pass http://127.0.0.1:{upstream.port};
         }}
 """), start=False)
     write_site(srv.prefix)
@@ -868,7 +847,7 @@ def test_replayed_zero_rtt_flight_does_not_run_twice(make_server, tmp_path, cert
     finally:
         relay.close()
     assert (dl / "counted").read_text() == "ok\n", out.stdout[-2000:]
-    assert upstream.count == 1
+    assert upstream.count("/counted") == 1
     attacker = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     attacker.settimeout(0.2)
     # Until the original connection's closing period is over, the server
@@ -883,8 +862,8 @@ def test_replayed_zero_rtt_flight_does_not_run_twice(make_server, tmp_path, cert
         except socket.timeout:
             pass
     attacker.close()
-    upstream.shutdown()
-    assert upstream.count == 1
+    upstream.stop()
+    assert upstream.count("/counted") == 1
 
 
 def test_request_cut_by_a_vanished_client_is_logged(make_server, tmp_path, cert):

@@ -13,6 +13,7 @@ import pytest
 
 import h3raw as h
 import harness
+from bad_upstream import BadUpstream
 from harness import base_conf, wait_until
 from test_http3 import cert  # noqa: F401 (fixture)
 
@@ -88,6 +89,32 @@ def test_bad_unidirectional_streams_close_the_connection(site, name, streams, co
     wait_until(lambda: "client sent invalid HTTP/3 data" in srv.error_log_text(), 5, what="log line")
 
 
+# The client's unidirectional streams are 2, 6, 10... in the order opened.
+@pytest.mark.parametrize("name, streams, end", [
+    ("control stream ended", [CONTROL], "send 2 00 fin"),
+    ("control stream reset", [CONTROL], "reset 2 0x100"),
+    ("QPACK encoder stream reset", [CONTROL, h.hx(h.varint(h.QPACK_ENCODER))], "reset 6 0x100"),
+    ("QPACK decoder stream reset", [CONTROL, h.hx(h.varint(h.QPACK_DECODER))], "reset 6 0x100"),
+    # The server's own: STOP_SENDING on its control stream (3), its QPACK encoder stream (7).
+    ("the server's control stream stopped", [CONTROL], "reset 3 0x100"),
+    ("the server's QPACK encoder stream stopped", [CONTROL], "reset 7 0x100"),
+])
+def test_a_closed_critical_stream_closes_the_connection(site, name, streams, end):
+    # RFC 9114 6.2.1, RFC 9204 4.2: closed "at any point", by FIN or reset.
+    srv = site()
+    lines = h.run(srv.port, [f"uni {s}" for s in streams] + ["sleep 200", end, "until 5000 close"])
+    assert h.closed_with(lines) == ("app", h.H3_CLOSED_CRITICAL_STREAM), (name, lines)
+
+
+def test_a_reset_stream_of_unknown_type_is_no_error(site):
+    # RFC 9114 6.2: unknown stream types are ignored, their reset too.
+    srv = site()
+    lines = h.run(srv.port, [f"uni {CONTROL}", f"uni {h.hx(h.varint(0x21) + b'abc')}", "sleep 200", "reset 6 0x100",
+                             "sleep 200", f"bidi {HELLO} fin", "until 5000 fin 0"])
+    still_answers(lines, 0)
+    assert h.closed_with(lines) is None, lines
+
+
 def test_data_before_headers_on_a_request_stream_closes_the_connection(site):
     srv = site()
     lines = h.run(srv.port, [f"uni {CONTROL}", f"bidi {h.hx(h.frame(h.DATA, b'abc'))} fin", "until 5000 close"])
@@ -131,6 +158,27 @@ def test_content_length_mismatch_resets_the_stream_only(site, name, declared, se
     assert h.closed_with(lines) is None, lines
     still_answers(lines, 4)
     wait_until(lambda: "malformed HTTP/3 request" in srv.error_log_text(), 5, what="log line")
+
+
+def test_request_reset_mid_body_ends_its_upstream_request_only(site):
+    # The client gives up on a proxied upload (RESET_STREAM and
+    # STOP_SENDING, H3_REQUEST_CANCELLED): the upstream connection closes
+    # with what came of the body, the request is logged 499, and the
+    # connection's next request is answered.
+    up = BadUpstream("h3")
+    try:
+        srv = site(server=f"""location /up/ {{ proxy_pass http://127.0.0.1:{up.port};
+                                          proxy_request_buffering off; proxy_http_version 1.1; }}""")
+        upload = h.request("/up/echo", method="POST", extra=[("content-length", "50")]) + h.frame(h.DATA, b"abc")
+        lines = h.run(srv.port, [f"uni {CONTROL}", f"bidi {h.hx(upload)}", "sleep 300",
+                                 f"reset 0 {h.H3_REQUEST_CANCELLED}", "sleep 300", f"bidi {HELLO} fin",
+                                 "until 5000 fin 4"])
+        still_answers(lines, 4)
+        assert h.status(lines, 0) is None and h.closed_with(lines) is None, lines
+        wait_until(lambda: up.requests and up.requests[0].endswith(b"\r\n\r\nabc"), 5, what="the upstream's EOF")
+        wait_until(lambda: '"POST /up/echo HTTP/3.0" 499 ' in srv.access_log.read_text(), 5, what="the 499 line")
+    finally:
+        up.stop()
 
 
 # ---- what must be ignored or taken (RFC 9114 9, 4.1) ---------------------------------------------

@@ -6,13 +6,12 @@ bytes at R bytes/s takes about (N - R) / R seconds. The same expectations
 hold against nginx (TORII_BIN=/usr/sbin/nginx)."""
 
 import subprocess
-import threading
 import time
-from http import server as http_server
 
 import pytest
 
 import harness
+from echo_backend import AppBackend
 
 RATE = 100 * 1024
 SIZE = 400 * 1024
@@ -32,32 +31,18 @@ CONF = r"""
 """
 
 
-class Backend(http_server.BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def do_GET(self):
-        body = b"a" * SIZE
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("X-Accel-Limit-Rate", str(RATE))
-        self.end_headers()
-        self.wfile.write(body)
-
-
 @pytest.fixture
 def srv(make_server):
-    backend = http_server.ThreadingHTTPServer(("127.0.0.1", 0), Backend)
-    threading.Thread(target=backend.serve_forever, daemon=True).start()
-    s = make_server(harness.base_conf(CONF.replace("@BACKEND@", str(backend.server_address[1]))), nports=2,
+    # SIZE bytes that the upstream asks to be sent at RATE.
+    backend = AppBackend(lambda _request: (200, {"X-Accel-Limit-Rate": str(RATE)}, b"a" * SIZE), protocol="HTTP/1.0")
+    s = make_server(harness.base_conf(CONF.replace("@BACKEND@", str(backend.port))), nports=2,
                     start=False)
     for d in ("rate", "after", "var", "free"):
         (s.prefix / "www" / d).mkdir(parents=True, exist_ok=True)
         (s.prefix / "www" / d / "big").write_bytes(b"x" * SIZE)
     s.start()
     yield s
-    backend.shutdown()
-    backend.server_close()
+    backend.stop()
 
 
 def fetch(port, path, h2=False):

@@ -3,52 +3,21 @@ $upstream_response_time in nginx's formats, access_log if=, the built-in
 json format (torii's), and syslog for access_log and error_log (RFC 3164
 framing as nginx sends it), read by a Python datagram listener."""
 
-import http.server
 import json
 import os
 import re
 import socket
 import threading
-import time
 
 import pytest
 
 import harness
-
-
-class SlowBackend:
-    """Answers every request after `delay` seconds (before the head)."""
-
-    def __init__(self, delay):
-        self.lease = harness.PortLease()
-        self.port = self.lease.port
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                time.sleep(delay)
-                body = b"slow"
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        http.server.ThreadingHTTPServer.allow_reuse_address = True
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.lease.release()
+from slow_backend import Backend
 
 
 @pytest.fixture
 def slow_backend():
-    b = SlowBackend(0.25)
+    b = Backend("slow", delay=0.25)  # answers "slow", each request 0.25 s late
     yield b
     b.close()
 

@@ -7,13 +7,13 @@ replaced by a block's own lines and cleared by `off`; a mirror's own
 location mirrors nothing. The same expectations hold against nginx
 (TORII_BIN=/usr/sbin/nginx)."""
 
-from http import server as http_server
 import threading
 import time
 
 import pytest
 
 import harness
+from echo_backend import AppBackend
 from harness import http
 
 CONF = r"""
@@ -74,54 +74,33 @@ CONF = r"""
 """
 
 
-class Recorder(http_server.BaseHTTPRequestHandler):
-    """Answers every request with its name and remembers what it got."""
+class Recorder(AppBackend):
+    """Answers every request with its name (200 from "main", 503 from the
+    others) and remembers what it got; /hold/ waits until `release`."""
 
-    protocol_version = "HTTP/1.1"
-    name = "?"
-    seen = None
-    release = None
+    def __init__(self, name):
+        self.name = name
+        self.seen = []
+        self.release = threading.Event()
+        super().__init__(self._answer)
 
-    def log_message(self, *args):
-        pass
-
-    def handle_any(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        self.seen.append({"method": self.command, "path": self.path, "headers": dict(self.headers),
-                          "body": body})
-        if self.path.startswith("/hold/"):
+    def _answer(self, request):
+        self.seen.append({"method": request.command, "path": request.path, "headers": dict(request.headers),
+                          "body": request.body})
+        if request.path.startswith("/hold/"):
             self.release.wait(20)
-        answer = f"{self.name} {self.command} {self.path} {len(body)}\n".encode()
-        self.send_response(200 if self.name == "main" else 503)
-        self.send_header("Content-Length", str(len(answer)))
-        self.send_header("X-Answered-By", self.name)
-        self.end_headers()
-        self.wfile.write(answer)
-
-    do_GET = do_POST = do_PUT = do_DELETE = handle_any
-
-
-def start_recorder(name):
-    server = http_server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    handler = type(f"{name}Recorder", (Recorder,), {"name": name, "seen": [], "release": threading.Event(),
-                                                     "port": server.server_address[1]})
-    server.RequestHandlerClass = handler
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, handler
+        answer = f"{self.name} {request.command} {request.path} {len(request.body)}\n".encode()
+        return 200 if self.name == "main" else 503, {"X-Answered-By": self.name}, answer
 
 
 @pytest.fixture
 def backends():
-    main, main_handler = start_recorder("main")
-    shadow, shadow_handler = start_recorder("shadow")
+    main, shadow = Recorder("main"), Recorder("shadow")
     dead = harness.PortLease()  # nothing listens there
-    yield main_handler, shadow_handler, dead.port
-    shadow_handler.release.set()
+    yield main, shadow, dead.port
+    shadow.release.set()
     for s in (main, shadow):
-        s.shutdown()
-        s.server_close()
+        s.stop()
     dead.release()
 
 

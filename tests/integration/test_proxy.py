@@ -6,13 +6,12 @@ import shutil
 import signal
 import socket
 import subprocess
-import threading
 import time
 
 import pytest
 
 import harness
-from bad_upstream import BadUpstream
+from bad_upstream import BadUpstream, swallow_and_close
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
@@ -191,36 +190,11 @@ def test_request_bodies(make_server, upstreams):
     assert resp.body.endswith(b"\r\nContent-Length: 25600\r\n\r\n" + body)
 
 
-class SwallowAndClose:
-    """An upstream that reads part of a request and closes without a word."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
-        self.received = []
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                conn.settimeout(5)
-                try:
-                    self.received.append(len(conn.recv(65536)))
-                except OSError:
-                    pass
-
-
 def test_large_buffered_body_goes_through_a_temp_file(make_server, upstreams):
     # Beyond client_body_buffer_size the body waits in a nameless file under
     # client_body_temp_path; a retry sends it again from the start.
     up = upstreams()
-    closer = SwallowAndClose()
+    closer = swallow_and_close()
     srv = make_server(proxy_conf(f"""
     upstream pair {{ server 127.0.0.1:{closer.port}; server 127.0.0.1:{up.port}; }}
     client_max_body_size 8m;

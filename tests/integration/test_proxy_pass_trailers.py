@@ -4,87 +4,38 @@ as a trailing HEADERS frame over HTTP/2, filtered as fields are (hidden by
 default, proxy_hide_header). Off (the default, and nginx 1.22), they are
 dropped. The tests with the directive skip on nginx 1.22, which lacks it."""
 
-import re
 import shutil
-import socket
-import subprocess
-import threading
 
 import pytest
 
 import harness
+import nghttp_client
+from scripted_upstream import replying
 
 BODY_CHUNKS = [b"hello ", b"trailers"]
 TRAILERS = [("X-Checksum", "abc123"), ("X-Secret", "hide-me"), ("X-Accel-Redirect", "/nope"),
             ("Server-Timing", "db;dur=53")]
 
 
-class TrailerUpstream:
-    """Answers each request with a chunked body and trailer fields."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
-
-    def _serve(self, c):
-        with c:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = c.recv(4096)
-                if not chunk:
-                    return
-                data += chunk
-            out = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n"
-            out += b"Trailer: X-Checksum\r\nConnection: close\r\n\r\n"
-            for part in BODY_CHUNKS:
-                out += b"%x\r\n%s\r\n" % (len(part), part)
-            out += b"0\r\n" + b"".join(f"{k}: {v}\r\n".encode() for k, v in TRAILERS) + b"\r\n"
-            c.sendall(out)
-
-    def stop(self):
-        self.sock.close()
+def chunked_with_trailers(_request):
+    out = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n"
+    out += b"Trailer: X-Checksum\r\nConnection: close\r\n\r\n"
+    for part in BODY_CHUNKS:
+        out += b"%x\r\n%s\r\n" % (len(part), part)
+    return out + b"0\r\n" + b"".join(f"{k}: {v}\r\n".encode() for k, v in TRAILERS) + b"\r\n"
 
 
 @pytest.fixture
 def upstream():
-    u = TrailerUpstream()
+    """Answers each request with a chunked body and trailer fields."""
+    u = replying(chunked_with_trailers)
     yield u
-    u.stop()
+    u.close()
 
 
 @pytest.fixture
 def newer_than_122():
-    if harness.IS_NGINX:
-        out = subprocess.run([harness.BIN, "-v"], capture_output=True, text=True).stderr
-        m = re.search(r"nginx/(\d+)\.(\d+)", out)
-        if m and (int(m.group(1)), int(m.group(2))) < (1, 27):
-            pytest.skip("proxy_pass_trailers came in nginx 1.27.1")
-
-
-def header_blocks(nghttp_out):
-    """The header blocks nghttp -v received, in order: nghttp prints each
-    field ("recv (stream_id=N) name: value") before its HEADERS frame line."""
-    blocks, fields = [], []
-    for line in nghttp_out.splitlines():
-        m = re.search(r"recv \(stream_id=\d+\) (.*)$", line)
-        if m:
-            fields.append(m.group(1))
-        elif "recv HEADERS frame" in line:
-            blocks.append(fields)
-            fields = []
-    return blocks
+    harness.skip_if_nginx_older((1, 27), "proxy_pass_trailers came in nginx 1.27.1")
 
 
 def site(make_server, upstream, directives):
@@ -104,14 +55,8 @@ def site(make_server, upstream, directives):
 
 def h1_raw(port):
     """GET over HTTP/1.1; the raw response up to the end of the chunked body."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(b"GET /t HTTP/1.1\r\nHost: localhost\r\nTE: trailers\r\nConnection: close\r\n\r\n")
-        data = b""
-        while True:
-            chunk = s.recv(65536)
-            if not chunk:
-                return data
-            data += chunk
+    return harness.raw_until_close(
+        port, b"GET /t HTTP/1.1\r\nHost: localhost\r\nTE: trailers\r\nConnection: close\r\n\r\n")
 
 
 def split_chunked(raw):
@@ -150,10 +95,9 @@ def test_trailers_dropped_by_default(make_server, upstream):
 @pytest.mark.skipif(shutil.which("nghttp") is None, reason="nghttp not installed")
 def test_trailers_pass_over_http2(make_server, upstream, newer_than_122):
     s = site(make_server, upstream, "proxy_pass_trailers on; proxy_hide_header X-Secret;")
-    out = subprocess.run(["nghttp", "-v", f"http://127.0.0.1:{s.ports[1]}/t"], capture_output=True,
-                         text=True, timeout=20).stdout
+    out = nghttp_client.verbose(f"http://127.0.0.1:{s.ports[1]}/t")
     # Two header blocks: the response's, then (after the body) the trailers.
-    blocks = header_blocks(out)
+    blocks = nghttp_client.header_blocks(out)
     assert len(blocks) == 2 and blocks[0][0] == ":status: 200", out
     assert sorted(blocks[1]) == ["server-timing: db;dur=53", "x-checksum: abc123"], out
     assert "hello trailers" in out

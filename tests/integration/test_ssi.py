@@ -7,53 +7,23 @@ ssi_silent_errors, a page that includes itself, and the head nginx leaves
 (no length, no validators unless ssi_last_modified). Also runs against
 nginx (TORII_BIN=/usr/sbin/nginx)."""
 
-import http.server
 import socket
-import threading
 
 import pytest
 
 import harness
+from counting_upstream import CountingUpstream
+from scripted_upstream import SteppedUpstream
 
 ERR = b"[an error occurred while processing the directive]"
 
 
-class Backend:
-    """A small HTTP/1.1 upstream: fixed bodies by path."""
-
-    def __init__(self, pages):
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):
-                body = pages.get(self.path.split("?")[0])
-                status = 200 if body is not None else 404
-                body = body if body is not None else b"no such page"
-                self.send_response(status)
-                self.send_header("Content-Type", "text/html")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
 def backend():
-    b = Backend({
-        "/frag": b"[proxied fragment]",
-        "/ssi-frag": b"<i><!--#echo var=\"uri\" --></i>",
-    })
+    """Fixed bodies by path (404 for others)."""
+    b = CountingUpstream()
+    b.route("/frag", body=b"[proxied fragment]", headers={"Content-Type": "text/html"})
+    b.route("/ssi-frag", body=b"<i><!--#echo var=\"uri\" --></i>", headers={"Content-Type": "text/html"})
     yield b
     b.stop()
 
@@ -242,43 +212,6 @@ def test_head_request_has_no_body(srv):
 # A proxied page whose body arrives in pieces
 
 
-class SteppedUpstream:
-    """Answers one request with a body sent in pieces; each piece after the
-    first waits until the test says the client saw what it expects."""
-
-    def __init__(self, pieces):
-        self.pieces = pieces
-        self.go = [threading.Event() for _ in pieces]
-        self.go[0].set()
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(4)
-        self.port = self.sock.getsockname()[1]
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
-
-    def run(self):
-        c, _ = self.sock.accept()
-        with c:
-            request = b""
-            while b"\r\n\r\n" not in request:
-                data = c.recv(65536)
-                if not data:
-                    return
-                request += data
-            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n")
-            for event, piece in zip(self.go, self.pieces):
-                if not event.wait(10):
-                    return
-                c.sendall(piece)
-
-    def stop(self):
-        for e in self.go:
-            e.set()
-        self.sock.close()
-        self.thread.join(5)
-
-
 def dechunk(data):
     out = b""
     while True:
@@ -326,7 +259,7 @@ def test_command_split_across_upstream_pieces(make_server):
         assert b"content-length" not in head.lower()
         assert dechunk(body) == b"before V mid <!-- plain --> end"
     finally:
-        up.stop()
+        up.close()
 
 
 def test_range_request_gets_the_whole_processed_page(srv):

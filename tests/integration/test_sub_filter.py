@@ -8,11 +8,11 @@ left alone and a replaced body then compressed. Also runs against nginx
 
 import gzip
 import socket
-import threading
 
 import pytest
 
 import harness
+from scripted_upstream import SteppedUpstream
 
 LARGE_SLICE = 65536  # where a large file's first read slice ends in torii
 
@@ -159,44 +159,6 @@ def test_replaced_body_is_then_compressed(srv):
 # Proxied bodies
 
 
-class SteppedUpstream:
-    """Answers one request with a body sent in pieces; each piece after the
-    first waits until the test says the client saw what it expects."""
-
-    def __init__(self, pieces, headers=b"Content-Type: text/html\r\n"):
-        self.pieces = pieces
-        self.headers = headers
-        self.go = [threading.Event() for _ in pieces]
-        self.go[0].set()
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(4)
-        self.port = self.sock.getsockname()[1]
-        self.request = b""
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
-
-    def run(self):
-        c, _ = self.sock.accept()
-        with c:
-            while b"\r\n\r\n" not in self.request:
-                data = c.recv(65536)
-                if not data:
-                    return
-                self.request += data
-            c.sendall(b"HTTP/1.1 200 OK\r\n" + self.headers + b"Connection: close\r\n\r\n")
-            for event, piece in zip(self.go, self.pieces):
-                if not event.wait(10):
-                    return
-                c.sendall(piece)
-
-    def stop(self):
-        for e in self.go:
-            e.set()
-        self.sock.close()
-        self.thread.join(5)
-
-
 def dechunk(data):
     out = b""
     while True:
@@ -254,7 +216,7 @@ def test_match_across_proxied_pieces(make_server):
         assert dechunk(body) == b"hello planet and <i>bold</b> planet"
         assert b"accept-encoding: \r\n" not in up.request.lower()
     finally:
-        up.stop()
+        up.close()
 
 
 def test_encoded_upstream_body_left_alone(make_server):
@@ -266,7 +228,7 @@ def test_encoded_upstream_body_left_alone(make_server):
         assert r.header("Content-Encoding") == "gzip"
         assert gzip.decompress(r.body) == b"hello world " * 50
     finally:
-        up.stop()
+        up.close()
 
 
 def test_held_tail_goes_out_at_the_end(make_server):
@@ -277,7 +239,7 @@ def test_held_tail_goes_out_at_the_end(make_server):
         r = harness.http(srv.port, "/x")
         assert r.body == b"hello wor"
     finally:
-        up.stop()
+        up.close()
 
 
 def test_config_errors(tmp_path):

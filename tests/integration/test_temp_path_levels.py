@@ -4,15 +4,13 @@ DIR/3/12/0000000123 for levels 1 2, the folders made when first needed.
 Seen for proxy_store's proxy_temp_path, a WebDAV PUT's client_body_temp_path
 and a proxied request body's (a file without a name, whose folders show). Runs against nginx too (TORII_BIN=/usr/sbin/nginx)."""
 
-import http.server
 import os
 import re
-import threading
 
 import pytest
 
 import harness
-from echo_backend import EchoBackend
+from echo_backend import AppBackend, EchoBackend
 
 
 def tree(root):
@@ -27,28 +25,10 @@ def tree(root):
     return sorted(out)
 
 
-class BodyLength(http.server.BaseHTTPRequestHandler):
-    """Reads the request body and answers with its length."""
-    protocol_version = "HTTP/1.1"
-
-    def do_POST(self):
-        n = len(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-        body = f"got {n}\n".encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def srv(make_server):
     backend = EchoBackend("store")
-    sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), BodyLength)
-    sink.daemon_threads = True
-    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    sink = AppBackend(lambda request: (200, {}, f"got {len(request.body)}\n".encode()))  # the body's length
     conf = harness.base_conf(http=f"""
     server {{
         listen 127.0.0.1:@PORT@;
@@ -64,7 +44,7 @@ def srv(make_server):
             client_body_temp_path @PREFIX@/btemp 2 1;
         }}
         location /up/ {{
-            proxy_pass http://127.0.0.1:{sink.server_address[1]};
+            proxy_pass http://127.0.0.1:{sink.port};
             client_body_buffer_size 1k;
             client_body_temp_path @PREFIX@/utemp 1 2;
         }}
@@ -75,8 +55,7 @@ def srv(make_server):
     s.start()
     yield s
     backend.server.shutdown()
-    sink.shutdown()
-    sink.server_close()
+    sink.stop()
 
 
 def test_proxy_store_temp_file_goes_into_level_folders(srv):

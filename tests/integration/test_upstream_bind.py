@@ -8,47 +8,19 @@ holds. `transparent` without CAP_NET_ADMIN/CAP_NET_RAW (the binary started
 through setpriv with both out of its bounding set) is nginx's alert and a
 500. The same tests pass against nginx."""
 
-import http.server
-import socket
 import subprocess
-import threading
 
 import pytest
 
 import harness
-from test_upstream_socket_keepalive import PASS, SilentUpstream, held_request
-
-
-class PeerBackend:
-    """Answers each request with the address it came from: "peer=IP"."""
-
-    def __init__(self):
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):
-                body = f"peer={self.client_address[0]}".encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+import stream_backends
+from echo_backend import AppBackend
+from test_upstream_socket_keepalive import PASS, held_request
 
 
 @pytest.fixture
 def backend():
-    b = PeerBackend()
+    b = AppBackend(lambda request: (200, {}, f"peer={request.client_address[0]}".encode()))  # where it came from
     yield b
     b.stop()
 
@@ -125,9 +97,9 @@ def sources_towards(port):
 
 @pytest.fixture
 def silent():
-    u = SilentUpstream()
+    u = stream_backends.silent()
     yield u
-    u.stop()
+    u.close()
 
 
 @pytest.mark.parametrize("module", sorted(PASS))

@@ -6,56 +6,27 @@ is not buffered are read at once. The upstream writes its answer as soon as
 the request's first bytes come (an HTTP/1.1 status line, which uwsgi's
 reader takes as well). The same tests pass against nginx."""
 
-import socket
-import threading
 import time
 
 import pytest
 
 import harness
+from scripted_upstream import replying
 
 BODY = 1024 * 1024
 PASS = {"proxy": "proxy_pass http://", "uwsgi": "uwsgi_pass "}
 
 
-class FastUpstream:
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._answer, args=(c,), daemon=True).start()
-
-    @staticmethod
-    def _answer(c):
-        with c:
-            try:
-                c.recv(65536)
-                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
-                          b"Content-Length: %d\r\nConnection: close\r\n\r\n" % BODY + b"x" * BODY)
-                c.shutdown(socket.SHUT_WR)
-                while c.recv(65536):
-                    pass
-            except OSError:
-                pass
-
-    def stop(self):
-        self.sock.close()
+def whole_body(_request):
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+            b"Content-Length: %d\r\nConnection: close\r\n\r\n" % BODY + b"x" * BODY)
 
 
 @pytest.fixture
 def upstream():
-    u = FastUpstream()
+    u = replying(whole_body, complete=bool, drain=True)
     yield u
-    u.stop()
+    u.close()
 
 
 @pytest.mark.parametrize("module", sorted(PASS))

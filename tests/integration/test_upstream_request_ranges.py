@@ -6,59 +6,13 @@ an upstream's 200 that says nothing of ranges). The same tests pass
 against nginx (TORII_BIN=/usr/sbin/nginx)."""
 
 import json
-import socket
-import threading
 
 import pytest
 
 import harness
+from scripted_upstream import length_complete, replying
 
 BODY = bytes(range(256)) * 40  # 10240 bytes
-
-
-class RawUpstream:
-    """Answers each connection with what `answer(request_bytes)` returns,
-    after reading what `complete(bytes)` says is a whole request."""
-
-    def __init__(self, complete, answer):
-        self.complete, self.answer = complete, answer
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
-
-    def _serve(self, c):
-        data = b""
-        c.settimeout(10)
-        try:
-            while not self.complete(data):
-                chunk = c.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-            c.sendall(self.answer(data))
-        finally:
-            c.close()
-
-
-def http_complete(data):
-    if b"\r\n\r\n" not in data:
-        return False
-    head, rest = data.split(b"\r\n\r\n", 1)
-    for line in head.split(b"\r\n")[1:]:
-        k, _, v = line.partition(b":")
-        if k.strip().lower() == b"content-length":
-            return len(rest) >= int(v)
-    return True
 
 
 def echo_http(data):
@@ -89,11 +43,11 @@ def whole_file(_data):
 
 @pytest.fixture(scope="module")
 def ups():
-    made = [RawUpstream(http_complete, echo_http), RawUpstream(uwsgi_complete, uwsgi_tail),
-            RawUpstream(http_complete, whole_file)]
+    made = [replying(echo_http, length_complete, timeout=10), replying(uwsgi_tail, uwsgi_complete, timeout=10),
+            replying(whole_file, length_complete, timeout=10)]
     yield made
     for u in made:
-        u.sock.close()
+        u.close()
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ Debian's nginx 1.22 has no `resolve` in open source, so these run against
 torii only; the rules they check are read from nginx's sources
 (ngx_http_upstream_zone_module.c, ngx_http_upstream_round_robin.c)."""
 
-import http.server
 import json
 import threading
 import urllib.request
@@ -21,13 +20,14 @@ import pytest
 
 import harness
 from dns_responder import DnsResponder
+from echo_backend import AppBackend
 
 pytestmark = pytest.mark.skipif(harness.IS_NGINX, reason="`server ... resolve` is open-source nginx 1.27.3+, not 1.22")
 
 NAME = "svc.test"
 
 
-class Backend:
+class Backend(AppBackend):
     """An HTTP/1.1 keep-alive backend on one loopback address that answers
     its name, counts requests and open connections, and holds /slow until
     the test releases it."""
@@ -36,60 +36,29 @@ class Backend:
         self.name = name
         self.lock = threading.Lock()
         self.requests = 0
-        self.open = 0
         self.release_slow = threading.Event()
         self.slow_started = threading.Event()
-        backend = self
+        super().__init__(self._answer, addr, port)
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def setup(self):
-                super().setup()
-                with backend.lock:
-                    backend.open += 1
-
-            def finish(self):
-                super().finish()
-                with backend.lock:
-                    backend.open -= 1
-
-            def do_GET(self):
-                with backend.lock:
-                    backend.requests += 1
-                if self.path == "/slow":
-                    backend.slow_started.set()
-                    backend.release_slow.wait(30)
-                body = backend.name.encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.send_header("X-Backend", backend.name)
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        class Server(http.server.ThreadingHTTPServer):
-            request_queue_size = 128
-
-        self.httpd = Server((addr, port), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+    def _answer(self, request):
+        with self.lock:
+            self.requests += 1
+        if request.path == "/slow":
+            self.slow_started.set()
+            self.release_slow.wait(30)
+        return 200, {"X-Backend": self.name}, self.name.encode()
 
     def count(self):
         with self.lock:
             return self.requests
 
     def connections(self):
-        with self.lock:
+        with self.open_lock:
             return self.open
 
     def close(self):
         self.release_slow.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.stop()
 
 
 @pytest.fixture

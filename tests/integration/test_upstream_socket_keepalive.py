@@ -8,54 +8,20 @@ tests pass against nginx."""
 
 import socket
 import subprocess
-import threading
 
 import pytest
 
 import harness
+import stream_backends
 
 PASS = {"proxy": "proxy_pass http://", "fastcgi": "fastcgi_pass ", "uwsgi": "uwsgi_pass ", "grpc": "grpc_pass grpc://"}
 
 
-class SilentUpstream:
-    """Accepts connections and reads what comes, never answering."""
-
-    def __init__(self):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
-        self.conns = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            self.conns.append(c)
-            threading.Thread(target=self._drain, args=(c,), daemon=True).start()
-
-    @staticmethod
-    def _drain(c):
-        try:
-            while c.recv(65536):
-                pass
-        except OSError:
-            pass
-
-    def stop(self):
-        self.sock.close()
-        for c in self.conns:
-            c.close()
-
-
 @pytest.fixture
 def upstream():
-    u = SilentUpstream()
+    u = stream_backends.silent()
     yield u
-    u.stop()
+    u.close()
 
 
 def conf(module, setting, upstream_port):

@@ -5,47 +5,13 @@ set); inherited down http -> location like nginx. proxy_send_lowat and
 fastcgi_send_lowat warn as nginx on Linux and are ignored (those tests also
 pass against nginx)."""
 
-import socket
 import subprocess
 import threading
 
 import pytest
 
 import harness
-
-
-class HoldingUpstream:
-    """Accepts connections, reads a request head, and answers only once
-    released, so the proxy's socket can be looked at meanwhile."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
-        self.release = threading.Event()
-        self.arrived = threading.Semaphore(0)
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
-
-    def _serve(self, c):
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = c.recv(4096)
-            if not chunk:
-                return
-            data += chunk
-        self.arrived.release()
-        self.release.wait(20)
-        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n")
-        c.close()
+from scripted_upstream import HoldingUpstream
 
 
 def upstream_socket_buffers(up_port):
@@ -75,8 +41,7 @@ def fetch_and_look(srv, up, path):
 def up():
     u = HoldingUpstream()
     yield u
-    u.release.set()
-    u.sock.close()
+    u.close()
 
 
 def test_socket_buffers_set_and_inherited(make_server, up, nginx_only_skip):

@@ -6,14 +6,6 @@
 
 namespace torii::early_hints {
 
-bool wanted(http::Exchange& ex) {
-  std::string value;
-  for (const auto& condition : ex.settings().early_hints) {
-    value.clear();
-    http::render(condition, ex, value);
-    if (!value.empty() && value != "0") return true;
-  }
-  return false;
-}
+bool wanted(http::Exchange& ex) { return http::any_true(ex.settings().early_hints, ex); }
 
 }  // namespace torii::early_hints

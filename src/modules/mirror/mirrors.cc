@@ -10,7 +10,7 @@
 #include "http/pipeline.h"
 #include "http/sub_exchange.h"
 #include "log/error_log.h"
-#include "modules/mirror/stored_body.h"
+#include "http/body_replay.h"
 
 namespace torii::mirror {
 
@@ -47,7 +47,7 @@ struct Mirrors::Run final : http::ResponseSink {
   Mirrors& owner;
   std::string bytes;
   http::ConnectionInfo conn;
-  std::unique_ptr<BodyReplay> body;
+  std::unique_ptr<http::BodyReplay> body;
   http::Exchange ex;  // last: it refers to the members above
   bool done = false;
 };
@@ -93,7 +93,7 @@ void Mirrors::launch(Run& r) {
   if (!r.ex.handler_state) r.finish();
 }
 
-void Mirrors::start(http::Exchange& client, std::string_view uri, const BodyReplay* body) {
+void Mirrors::start(http::Exchange& client, std::string_view uri, const http::BodyReplay* body) {
   Run* r = prepare(client, "mirror \"" + std::string(uri) + "\"");
   if (!r) return;
   http::Exchange& ex = r->ex;
@@ -101,7 +101,7 @@ void Mirrors::start(http::Exchange& client, std::string_view uri, const BodyRepl
   // method and fields; $request_uri stays the client's.
   ex.req.path.assign(uri);
   if (body) {
-    r->body = std::make_unique<BodyReplay>(loop_, body->body());
+    r->body = std::make_unique<http::BodyReplay>(loop_, body->body());
     ex.req.content_length = r->body->body()->size();
   }
   launch(*r);

@@ -17,12 +17,11 @@ namespace torii::core {
 class EventLoop;
 }
 namespace torii::http {
+class BodyReplay;
 class Exchange;
 }
 
 namespace torii::mirror {
-
-class BodyReplay;
 
 class Mirrors {
  public:
@@ -33,7 +32,7 @@ class Mirrors {
 
   // Starts one mirror of `client`'s request at `uri`; `body`, when given,
   // is the client's body it gets. The client's exchange is not touched.
-  void start(http::Exchange& client, std::string_view uri, const BodyReplay* body);
+  void start(http::Exchange& client, std::string_view uri, const http::BodyReplay* body);
   // post_action: the same kind of run at `target` (a URI, or a named
   // location), once the client's response has ended, with the client's
   // $status and $body_bytes_sent (modules/post_action).

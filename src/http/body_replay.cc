@@ -1,4 +1,4 @@
-#include "modules/mirror/stored_body.h"
+#include "http/body_replay.h"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 #include "core/event_loop.h"
 #include "log/error_log.h"
 
-namespace torii::mirror {
+namespace torii::http {
 
 namespace {
 
@@ -22,7 +22,7 @@ char* scratch() {
 
 }  // namespace
 
-void BodyReplay::read_body(http::BodyReader* reader) {
+void BodyReplay::read_body(BodyReader* reader) {
   reader_ = reader;
   offset_ = 0;
   paused_ = false;
@@ -78,4 +78,4 @@ void BodyReplay::pump() {
   }
 }
 
-}  // namespace torii::mirror
+}  // namespace torii::http

@@ -1,6 +1,7 @@
 // A request body read whole (in memory, or in a temporary file past
 // client_body_buffer_size) and handed again to any number of readers: the
-// client's own content handler and each mirror read it from here.
+// client's own content handler and each mirror read it from here
+// (http/whole_body.h reads it).
 #pragma once
 
 #include <memory>
@@ -12,18 +13,18 @@ namespace torii::core {
 class EventLoop;
 }
 
-namespace torii::mirror {
+namespace torii::http {
 
 using StoredBody = handlers::RequestBodyBuffer;
 
 // An Exchange::BodySource over a stored body: pieces of at most 64 KB,
 // delivered from the loop (never inside the reader's own call), paused when
 // the reader says so until it resumes.
-class BodyReplay final : public http::Exchange::BodySource {
+class BodyReplay final : public Exchange::BodySource {
  public:
   BodyReplay(core::EventLoop& loop, std::shared_ptr<const StoredBody> body) : loop_(loop), body_(std::move(body)) {}
 
-  void read_body(http::BodyReader* reader) override;
+  void read_body(BodyReader* reader) override;
   void resume_body() override;
   const std::shared_ptr<const StoredBody>& body() const { return body_; }
 
@@ -33,7 +34,7 @@ class BodyReplay final : public http::Exchange::BodySource {
 
   core::EventLoop& loop_;
   std::shared_ptr<const StoredBody> body_;
-  http::BodyReader* reader_ = nullptr;
+  BodyReader* reader_ = nullptr;
   int64_t offset_ = 0;
   bool paused_ = false;
   bool resumed_ = false;    // resume_body() came while the reader had a piece
@@ -42,4 +43,4 @@ class BodyReplay final : public http::Exchange::BodySource {
   std::shared_ptr<char> alive_ = std::make_shared<char>();
 };
 
-}  // namespace torii::mirror
+}  // namespace torii::http
