@@ -268,7 +268,9 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
   const std::string_view type = config::mime_type(s, ex.req.path);
   head.status = err_status != 0 ? err_status : 200;
   if (!type.empty()) head.add("Content-Type", type);
-  head.add("Last-Modified", date);
+  // As nginx's header filter: an error page sent with the error's status
+  // goes without Last-Modified.
+  if (head.status == 200) head.add("Last-Modified", date);
   if (!etag.empty()) head.add("ETag", etag);
   if (vary) head.add("Vary", "Accept-Encoding");
   if (!content_encoding.empty()) head.add("Content-Encoding", std::string(content_encoding));
