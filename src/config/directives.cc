@@ -183,14 +183,18 @@ Status set_http(Compiler& c, Scope&, const Node& n) { return c.http(n); }
 
 // ---- http ------------------------------------------------------------------
 
+// The first `types` in a block replaces the inherited table; a later one in
+// the same block adds to it (a repeated extension takes the later type, with
+// nginx's warning: Compiler::block), so `include mime.types; types { ... }`
+// keeps every type.
 Status set_types(Compiler& c, Scope& s, const Node& n) {
-  auto types = std::make_shared<MimeTypes>();
+  if (!s.types_here) s.types_here = std::make_shared<MimeTypes>();
   Scope inner;
   inner.ctx = kTypes;
-  inner.types = types.get();
+  inner.types = s.types_here.get();
   auto st = c.block(n.children, inner);
   if (!st) return st;
-  s.settings->types = std::move(types);
+  s.settings->types = s.types_here;
   return Ok{};
 }
 

@@ -59,7 +59,10 @@ struct Scope {
   Server* server = nullptr;              // http prototype or server; null in location
   Location* location = nullptr;
   LimitExcept* limit_except = nullptr;
-  MimeTypes* types = nullptr;
+  MimeTypes* types = nullptr;  // the table a `types` block's lines go into
+  // This block's own table: a second `types` block here adds to it, as
+  // nginx's; an inherited one is replaced (directives.cc, set_types).
+  std::shared_ptr<MimeTypes> types_here;
   std::vector<std::string_view> seen;  // unique directives already set here
   // Array directives replace what was inherited at their first use here.
   bool add_header_here = false;

@@ -230,7 +230,11 @@ Status Compiler::block(const std::vector<Node>& nodes, Scope& scope) {
         std::string e = ext;
         for (auto& ch : e)
           if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-        (*scope.types)[e] = n.name;
+        auto [it, added] = scope.types->try_emplace(e, n.name);
+        if (added) continue;
+        warn(n, "duplicate extension " + q(e) + ", content type: " + q(n.name) + ", previous content type: " +
+                    q(it->second));
+        it->second = n.name;
       }
       return Ok{};
     }

@@ -172,11 +172,16 @@ std::optional<HandlerResult> run_try_files(Exchange& ex, OpenResult& found, std:
   for (size_t i = 0; i + 1 < tf.size(); ++i) {
     name.clear();
     http::render(tf[i], ex, name);
+    // As nginx: an entry written with a trailing "/" tests for a directory
+    // and names it without that slash ("$uri/" tests $uri), so a directory
+    // asked for without its slash is then redirected to it; any other entry
+    // tests for a file, even when its value ends in "/".
+    const bool want_dir = !tf[i].source.empty() && tf[i].source.back() == '/';
+    if (want_dir && !name.empty()) name.pop_back();
     // Arguments in a tested entry don't name a file; nginx ignores them here.
     const size_t q = name.find('?');
     if (q != std::string::npos) name.resize(q);
     if (name.empty()) continue;
-    const bool want_dir = name.back() == '/';
     if (!map_uri(ex, name, path)) continue;
     OpenResult r = open_path(ex, path);
     if (!r.ok()) {
@@ -268,7 +273,9 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
   const std::string_view type = config::mime_type(s, ex.req.path);
   head.status = err_status != 0 ? err_status : 200;
   if (!type.empty()) head.add("Content-Type", type);
-  head.add("Last-Modified", date);
+  // As nginx's header filter: an error page sent with the error's status
+  // goes without Last-Modified.
+  if (head.status == 200) head.add("Last-Modified", date);
   if (!etag.empty()) head.add("ETag", etag);
   if (vary) head.add("Vary", "Accept-Encoding");
   if (!content_encoding.empty()) head.add("Content-Encoding", std::string(content_encoding));

@@ -121,7 +121,9 @@ void send_return(Exchange& ex, const config::Return& ret) {
   std::string body = ret.has_text ? render(ret.text, ex) : std::string();
   ResponseHead head;
   head.status = ret.code;
-  head.add("Content-Type", std::string(config::mime_type(ex.settings(), ex.req.path)));
+  // nginx's header filter drops a 204's type (`location /favicon.ico {
+  // return 204; }` names none).
+  if (ret.code != 204) head.add("Content-Type", std::string(config::mime_type(ex.settings(), ex.req.path)));
   head.content_length = int64_t(body.size());
   ex.send_head(std::move(head));
   ex.send_body(body);

@@ -290,6 +290,9 @@ void Connection::drive() {
           info_.ssl_session_reused = tls.session_reused;
           info_.ssl_early_data = tls.early_data;
           info_.client_cert = std::move(tls.client_cert);
+          server_ = &first_server();
+          const auto& b = server_->large_client_header_buffers;
+          in_limit_ = b.size * b.number + 1;
         }
         state_ = State::reading_head;
         if (transport_->alpn() == "h2") {
@@ -437,7 +440,7 @@ void Connection::start_next_request() {
     keep_alive_ = false;
   }
   config_ = binding_->config;
-  const auto& srv = *binding_->group->default_server;
+  const auto& srv = first_server();
   in_limit_ = srv.large_client_header_buffers.size * srv.large_client_header_buffers.number + 1;
   request_.reset();  // made when the next request's first byte arrives
   server_ = &srv;
@@ -457,6 +460,16 @@ void Connection::start_next_request() {
   } else {
     arm_timer(srv.client_header_timeout.count());
   }
+}
+
+// The server a request starts with, before its Host is read: the one the
+// TLS client named (SNI), as nginx, so that an error met before the Host
+// (a bad request line or URI) gets that server's add_header, error_page and
+// buffers; else the address's default server.
+const config::Server& Connection::first_server() const {
+  const auto& group = *binding_->group;
+  if (info_.ssl_server_name.empty()) return *group.default_server;  // (SNI is kept lower-case)
+  return config::find_server(group, info_.ssl_server_name);
 }
 
 // The parser and the exchange of the request whose first bytes are here;
@@ -616,6 +629,17 @@ void Connection::respond_error(int status, const char* reason) {
   if (!request_) begin_request();
   http::Exchange& ex = request_->exchange;
   ex.start_unix_ms = core::unix_ms();
+  // The server the error belongs to, as nginx's: the first valid Host's when
+  // one was read, the default one for an HTTP/1.1 request without Host,
+  // else the one the request started with (SNI's, or the default).
+  std::string host;
+  const auto& why = request_->parser.error();
+  if (why.no_host)
+    server_ = &default_server();
+  else if (!why.in_target && head_start_ <= in_.size() &&
+           request_->parser.first_host(std::string_view(in_).substr(head_start_), host))
+    server_ = &config::find_server(*binding_->group, host);
+  ex.server = server_;
   // The parser may have filled part of the head: keep only what is safe to log.
   ex.req = http::RequestHead();
   ex.req.keep_alive = false;

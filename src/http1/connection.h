@@ -107,6 +107,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   bool keepalive_disabled_for(const http::Exchange& ex) const;
   void close_now();
   const config::Server& default_server() const { return *binding_->group->default_server; }
+  const config::Server& first_server() const;
 
   core::Worker& worker_;
   std::unique_ptr<net::Transport> transport_;

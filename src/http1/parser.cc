@@ -182,6 +182,13 @@ void RequestParser::reset() {
   fields_ = std::move(fields);
 }
 
+bool RequestParser::first_host(std::string_view data, std::string& out) const {
+  if (host_field_ < 0) return false;
+  const FieldMark& f = fields_[static_cast<size_t>(host_field_)];
+  if (size_t(f.value_off) + f.value_len > data.size()) return false;
+  return normalize_host(data.substr(f.value_off, f.value_len), false, out);
+}
+
 ParseStatus RequestParser::fail(int status, const char* reason) {
   error_.status = status;
   error_.reason = reason;
@@ -584,7 +591,10 @@ ParseStatus RequestParser::finish(std::string_view data, http::RequestHead& out,
   if (data.size() < consumed_) return fail(400, "request bytes lost between calls");
 
   // RFC 9112 3.2: an HTTP/1.1 request without Host is refused.
-  if (version_ >= 11 && host_field_ < 0) return fail(400, "missing Host header");
+  if (version_ >= 11 && host_field_ < 0) {
+    error_.no_host = true;
+    return fail(400, "missing Host header");
+  }
   bool chunked = false;
   if (te_seen_) {
     // RFC 9112 6.1 and 6.3: the checks that stop request smuggling.
@@ -613,13 +623,19 @@ ParseStatus RequestParser::finish(std::string_view data, http::RequestHead& out,
       out.target = target;
       if (form_ == TargetForm::absolute) {
         // RFC 9112 3.2.2: the target's authority wins over Host.
-        if (!normalize_host(authority, false, out.host)) return fail(400, "invalid host in request target");
+        if (!normalize_host(authority, false, out.host)) {
+          error_.in_target = true;
+          return fail(400, "invalid host in request target");
+        }
         if (out.raw_path.empty()) out.raw_path = kRootPath;
         // $request_uri is the origin-form part, as in nginx.
         out.target = std::string_view(p + authority_end_, target_end_ - authority_end_);
         if (out.target.empty()) out.target = kRootPath;
       }
-      if (!normalize_path(out.raw_path, true, out.path)) return fail(400, "invalid path in request target");
+      if (!normalize_path(out.raw_path, true, out.path)) {
+        error_.in_target = true;
+        return fail(400, "invalid path in request target");
+      }
       break;
     }
     case TargetForm::asterisk:

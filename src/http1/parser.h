@@ -32,6 +32,8 @@ enum class ParseStatus { need_more, done, error };
 struct ParseError {
   int status = 400;          // 400, 414, 431, 494 (max_headers), 501 (unknown Transfer-Encoding), 505
   const char* reason = "";  // for the error log: "invalid header name", ...
+  bool no_host = false;      // an HTTP/1.1 request without Host (nginx answers from the default server)
+  bool in_target = false;    // the request line's target, refused before any Host counts (as nginx)
 };
 
 class RequestParser {
@@ -48,6 +50,11 @@ class RequestParser {
 
   const ParseError& error() const { return error_; }
   void reset();
+
+  // The first Host field read so far, in $host's form; false when none was
+  // read or it is not valid. `data` is the buffer given to parse(). (An
+  // error met after it belongs to that Host's server, as in nginx.)
+  bool first_host(std::string_view data, std::string& out) const;
 
  private:
   // A header field as offsets into the caller's buffer: the buffer may move

@@ -91,7 +91,7 @@ ENTRIES = entries()
 
 
 def test_corpus_is_large_enough_and_documented():
-    assert len(ENTRIES) >= 25
+    assert len(ENTRIES) >= 47
     for e in ENTRIES:
         h = header(e)
         assert h.get("origin", "").startswith("https://"), e

@@ -531,6 +531,29 @@ TEST(ConfigLoad, UserWarnsWhenNotRoot) {
   }
 }
 
+// Two `types` blocks in one context add up (nginx); a repeated extension
+// takes the later type and is warned about; a block of its own replaces the
+// inherited table.
+TEST(ConfigLoad, TypesBlocksInOneContextAddUp) {
+  auto cfg = load_ok(
+      "http { types { text/css css; text/plain log; }\n"
+      "  types { text/javascript mjs; text/x-log LOG; }\n"
+      "  server { listen 8080; location /own/ { types { text/x-own own; } } } }");
+  ASSERT_TRUE(cfg);
+  ASSERT_EQ(load_warnings().size(), 1u);
+  EXPECT_EQ(load_warnings()[0],
+            "string:2: duplicate extension \"log\", content type: \"text/x-log\", previous content type: "
+            "\"text/plain\"");
+  const LocationSettings& ss = cfg->servers[0]->settings;
+  EXPECT_EQ(mime_type(ss, "/a.css"), "text/css");
+  EXPECT_EQ(mime_type(ss, "/a.mjs"), "text/javascript");
+  EXPECT_EQ(mime_type(ss, "/a.log"), "text/x-log");
+  const Location* own = loc(*cfg->servers[0], "/own/a.own");
+  ASSERT_TRUE(own);
+  EXPECT_EQ(mime_type(own->settings, "/own/a.own"), "text/x-own");
+  EXPECT_EQ(mime_type(own->settings, "/own/a.css"), own->settings.default_type);
+}
+
 TEST(ConfigLoad, ExtraDirectivesFromCommandLine) {
   TempDir dir;
   std::string main = dir.write("torii.conf", "http { }");
