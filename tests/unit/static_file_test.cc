@@ -325,9 +325,15 @@ TEST_F(StaticFileTest, TryFilesServesTheFirstThatExists) {
   EXPECT_EQ(sink_.body, "Hello, world!\n");
   EXPECT_EQ(ex_->request_filename, root_ + "/hello.txt");
 
-  // A directory passes only the "$uri/" test and then goes to its index.
+  // A directory passes only the "$uri/" test, which names it without the
+  // slash (nginx): asked for without its slash it is redirected to it,
+  // with it it goes to its index.
   write("sub/index.html", "i");
   r = run(Method::get, "/sub");
+  EXPECT_EQ(r.kind, Kind::status);
+  EXPECT_EQ(r.status, 301);
+  EXPECT_EQ(ex_->req.path, "/sub");
+  r = run(Method::get, "/sub/");
   EXPECT_EQ(r.kind, Kind::internal_redirect);
   EXPECT_EQ(r.uri, "/sub/index.html");
   EXPECT_EQ(ex_->req.path, "/sub/");
