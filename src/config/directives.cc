@@ -1,4 +1,5 @@
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/expires.h"
 
 #include <arpa/inet.h>
@@ -14,13 +15,11 @@
 
 namespace torii::config {
 
-namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
 Error invalid_value(const Node& n, std::string_view value) {
   return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
 }
+
+namespace {
 
 Error not_yet(const Node& n, std::string_view what) {
   return node_error(n, q(what) + " is not yet supported");

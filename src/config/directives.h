@@ -268,5 +268,7 @@ bool parse_time_ms(std::string_view s, int64_t& out);  // "90" (s), "500ms", "1h
 
 // "FILE:LINE: " + message.
 Error node_error(const Node& n, const std::string& message);
+// nginx's "invalid value "V" in "name" directive".
+Error invalid_value(const Node& n, std::string_view value);
 
 }  // namespace torii::config

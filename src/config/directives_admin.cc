@@ -8,14 +8,13 @@
 #include <string>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/parser.h"
 #include "config/upstream_config.h"
 
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 bool mentions(const std::vector<Node>& nodes, std::string_view name) {
   for (const auto& n : nodes)

@@ -4,12 +4,11 @@
 #include <string>
 
 #include "config/directives.h"
+#include "core/quote.h"
 
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 Status set_auth_basic(Compiler&, Scope& s, const Node& n) {
   LimitsSettings& ls = s.settings->limits;

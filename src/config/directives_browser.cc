@@ -7,6 +7,7 @@
 #include <string>
 
 #include "config/browser_config.h"
+#include "core/quote.h"
 #include "config/directives.h"
 #include "modules/browser/browser.h"
 
@@ -17,8 +18,6 @@ namespace {
 constexpr uint16_t kHSL = kHttp | kServer | kLocation;
 constexpr uint32_t kModernHere = 1;
 constexpr uint32_t kAncientHere = 2;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // Settings are shared copy-on-write: a block changes its own copy.
 BrowserConfig& browser_of(Scope& s) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cache/zone.h"
+#include "core/quote.h"
 #include "config/cache_config.h"
 #include "config/cgi_config.h"
 #include "config/directives.h"
@@ -16,12 +17,6 @@
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-Error invalid_value(const Node& n, std::string_view value) {
-  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
-}
 
 // Where each module keeps its ProxyConfig, copied on write.
 struct ProxyModule {

@@ -1,4 +1,5 @@
 #include "config/directives_cgi.h"
+#include "core/quote.h"
 
 #include <algorithm>
 
@@ -10,12 +11,6 @@ namespace torii::config {
 namespace cgi {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-Error invalid_value(const Node& n, std::string_view value) {
-  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);

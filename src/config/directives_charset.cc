@@ -7,13 +7,12 @@
 #include <memory>
 
 #include "config/charset_config.h"
+#include "core/quote.h"
 #include "config/directives.h"
 
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 bool same_name(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/ssl_config.h"
 #include "config/ssl_directive_args.h"
 
@@ -14,8 +15,6 @@ namespace torii::config {
 namespace {
 
 constexpr uint16_t kHS = kHttp | kServer;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 Status set_verify_client(Compiler&, Scope& s, const Node& n) {
   using V = SslServerConfig::VerifyClient;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/file_access.h"
 #include "core/ascii.h"
 
@@ -12,8 +13,6 @@ namespace torii::config {
 namespace {
 
 constexpr uint16_t kHSL = kHttp | kServer | kLocation;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // dav_methods off | METHOD...: the first line in a block replaces what the
 // block inherited; more lines add to it (nginx's bitmask slot).

@@ -4,13 +4,12 @@
 #include <string>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/geoip_config.h"
 
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // The http block's settings, copied on write.
 GeoIpConfig& geoip_of(Compiler& c) {

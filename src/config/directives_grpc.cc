@@ -4,6 +4,7 @@
 // like FastCGI's and uwsgi's (the shared upstream part; no params), set
 // through the same helpers.
 #include "config/directives_cgi.h"
+#include "core/quote.h"
 #include "config/upstream_tls_config.h"
 
 namespace torii::config {
@@ -16,8 +17,6 @@ constexpr uint16_t kHSL = kHttp | kServer | kLocation;
 // gRPC's array bits sit above uwsgi's in Scope::cgi_here; grpc_set_header
 // uses the bit FastCGI's catch_stderr has.
 constexpr uint32_t kShift = 16;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // "grpc_pass [grpc://|grpcs://]address|group".
 Status set_pass(Compiler& c, Scope& s, const Node& n) {

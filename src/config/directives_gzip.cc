@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/compression_config.h"
+#include "core/quote.h"
 #include "config/directives.h"
 #include "config/regex.h"
 
@@ -13,12 +14,6 @@ namespace torii::config {
 namespace {
 
 constexpr uint16_t kHSL = kHttp | kServer | kLocation;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-Error invalid_value(const Node& n, std::string_view v) {
-  return node_error(n, "invalid value " + q(v) + " in " + q(n.name) + " directive");
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);

@@ -1,14 +1,13 @@
 // health_check inside upstream {}: interval= fails= passes= uri=
 // match_status= timeout=. Parsed by the upstream block (directives_proxy.cc).
 #include "config/directives_health_check.h"
+#include "core/quote.h"
 
 #include "config/directives.h"
 
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 Error invalid(const Node& n, std::string_view a) {
   return node_error(n, "invalid parameter " + q(a) + " in \"health_check\" directive");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/realip_config.h"
 #include "modules/geo/geo_compiler.h"
 
@@ -16,8 +17,6 @@ namespace torii::config {
 namespace {
 
 constexpr uint16_t kHSL = kHttp | kServer | kLocation;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // Settings are shared copy-on-write: a block changes its own copy.
 RealIpConfig& realip_of(Scope& s) {

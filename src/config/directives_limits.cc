@@ -7,6 +7,7 @@
 #include <string>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/shared_zone.h"
 #include "modules/limit_conn/conn_table.h"
 #include "modules/limit_req/req_table.h"
@@ -17,8 +18,6 @@ namespace {
 
 constexpr uint32_t kReqHere = 1;
 constexpr uint32_t kConnHere = 2;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 

@@ -6,6 +6,7 @@
 // buffering, no request headers or body, 404 always intercepted, ranges
 // forced) is set with memcached_pass.
 #include "config/directives_cgi.h"
+#include "core/quote.h"
 #include "config/upstream_config.h"
 
 namespace torii::config {
@@ -15,8 +16,6 @@ namespace {
 using S = cgi::For<&LocationSettings::memcached>;
 constexpr cgi::Member kMember = &LocationSettings::memcached;
 constexpr uint16_t kHSL = kHttp | kServer | kLocation;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 bool names_group(Compiler& c, std::string_view name) {
   for (const auto& u : c.cfg().upstreams)

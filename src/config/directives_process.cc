@@ -17,17 +17,12 @@
 #include <algorithm>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "net/ip_address.h"
 
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-Error invalid_value(const Node& n, std::string_view value) {
-  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
-}
 
 // worker_cpu_affinity auto [MASK] | MASK...: a mask is binary digits, the
 // rightmost for CPU 0; spaces inside are skipped, as nginx does.

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/directives_cgi.h"
 #include "config/directives_health_check.h"
 #include "config/upstream_bind.h"
@@ -24,12 +25,6 @@
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-Error invalid_value(const Node& n, std::string_view value) {
-  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
-}
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 

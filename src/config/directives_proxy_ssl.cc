@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/directives_cgi.h"
 #include "config/proxy_config.h"
 #include "config/ssl_directive_args.h"
@@ -14,12 +15,6 @@
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-Error invalid_value(const Node& n, std::string_view value) {
-  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
-}
 
 // The module's settings and their TLS part are both shared with the
 // parent block until a directive changes them: proxy_ssl_* write the

@@ -4,16 +4,11 @@
 // clcf->handler, so a nested location does not inherit them
 // (config/loader.cc); the mp4_* values inherit.
 #include "config/directives.h"
+#include "core/quote.h"
 
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-Error invalid_value(const Node& n, std::string_view value) {
-  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
-}
 
 Status set_flv(Compiler&, Scope& s, const Node&) {
   s.settings->pseudo_streaming = PseudoStreaming::flv;

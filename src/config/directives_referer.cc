@@ -4,6 +4,7 @@
 #include <string>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/referer_config.h"
 #include "config/regex.h"
 
@@ -12,8 +13,6 @@ namespace torii::config {
 namespace {
 
 constexpr uint16_t kHSL = kHttp | kServer | kLocation;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // A host as server_name spells one; false for a malformed wildcard.
 bool parse_host(std::string name, ServerName& sn) {

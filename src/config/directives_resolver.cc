@@ -7,13 +7,12 @@
 #include <cstring>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "dns/resolver_config.h"
 
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // The c-ares CSV form of one address: "1.2.3.4:53", "[::1]:53".
 std::string csv_entry(const sockaddr* sa) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/regex.h"
 #include "modules/rewrite/program.h"
 
@@ -15,8 +16,6 @@ namespace {
 
 using rewrite::Condition;
 using rewrite::Program;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 

@@ -5,17 +5,12 @@
 #include <strings.h>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "modules/charset/charset_filter.h"
 
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-Error invalid_value(const Node& n, std::string_view value) {
-  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
-}
 
 template <bool LocationSettings::*F>
 Status set_flag(Compiler&, Scope& s, const Node& n) {

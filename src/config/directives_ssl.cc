@@ -4,18 +4,13 @@
 #include <memory>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/ssl_config.h"
 #include "config/ssl_directive_args.h"
 
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
-
-Error invalid_value(const Node& n, std::string_view value) {
-  return node_error(n, "invalid value " + q(value) + " in " + q(n.name) + " directive");
-}
 
 // Array directives replace what the parent block set at their first use in
 // a block (nginx's merge of arrays).

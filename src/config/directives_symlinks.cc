@@ -2,12 +2,11 @@
 // The walk itself is handlers/symlink_walk; the setting merges down with
 // the rest (a block that sets it replaces both the mode and from=).
 #include "config/directives.h"
+#include "core/quote.h"
 
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 Status set_disable_symlinks(Compiler&, Scope& s, const Node& n) {
   DisableSymlinks d;

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "config/cache_config.h"
+#include "core/quote.h"
 #include "config/file_access.h"
 #include "config/upstream_settings.h"
 
@@ -13,8 +14,6 @@ namespace torii::config {
 namespace {
 
 constexpr uint16_t kHSL = kHttp | kServer | kLocation;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 bool seen_here(const Scope& s, const std::string& name) {
   return std::find(s.seen.begin(), s.seen.end(), name) != s.seen.end();

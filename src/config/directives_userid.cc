@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/template.h"
 #include "config/userid_config.h"
 #include "core/ascii.h"
@@ -15,8 +16,6 @@ namespace torii::config {
 namespace {
 
 constexpr uint16_t kHSL = kHttp | kServer | kLocation;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // Copy-on-write: a block shares its parent's settings until it changes one.
 template <typename F>

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "config/directives.h"
+#include "core/quote.h"
 #include "config/loader.h"
 #include "config/nginx_directives.h"
 #include "config/parser.h"
@@ -18,8 +19,6 @@
 namespace torii::config {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 bool arity_ok(uint16_t arity, size_t n) {
   if (arity & kFlag) return n == 1;

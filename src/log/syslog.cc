@@ -1,4 +1,5 @@
 #include "log/syslog.h"
+#include "core/quote.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -20,8 +21,6 @@ constexpr const char* kFacilities[] = {"kern",  "user",   "mail",   "daemon", "a
                                        "local2", "local3", "local4", "local5", "local6", "local7"};
 // nginx's level names, not syslog's ("error", "warn").
 constexpr const char* kSeverities[] = {"emerg", "alert", "crit", "error", "warn", "notice", "info", "debug"};
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 Result<bool> resolve_server(std::string_view text, SyslogTarget& t) {
   if (text.substr(0, 5) == "unix:") {

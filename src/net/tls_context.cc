@@ -1,4 +1,5 @@
 #include "net/tls_context.h"
+#include "core/quote.h"
 
 #include <openssl/core_names.h>
 #include <openssl/err.h>
@@ -26,8 +27,6 @@
 namespace torii::net {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // A key from an ssl_session_ticket_key file, laid out as nginx reads it:
 // 48 bytes = name(16) aes-128(16) hmac(16); 80 bytes = name(16) hmac(32) aes-256(32).
@@ -185,7 +184,6 @@ int on_alpn(SSL* ssl, const unsigned char** out, unsigned char* outlen, const un
   }
   return SSL_TLSEXT_ERR_ALERT_FATAL;
 }
-
 
 // A stable id for the sessions of these certificates, so that two servers
 // (or two machines with the same ticket keys) agree on what may resume.

@@ -1,4 +1,5 @@
 #include "net/upstream_tls_context.h"
+#include "core/quote.h"
 
 #include <openssl/err.h>
 #include <openssl/x509.h>
@@ -14,8 +15,6 @@
 namespace torii::net {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // The verdict is read after the handshake (TlsClient::verify), as nginx
 // does, so that a failure is logged with its reason and the name checked

@@ -4,6 +4,7 @@
 // proxy_bind). A directive torii knows in http but not here is refused as
 // nginx refuses it: "X" directive is not allowed here.
 #include "stream/compile.h"
+#include "core/quote.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -35,8 +36,6 @@ namespace {
 using config::Compiler;
 using config::Node;
 using config::node_error;
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // nginx's generic slot readers (times, sizes) say it this way.
 Error slot_invalid(const Node& n) { return node_error(n, q(n.name) + " directive invalid value"); }

@@ -1,4 +1,5 @@
 #include "modules/geo/geo_compiler.h"
+#include "core/quote.h"
 
 #include <arpa/inet.h>
 
@@ -16,10 +17,6 @@ namespace {
 
 using config::Node;
 using config::node_error;
-
-
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 Key key_of(const uint8_t* bytes, size_t n) {
   Key k = 0;

@@ -1,4 +1,5 @@
 #include "modules/geoip/database.h"
+#include "core/quote.h"
 
 #include <GeoIP.h>
 #include <GeoIPCity.h>
@@ -10,8 +11,6 @@
 namespace torii::geoip {
 
 namespace {
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // The types each directive takes, and whether they are IPv6 databases.
 bool accepts(Kind kind, int type, bool& v6) {

@@ -1,4 +1,5 @@
 #include "modules/split_clients/split_clients.h"
+#include "core/quote.h"
 
 #include <cstdlib>
 #include <memory>
@@ -12,9 +13,6 @@ namespace {
 
 using config::Node;
 using config::node_error;
-
-
-std::string q(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // nginx's ngx_atofp(text, 2): a decimal with at most two digits after the
 // point, in hundredths; -1 when malformed.
