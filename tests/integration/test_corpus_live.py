@@ -108,7 +108,8 @@ def test_laravel_static_files_dotfiles_and_quiet_locations(laravel):
     fav = harness.http(laravel.port, "/favicon.ico", host="example.com")
     assert fav.status == 404, fav
     assert json.loads(fav.body)["REQUEST_URI"] == "/favicon.ico"
-    harness.wait_until(lambda: "/css/app.css" in logged_uris(laravel), 5, what="the access log line")
+    # The line is written once the response has gone: wait for the last request's.
+    harness.wait_until(lambda: "/favicon.ico" in logged_uris(laravel), 5, what="the favicon's access log line")
     uris = logged_uris(laravel)
     # robots.txt's location logs nothing; the favicon's 404 ended in the
     # PHP location (the error page's), whose access_log is on.
