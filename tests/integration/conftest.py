@@ -44,3 +44,13 @@ def make_server(tmp_path):
 def nginx_only_skip():
     if harness.IS_NGINX:
         pytest.skip("checks torii-specific output")
+
+
+@pytest.fixture
+def upstream():
+    """A ScriptedUpstream (scripted_upstream.py) for the test, stopped after
+    it. A test file that wants another kind defines its own `upstream`."""
+    from scripted_upstream import ScriptedUpstream
+    u = ScriptedUpstream()
+    yield u
+    u.stop()

@@ -30,13 +30,6 @@ PROXIED_VALUES = ["off", "expired", "no-cache", "no-store", "private", "no_last_
 
 
 @pytest.fixture
-def upstream():
-    u = ScriptedUpstream()
-    yield u
-    u.stop()
-
-
-@pytest.fixture
 def gz(make_server, upstream, tmp_path):
     """A server with gzip on and a location per rule under test."""
     proxied = "\n".join(f"""

@@ -11,14 +11,6 @@ import urllib.parse
 import pytest
 
 import harness
-from scripted_upstream import ScriptedUpstream
-
-
-@pytest.fixture
-def upstream():
-    u = ScriptedUpstream()
-    yield u
-    u.stop()
 
 
 @pytest.fixture

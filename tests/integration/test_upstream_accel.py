@@ -8,7 +8,6 @@ field, `n=BYTES` sets the body's size); the same tests pass against nginx."""
 import pytest
 
 import harness
-from scripted_upstream import ScriptedUpstream
 
 CONF = r"""
     log_format lengths "$request_uri len=$upstream_response_length";
@@ -32,13 +31,6 @@ CONF = r"""
         location /method/ { proxy_pass http://127.0.0.1:@BACKEND@/; proxy_method $http_x_method; }
     }
 """
-
-
-@pytest.fixture
-def upstream():
-    u = ScriptedUpstream()
-    yield u
-    u.stop()
 
 
 @pytest.fixture
