@@ -41,6 +41,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -81,8 +82,13 @@ bool read_varint(const std::string& s, size_t& pos, uint64_t& v) {
   return true;
 }
 
+// ngtcp2 does not copy stream data: bytes handed to it must stay where they
+// are until acknowledged, even after the stream is reset (a lost packet is
+// sent again from them). So a stream's bytes are pieces kept in
+// Client::kept, which only grows, and never a string that is appended to.
 struct OutStream {
-  std::string data;
+  std::vector<const std::string*> pieces;
+  size_t size = 0;  // bytes in all pieces
   size_t sent = 0;
   bool fin = false;
   bool fin_sent = false;
@@ -107,6 +113,7 @@ class Client {
   bool over = false;  // closed, drained or timed out
   bool stalled = false;  // response bytes no longer open the window (`stall`)
   std::map<int64_t, OutStream> out;
+  std::deque<std::string> kept;  // every byte queued on a stream, for the connection's life
   std::map<int64_t, InStream> in;
   ngtcp2_path_storage path{};
   ngtcp2_crypto_conn_ref ref{};
@@ -115,6 +122,29 @@ class Client {
     lines.push_back(line);
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
+  }
+
+  void queue(int64_t id, std::string bytes) {
+    kept.push_back(std::move(bytes));
+    queue_kept(id, kept.back());
+  }
+
+  void queue_kept(int64_t id, const std::string& kept_bytes) {
+    OutStream& s = out[id];
+    s.pieces.push_back(&kept_bytes);
+    s.size += kept_bytes.size();
+  }
+
+  // The unsent bytes of the piece that holds offset `s.sent`.
+  static ngtcp2_vec unsent(const OutStream& s) {
+    size_t start = 0;
+    for (const std::string* piece : s.pieces) {
+      if (s.sent < start + piece->size())
+        return {reinterpret_cast<uint8_t*>(const_cast<char*>(piece->data() + (s.sent - start))),
+                piece->size() - (s.sent - start)};
+      start += piece->size();
+    }
+    return {};
   }
 
   bool seen(const std::string& prefix) const {
@@ -360,25 +390,24 @@ class Client {
       OutStream* os = nullptr;
       for (auto& [sid, s] : out) {
         if (std::find(blocked.begin(), blocked.end(), sid) != blocked.end()) continue;
-        if (s.sent < s.data.size() || (s.fin && !s.fin_sent)) {
+        if (s.sent < s.size || (s.fin && !s.fin_sent)) {
           id = sid;
           os = &s;
-          vec.base = reinterpret_cast<uint8_t*>(s.data.data() + s.sent);
-          vec.len = s.data.size() - s.sent;
-          if (s.fin) flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
+          vec = unsent(s);
+          if (s.fin && s.sent + vec.len == s.size) flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
           break;
         }
       }
       ngtcp2_ssize accepted = -1;
       ngtcp2_pkt_info pi;
       const ngtcp2_ssize n = ngtcp2_conn_writev_stream(conn, &path.path, &pi, buf, sizeof buf, &accepted, flags, id,
-                                                       os ? &vec : nullptr, os ? 1 : 0, uint64_t(now_ns()));
+                                                       vec.len ? &vec : nullptr, vec.len ? 1 : 0, uint64_t(now_ns()));
       if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
         blocked.push_back(id);
         continue;
       }
       if (n == NGTCP2_ERR_STREAM_SHUT_WR || n == NGTCP2_ERR_STREAM_NOT_FOUND) {
-        if (os) os->fin_sent = true, os->sent = os->data.size();  // the server reset it: nothing more to send
+        if (os) os->fin_sent = true, os->sent = os->size;  // the server reset it: nothing more to send
         continue;
       }
       if (n < 0) {
@@ -388,7 +417,7 @@ class Client {
       }
       if (os && accepted >= 0) {
         os->sent += size_t(accepted);
-        if (os->sent == os->data.size() && os->fin) os->fin_sent = true;
+        if (os->sent == os->size && os->fin) os->fin_sent = true;
       }
       if (n == 0) return;
       send(fd, buf, size_t(n), 0);
@@ -484,14 +513,13 @@ int main(int argc, char** argv) {
         c.say("blocked");
         continue;
       }
-      OutStream& s = c.out[id];
-      s.data = from_hex(a);
-      s.fin = b == "fin";
+      c.queue(id, from_hex(a));
+      c.out[id].fin = b == "fin";
       c.say(cmd + " " + std::to_string(id));
     } else if (cmd == "send") {
-      OutStream& s = c.out[std::stoll(a)];
-      s.data += from_hex(b);
-      s.fin = d == "fin";
+      const int64_t id = std::stoll(a);
+      c.queue(id, from_hex(b));
+      c.out[id].fin = d == "fin";
     } else if (cmd == "reset") {
       const int64_t id = std::stoll(a);
       ngtcp2_conn_shutdown_stream(c.conn, id, std::stoull(b, nullptr, 0));
@@ -502,7 +530,8 @@ int main(int argc, char** argv) {
       // N request streams, each sent then reset at once, waiting for
       // stream credit as it comes back (rapid reset).
       const long n = std::stol(a);
-      const std::string bytes = from_hex(b);
+      c.kept.push_back(from_hex(b));
+      const std::string& bytes = c.kept.back();  // one copy for every stream
       long opened = 0;
       const int64_t give_up = now_ns() + 20'000'000'000;
       while (opened < n && !c.over && now_ns() < give_up) {
@@ -511,7 +540,7 @@ int main(int argc, char** argv) {
           c.run(now_ns() + 5'000'000, [] { return false; });
           continue;
         }
-        c.out[id].data = bytes;
+        c.queue_kept(id, bytes);
         c.send_packets();
         ngtcp2_conn_shutdown_stream(c.conn, id, std::stoull(d, nullptr, 0));
         c.out.erase(id);
