@@ -9,6 +9,7 @@
 #include "handlers/proxy_cookie.h"
 #include "handlers/proxy_rewrite_rule.h"
 #include "http/exchange.h"
+#include "http/field_bytes.h"
 #include "http/header_token.h"
 #include "http/special_response.h"
 #include "http/variables.h"
@@ -52,7 +53,7 @@ void append_field(std::string& out, std::string_view name, std::string_view valu
 }
 
 // CR or LF in a rendered value would split the request: such a field is left out.
-bool safe_value(std::string_view v) { return v.find_first_of("\r\n", 0) == std::string_view::npos && v.find('\0') == std::string_view::npos; }
+bool safe_value(std::string_view v) { return http::no_cr_lf_nul(v); }
 
 bool is_set_here(const config::ProxyConfig& p, std::string_view name) {
   for (const auto& h : p.set_headers)
