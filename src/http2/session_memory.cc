@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/recycled.h"
+#include "core/thread_cache_new.h"
 #include "http2/frame_blocks.h"
 
 namespace torii::http2 {
@@ -58,7 +59,7 @@ void* SessionMemory::allocate(size_t size) {
     }
   }
 #endif
-  void* p = std::malloc(size);
+  void* p = core::take_block(size);
   if (p) note(malloc_usable_size(p), 0);
   return p;
 }
@@ -72,8 +73,9 @@ void SessionMemory::release(void* ptr) {
     note(0, FrameBlocks::kBlockBytes);
     return;
   }
-  note(0, malloc_usable_size(ptr));
-  std::free(ptr);
+  const size_t usable = malloc_usable_size(ptr);
+  note(0, usable);
+  core::give_block(ptr, usable);
 }
 
 void* SessionMemory::on_malloc(size_t size, void* self) { return static_cast<SessionMemory*>(self)->allocate(size); }
