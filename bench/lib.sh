@@ -62,6 +62,43 @@ wait_port() {  # wait_port PORT
 }
 
 # CPU seconds (user+system) used so far by PID, all threads.
+# Four nginx backends pinned to CLIENT_CPU, each answering a small JSON
+# body like seed 003's whoami containers, under DIR/b1..b4. Sets `backends`
+# (their ports) and `backend_pids`; stop_backends stops them.
+backends=()
+backend_pids=()
+start_whoami_backends() {  # start_whoami_backends DIR
+  local dir=$1 i port
+  for i in 1 2 3 4; do
+    port=$(free_port)
+    backends+=("$port")
+    mkdir -p "$dir/b$i/logs"
+    cat > "$dir/b$i/nginx.conf" <<CONF
+worker_processes 1;
+pid $dir/b$i/logs/nginx.pid;
+error_log $dir/b$i/logs/error.log crit;
+events { worker_connections 8192; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    server {
+        listen 127.0.0.1:$port;
+        location / { default_type application/json; return 200 '{"hostname":"whoami-$i","ip":"127.0.0.1"}\n'; }
+    }
+}
+CONF
+    taskset -c "$CLIENT_CPU" "$NGINX_BIN" -p "$dir/b$i" -c "$dir/b$i/nginx.conf" -g 'daemon off; master_process off;' &
+    backend_pids+=($!)
+    wait_port "$port"
+  done
+}
+
+stop_backends() {
+  local pid
+  for pid in "${backend_pids[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+  backend_pids=()
+}
+
 cpu_seconds() {
   awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"
 }

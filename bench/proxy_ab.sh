@@ -13,39 +13,16 @@ TORII_BIN=$NEW_BIN
 source "$here/lib.sh"
 CONNS=${CONNS:-100 1000}
 work=$(mktemp -d)
-backend_pids=()
 cleanup() {
   stop_servers
-  for pid in "${backend_pids[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
+  stop_backends
   rm -rf "$work"
 }
 trap cleanup EXIT
 RESULTS=$work/results
 mkdir -p "$work/logs"
 
-backends=()
-for i in 1 2 3 4; do
-  port=$(free_port)
-  backends+=("$port")
-  mkdir -p "$work/b$i/logs"
-  cat > "$work/b$i/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/b$i/logs/nginx.pid;
-error_log $work/b$i/logs/error.log crit;
-events { worker_connections 8192; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    server {
-        listen 127.0.0.1:$port;
-        location / { default_type application/json; return 200 '{"hostname":"whoami-$i","ip":"127.0.0.1"}\n'; }
-    }
-}
-CONF
-  taskset -c "$CLIENT_CPU" "$NGINX_BIN" -p "$work/b$i" -c "$work/b$i/nginx.conf" -g 'daemon off; master_process off;' &
-  backend_pids+=($!)
-  wait_port "$port"
-done
+start_whoami_backends "$work"
 
 write_conf() {  # write_conf NAME PORT
 cat > "$work/$1.conf" <<CONF
