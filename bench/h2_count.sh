@@ -29,40 +29,22 @@ N2=${N2:-25000}
 OPEN_FILE_CACHE=${OPEN_FILE_CACHE:-1}
 [ -n "${OLD_BIN:-}" ] && SERVERS="$SERVERS old"
 work=$(mktemp -d)
-backend_pid=
 server_pid=
 cleanup() {
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; fi
-  if [ -n "$backend_pid" ]; then kill "$backend_pid" 2>/dev/null; wait "$backend_pid" 2>/dev/null; fi
+  stop_backends
   rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p "$work/www" "$work/logs" "$work/backend/logs"
+mkdir -p "$work/www" "$work/logs"
 head -c 5120 /dev/urandom > "$work/www/image.png"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" -days 2 \
   -subj /CN=localhost 2>/dev/null
 ulimit -n 65536 2>/dev/null || true
 
-backend=$(free_port)
 body=$(printf '%0800d' 0 | tr 0 x)
-cat > "$work/backend/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/backend/logs/nginx.pid;
-error_log $work/backend/logs/error.log crit;
-events { worker_connections 8192; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    server {
-        listen 127.0.0.1:$backend;
-        location / { default_type text/html; return 200 '$body'; }
-    }
-}
-CONF
-taskset -c "$CLIENT_CPU" "$NGINX_BIN" -p "$work/backend" -c "$work/backend/nginx.conf" \
-  -g 'daemon off; master_process off;' &
-backend_pid=$!
-wait_port "$backend"
+start_backend "$work/backend" "default_type text/html; return 200 '$body';"
+backend=$BACKEND_PORT
 
 write_conf() {  # write_conf NAME PORT
   local cache=""

@@ -22,30 +22,16 @@ CONNS=${CONNS:-16}
 STREAMS=${STREAMS:-8}
 [ -x "$LOAD_BIN" ] || { echo "no torii-load at $LOAD_BIN: build it first or set LOAD_BIN" >&2; exit 1; }
 work=$(mktemp -d)
-backend_pid=""
-trap 'stop_servers; [ -n "$backend_pid" ] && kill "$backend_pid" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'stop_servers; stop_backends; rm -rf "$work"' EXIT
 RESULTS=$work/results
 : > "$RESULTS"
-mkdir -p "$work/backend/logs" "$work/torii/logs" "$work/caddy" "$work/html"
+mkdir -p "$work/torii/logs" "$work/caddy" "$work/html"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=localhost \
   -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
 head -c 20480 /dev/urandom > "$work/html/20k.bin"
 
-backend_port=$(free_port)
-cat > "$work/backend.conf" <<CONF
-worker_processes 1;
-pid $work/backend/logs/nginx.pid;
-error_log $work/backend/logs/error.log error;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    server { listen 127.0.0.1:$backend_port reuseport; location / { return 200 "hello from the backend\n"; } }
-}
-CONF
-taskset -c "$CLIENT_CPU" "$NGINX_BIN" -p "$work/backend/" -c "$work/backend.conf" -g 'daemon off; master_process off;' &
-backend_pid=$!
-wait_port "$backend_port"
+start_backend "$work/backend" 'return 200 "hello from the backend\n";'
+backend_port=$BACKEND_PORT
 
 port=$(free_port)
 cat > "$work/torii.conf" <<CONF

@@ -62,34 +62,41 @@ wait_port() {  # wait_port PORT
 }
 
 # CPU seconds (user+system) used so far by PID, all threads.
-# Four nginx backends pinned to CLIENT_CPU, each answering a small JSON
-# body like seed 003's whoami containers, under DIR/b1..b4. Sets `backends`
-# (their ports) and `backend_pids`; stop_backends stops them.
-backends=()
+# One nginx backend pinned to CLIENT_CPU under DIR, whose `location /`
+# holds the directives given (a fixed answer). Sets BACKEND_PORT and adds
+# its pid to `backend_pids`; stop_backends stops them all.
 backend_pids=()
-start_whoami_backends() {  # start_whoami_backends DIR
-  local dir=$1 i port
-  for i in 1 2 3 4; do
-    port=$(free_port)
-    backends+=("$port")
-    mkdir -p "$dir/b$i/logs"
-    cat > "$dir/b$i/nginx.conf" <<CONF
+start_backend() {  # start_backend DIR 'LOCATION DIRECTIVES'
+  local dir=$1 answer=$2
+  BACKEND_PORT=$(free_port)
+  mkdir -p "$dir/logs"
+  cat > "$dir/nginx.conf" <<CONF
 worker_processes 1;
-pid $dir/b$i/logs/nginx.pid;
-error_log $dir/b$i/logs/error.log crit;
+pid $dir/logs/nginx.pid;
+error_log $dir/logs/error.log crit;
 events { worker_connections 8192; }
 http {
     access_log off;
     keepalive_requests 1000000;
     server {
-        listen 127.0.0.1:$port;
-        location / { default_type application/json; return 200 '{"hostname":"whoami-$i","ip":"127.0.0.1"}\n'; }
+        listen 127.0.0.1:$BACKEND_PORT;
+        location / { $answer }
     }
 }
 CONF
-    taskset -c "$CLIENT_CPU" "$NGINX_BIN" -p "$dir/b$i" -c "$dir/b$i/nginx.conf" -g 'daemon off; master_process off;' &
-    backend_pids+=($!)
-    wait_port "$port"
+  taskset -c "$CLIENT_CPU" "$NGINX_BIN" -p "$dir" -c "$dir/nginx.conf" -g 'daemon off; master_process off;' &
+  backend_pids+=($!)
+  wait_port "$BACKEND_PORT"
+}
+
+# Four of them answering a small JSON body, like seed 003's whoami
+# containers, under DIR/b1..b4; `backends` holds their ports.
+backends=()
+start_whoami_backends() {  # start_whoami_backends DIR
+  local i
+  for i in 1 2 3 4; do
+    start_backend "$1/b$i" "default_type application/json; return 200 '{\"hostname\":\"whoami-$i\",\"ip\":\"127.0.0.1\"}\\n';"
+    backends+=("$BACKEND_PORT")
   done
 }
 
