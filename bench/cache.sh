@@ -10,32 +10,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 CONNS=${CONNS:-100}
 work=$(mktemp -d)
-backend_pid=""
 cleanup() {
   stop_servers
-  [ -n "$backend_pid" ] && { kill "$backend_pid" 2>/dev/null; wait "$backend_pid" 2>/dev/null; }
+  stop_backends
   rm -rf "$work"
 }
 trap cleanup EXIT
 RESULTS=$work/results
-mkdir -p "$work/www" "$work/backend/logs"
+mkdir -p "$work/www"
 head -c 20480 /dev/urandom | base64 -w 100 | head -c 20480 > "$work/www/index.html"
 
-backend=$(free_port)
-cat > "$work/backend/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/backend/logs/nginx.pid;
-error_log $work/backend/logs/error.log crit;
-events { worker_connections 1024; }
-http {
-    default_type text/html;
-    access_log off;
-    server { listen 127.0.0.1:$backend; root $work/www; }
-}
-CONF
-taskset -c "$CLIENT_CPU" "$NGINX_BIN" -p "$work/backend" -c "$work/backend/nginx.conf" -g 'daemon off; master_process off;' &
-backend_pid=$!
-wait_port "$backend"
+start_backend "$work/backend" "default_type text/html; root $work/www;"
+backend=$BACKEND_PORT
 
 write_conf() {  # write_conf NAME PORT
 mkdir -p "$work/cache-$1"

@@ -11,10 +11,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 CONNS=${CONNS:-50}
 work=$(mktemp -d)
-backend_pid=""
-trap 'stop_servers; [ -n "$backend_pid" ] && kill "$backend_pid" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'stop_servers; stop_backends; rm -rf "$work"' EXIT
 RESULTS=$work/results
-mkdir -p "$work/www" "$work/backend/logs"
+mkdir -p "$work/www"
 
 # HTML-like text: words drawn from a vocabulary in tags, which compresses
 # about as well as real pages (4-5x), unlike random bytes.
@@ -38,22 +37,8 @@ for name, n in (("20k.html", 20 * 1024), ("200k.html", 200 * 1024)):
     open(sys.argv[1] + "/" + name, "wb").write(page(n))
 PY
 
-backend_port=$(free_port)
-cat > "$work/backend.conf" <<CONF
-worker_processes 1;
-pid $work/backend/logs/nginx.pid;
-error_log $work/backend/logs/error.log error;
-events { worker_connections 4096; }
-http {
-    default_type text/html;
-    access_log off;
-    keepalive_requests 1000000;
-    server { listen 127.0.0.1:$backend_port reuseport; root $work/www; }
-}
-CONF
-taskset -c "$CLIENT_CPU" "$NGINX_BIN" -p "$work/backend/" -c "$work/backend.conf" -g 'daemon off; master_process off;' &
-backend_pid=$!
-wait_port "$backend_port"
+start_backend "$work/backend" "default_type text/html; root $work/www;"
+backend_port=$BACKEND_PORT
 
 write_conf() {  # write_conf NAME PORT
 cat > "$work/$1.conf" <<CONF

@@ -31,7 +31,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/key.pem" -out "$work/ce
 ulimit -n 65536 2>/dev/null || true
 
 body=$(printf '%0800d' 0 | tr 0 x)
-start_backend "$work/backend" "default_type text/html; return 200 '$body';"
+start_backend "$work/backend" "location / { default_type text/html; return 200 '$body'; }"
 backend=$BACKEND_PORT
 
 write_conf() {  # write_conf NAME H2_PORT H1_PORT

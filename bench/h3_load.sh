@@ -30,7 +30,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
   -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
 head -c 20480 /dev/urandom > "$work/html/20k.bin"
 
-start_backend "$work/backend" 'return 200 "hello from the backend\n";'
+start_backend "$work/backend" 'location / { return 200 "hello from the backend\n"; }'
 backend_port=$BACKEND_PORT
 
 port=$(free_port)

@@ -26,7 +26,7 @@ mkdir -p "$work/torii/logs" "$work/caddy"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=localhost \
   -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
 
-start_backend "$work/backend" 'return 200 "hello from the backend\n";'
+start_backend "$work/backend" 'location / { return 200 "hello from the backend\n"; }'
 backend_port=$BACKEND_PORT
 
 port=$(free_port)

@@ -62,12 +62,12 @@ wait_port() {  # wait_port PORT
 }
 
 # CPU seconds (user+system) used so far by PID, all threads.
-# One nginx backend pinned to CLIENT_CPU under DIR, whose `location /`
-# holds the directives given (a fixed answer). Sets BACKEND_PORT and adds
-# its pid to `backend_pids`; stop_backends stops them all.
+# One nginx backend pinned to CLIENT_CPU under DIR, its server block made
+# of the directives given (a fixed answer, or a root to serve). Sets
+# BACKEND_PORT and adds its pid to `backend_pids`; stop_backends stops them.
 backend_pids=()
-start_backend() {  # start_backend DIR 'LOCATION DIRECTIVES'
-  local dir=$1 answer=$2
+start_backend() {  # start_backend DIR 'SERVER DIRECTIVES'
+  local dir=$1 directives=$2
   BACKEND_PORT=$(free_port)
   mkdir -p "$dir/logs"
   cat > "$dir/nginx.conf" <<CONF
@@ -80,7 +80,7 @@ http {
     keepalive_requests 1000000;
     server {
         listen 127.0.0.1:$BACKEND_PORT;
-        location / { $answer }
+        $directives
     }
 }
 CONF
@@ -95,7 +95,7 @@ backends=()
 start_whoami_backends() {  # start_whoami_backends DIR
   local i
   for i in 1 2 3 4; do
-    start_backend "$1/b$i" "default_type application/json; return 200 '{\"hostname\":\"whoami-$i\",\"ip\":\"127.0.0.1\"}\\n';"
+    start_backend "$1/b$i" "location / { default_type application/json; return 200 '{\"hostname\":\"whoami-$i\",\"ip\":\"127.0.0.1\"}\\n'; }"
     backends+=("$BACKEND_PORT")
   done
 }

@@ -12,33 +12,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 SIZE_MB=${SIZE_MB:-1024}
 work=$(mktemp -d)
-backend_pid=
 cleanup() {
   stop_servers
-  if [ -n "$backend_pid" ]; then kill "$backend_pid" 2>/dev/null; wait "$backend_pid" 2>/dev/null; fi
+  stop_backends
   rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p "$work/logs" "$work/backend/logs"
+mkdir -p "$work/logs"
 head -c "$((SIZE_MB * 1024 * 1024))" /dev/urandom > "$work/body"
 
-backend=$(free_port)
-cat > "$work/backend/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/backend/logs/nginx.pid;
-error_log $work/backend/logs/error.log crit;
-events {}
-http {
-    access_log off;
-    client_max_body_size 0;
-    client_body_temp_path $work/backend/body;
-    server { listen 127.0.0.1:$backend; location / { return 200 "ok\n"; } }
-}
-CONF
-taskset -c "$CLIENT_CPU" "$NGINX_BIN" -p "$work/backend" -c "$work/backend/nginx.conf" \
-  -g 'daemon off; master_process off;' &
-backend_pid=$!
-wait_port "$backend"
+start_backend "$work/backend" "client_max_body_size 0; client_body_temp_path $work/backend/body; location / { return 200 \"ok\n\"; }"
+backend=$BACKEND_PORT
 
 write_conf() {  # write_conf NAME PORT
 cat > "$work/$1.conf" <<CONF
