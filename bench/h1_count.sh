@@ -24,9 +24,10 @@ OPEN_FILE_CACHE=${OPEN_FILE_CACHE:-0}
 ACCESS_LOG=${ACCESS_LOG:-0}
 [ -n "${OLD_BIN:-}" ] && SERVERS="$SERVERS old"
 work=$(mktemp -d)
-server_pid=
+source "$here/count_lib.sh"
+LOAD_ARGS=(--h1)
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; fi
+  stop_counted
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -122,76 +123,7 @@ start_counted() {  # start_counted SERVER PORT TOOL -> server_pid
     args=(-p "$work" -c "$work/$1.conf")
     [ "$1" = nginx ] && args+=(-g 'daemon off; master_process off;')
   fi
-  if [ "$3" = instructions ]; then
-    taskset -c "$SERVER_CPU" valgrind --tool=callgrind ${CALLGRIND_OPTS:-} --callgrind-out-file="$work/cg.%p" \
-      "$bin" "${args[@]}" 2> "$work/valgrind.log" &
-  else
-    taskset -c "$SERVER_CPU" "$bin" "${args[@]}" &
-  fi
-  server_pid=$!
-  for _ in $(seq 1 600); do
-    if (exec 3<>/dev/tcp/127.0.0.1/"$2") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "$1 never opened port $2" >&2
-  exit 1
-}
-
-load() {  # load URL N -> checks every request succeeded with a 2xx
-  local out
-  out=$(taskset -c "$CLIENT_CPU" h2load --h1 -c "$CLIENTS" -n "$2" "$1" 2>&1)
-  if ! echo "$out" | grep -q "succeeded, 0 failed"; then
-    echo "h2load did not complete: $(echo "$out" | grep '^requests:')" >&2
-    exit 1
-  fi
-  if [ "$(echo "$out" | awk '/^status codes:/ { print $3 }')" != "$2" ]; then
-    echo "h2load saw answers other than 2xx: $(echo "$out" | grep '^status codes:')" >&2
-    exit 1
-  fi
-}
-
-instructions_now() {  # the instructions callgrind counted since the last zeroing
-  rm -f "$work"/cg."$server_pid".*
-  callgrind_control -d "$server_pid" > /dev/null 2>&1
-  local f
-  for _ in $(seq 1 100); do
-    f=$(ls "$work"/cg."$server_pid".* 2>/dev/null | head -1 || true)
-    [ -n "$f" ] && grep -q '^totals:' "$f" 2>/dev/null && break
-    sleep 0.1
-  done
-  [ -n "${KEEP_PROFILE:-}" ] && cp "$f" "$KEEP_PROFILE.$server_pid.$(date +%s%N)"
-  awk '/^totals:/ { print $2 }' "$f"
-}
-
-count_instructions() {  # URL -> instructions per request
-  load "$1" 1000
-  callgrind_control -z "$server_pid" > /dev/null 2>&1
-  load "$1" "$N1"
-  local a b
-  a=$(instructions_now)
-  callgrind_control -z "$server_pid" > /dev/null 2>&1
-  load "$1" "$N2"
-  b=$(instructions_now)
-  awk -v a="$a" -v b="$b" -v n1="$N1" -v n2="$N2" 'BEGIN { printf "%.0f", (b - a) / (n2 - n1) }'
-}
-
-syscalls_during() {  # URL N -> system calls the server made during the run
-  strace -c -f -p "$server_pid" -o "$work/strace.out" 2>/dev/null &
-  local tracer=$!
-  sleep 0.5
-  load "$1" "$2"
-  kill -INT "$tracer"
-  wait "$tracer" 2>/dev/null || true
-  [ -n "${KEEP_STRACE:-}" ] && cp "$work/strace.out" "$KEEP_STRACE.$server.$2"
-  awk '$NF == "total" { print $4 }' "$work/strace.out"
-}
-
-count_syscalls() {  # URL -> system calls per request
-  load "$1" 1000
-  local a b
-  a=$(syscalls_during "$1" "$N1")
-  b=$(syscalls_during "$1" "$N2")
-  awk -v a="$a" -v b="$b" -v n1="$N1" -v n2="$N2" 'BEGIN { printf "%.2f", (b - a) / (n2 - n1) }'
+  run_counted "$1" "$2" "$3" "$bin" "${args[@]}"
 }
 
 echo "001-20k-plain per request, (count(N2=$N2) - count(N1=$N1)) / (N2 - N1), $CLIENTS connections," \
@@ -204,6 +136,6 @@ for what in $COUNT; do
     url="http://127.0.0.1:$port/index.html"
     if [ "$what" = instructions ]; then v=$(count_instructions "$url"); else v=$(count_syscalls "$url"); fi
     printf '%-7s %-14s %s\n' "$server" "$what" "$v"
-    kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
+    stop_counted
   done
 done

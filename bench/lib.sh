@@ -52,8 +52,9 @@ stop_servers() {
   PIDS=()
 }
 
-wait_port() {  # wait_port PORT
-  for _ in $(seq 1 100); do
+wait_port() {  # wait_port PORT [SECONDS (default 5)]
+  local tries=$(( ${2:-5} * 20 ))
+  for _ in $(seq 1 "$tries"); do
     if (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; then return 0; fi
     sleep 0.05
   done
@@ -61,7 +62,6 @@ wait_port() {  # wait_port PORT
   return 1
 }
 
-# CPU seconds (user+system) used so far by PID, all threads.
 # One nginx backend pinned to CLIENT_CPU under DIR, its server block made
 # of the directives given (a fixed answer, or a root to serve). Sets
 # BACKEND_PORT and adds its pid to `backend_pids`; stop_backends stops them.
@@ -106,6 +106,7 @@ stop_backends() {
   backend_pids=()
 }
 
+# CPU seconds (user+system) used so far by PID, all threads.
 cpu_seconds() {
   awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat"
 }
