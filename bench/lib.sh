@@ -100,6 +100,24 @@ start_whoami_backends() {  # start_whoami_backends DIR
   done
 }
 
+# Seed 003's proxy config (its whoami.conf, addresses changed) in front of
+# the `backends` started by start_whoami_backends, as DIR/NAME.conf.
+write_whoami_proxy_conf() {  # write_whoami_proxy_conf DIR NAME PORT
+  local dir=$1 name=$2 port=$3
+  cat > "$dir/$name.conf" <<CONF
+worker_processes 1;
+worker_rlimit_nofile 65536;
+pid $dir/logs/$name.pid;
+error_log $dir/logs/$name-error.log crit;
+events { worker_connections 16384; }
+http {
+    keepalive_requests 1000000;
+    upstream whoami { server 127.0.0.1:${backends[0]}; server 127.0.0.1:${backends[1]}; server 127.0.0.1:${backends[2]}; server 127.0.0.1:${backends[3]}; keepalive 300; }
+    server { listen 127.0.0.1:$port; server_name benchmark.whoami; access_log off; error_log /dev/null crit; location / { proxy_pass http://whoami; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for; proxy_set_header X-Forwarded-Host \$host; proxy_set_header X-Forwarded-Port 80; proxy_set_header X-Forwarded-Proto \$scheme; proxy_set_header X-Forwarded-Server \$server_addr; proxy_set_header X-Real-IP \$remote_addr; } }
+}
+CONF
+}
+
 stop_backends() {
   local pid
   for pid in "${backend_pids[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done

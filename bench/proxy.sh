@@ -21,20 +21,7 @@ mkdir -p "$work/logs"
 
 start_whoami_backends "$work"
 
-write_conf() {  # write_conf NAME PORT
-cat > "$work/$1.conf" <<CONF
-worker_processes 1;
-worker_rlimit_nofile 65536;
-pid $work/logs/$1.pid;
-error_log $work/logs/$1-error.log crit;
-events { worker_connections 16384; }
-http {
-    keepalive_requests 1000000;
-    upstream whoami { server 127.0.0.1:${backends[0]}; server 127.0.0.1:${backends[1]}; server 127.0.0.1:${backends[2]}; server 127.0.0.1:${backends[3]}; keepalive 300; }
-    server { listen 127.0.0.1:$2; server_name benchmark.whoami; access_log off; error_log /dev/null crit; location / { proxy_pass http://whoami; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for; proxy_set_header X-Forwarded-Host \$host; proxy_set_header X-Forwarded-Port 80; proxy_set_header X-Forwarded-Proto \$scheme; proxy_set_header X-Forwarded-Server \$server_addr; proxy_set_header X-Real-IP \$remote_addr; } }
-}
-CONF
-}
+write_conf() { write_whoami_proxy_conf "$work" "$1" "$2"; }
 
 ulimit -n 65536 2>/dev/null || true
 echo "seed 003: wrk -c$CONNS through the proxy to 4 backends; 1 proxy worker each, ${DURATION}s per row, $ROUNDS rounds"

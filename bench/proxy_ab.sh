@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Two torii binaries side by side on seed 003's proxy shape (wrk through the
-# proxy to four nginx backends, keepalive pool, one worker each, pinned to
-# SERVER_CPU; backends and wrk on CLIENT_CPU), rounds alternating which goes
-# first: is a change a gain? CPU per request is the figure to compare.
+# Two torii binaries side by side on seed 003's proxy shape (proxy.sh's
+# config and backends: wrk through the proxy to four nginx backends,
+# keepalive pool, one worker each, pinned to SERVER_CPU; backends and wrk
+# on CLIENT_CPU), rounds alternating which goes first: is a change a gain?
+# CPU per request is the figure to compare.
 # Usage: OLD_BIN=/path/torii.old [NEW_BIN=build/torii] bench/proxy_ab.sh
 #        (env: DURATION, ROUNDS, CONNS (a list, default "100 1000"), PATH_URL)
 set -euo pipefail
@@ -24,20 +25,7 @@ mkdir -p "$work/logs"
 
 start_whoami_backends "$work"
 
-write_conf() {  # write_conf NAME PORT
-cat > "$work/$1.conf" <<CONF
-worker_processes 1;
-worker_rlimit_nofile 65536;
-pid $work/logs/$1.pid;
-error_log $work/logs/$1-error.log crit;
-events { worker_connections 16384; }
-http {
-    keepalive_requests 1000000;
-    upstream whoami { least_conn; server 127.0.0.1:${backends[0]}; server 127.0.0.1:${backends[1]}; server 127.0.0.1:${backends[2]}; server 127.0.0.1:${backends[3]}; keepalive 300; }
-    server { listen 127.0.0.1:$2; access_log off; location / { proxy_pass http://whoami; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for; proxy_set_header X-Real-IP \$remote_addr; } }
-}
-CONF
-}
+write_conf() { write_whoami_proxy_conf "$work" "$1" "$2"; }
 
 ulimit -n 65536 2>/dev/null || true
 declare -A BIN=([old]=$OLD_BIN [new]=$NEW_BIN)
