@@ -148,6 +148,7 @@ bool Connection::write_output() {
     std::string& batch = left_over ? out_ : (t_batch_busy ? local : t_batch);
     size_t pos = left_over ? out_pos_ : 0;
     if (!left_over) {
+      if (!session_.has_output()) break;  // most turns: one produce() per batch, none after it
       batch.clear();
       const bool shared = &batch == &t_batch;
       if (shared) t_batch_busy = true;

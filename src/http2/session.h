@@ -84,6 +84,10 @@ class Session {
   // Appends frames to `out` until it holds `limit` bytes or nothing is
   // left to send. False on a fatal nghttp2 error.
   bool produce(std::string& out, size_t limit);
+  // Whether produce() would give anything: heads waiting to be submitted,
+  // a reset waiting on its response, or frames nghttp2 has queued (and
+  // may send). Cheaper than a produce() that finds nothing.
+  bool has_output() const { return !submit_.empty() || resets_waiting_ || nghttp2_session_want_write(ng_); }
   // Work that must run outside nghttp2's callbacks: body bytes to handlers'
   // readers, drain callbacks that became due. True if anything ran (it may
   // have queued more output).
