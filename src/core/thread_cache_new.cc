@@ -35,9 +35,13 @@ struct FreeBlock {
   FreeBlock* next;
 };
 
+// The lists are plain thread_local data (no constructor, no destructor), so
+// new and delete reach them without the guard a thread_local object with a
+// destructor costs on every use; emptying them when the thread ends is the
+// job of a separate object, armed when the thread caches its first block.
 struct Cache {
-  FreeBlock* head[kClasses] = {};
-  size_t bytes = 0;
+  FreeBlock* head[kClasses];
+  size_t bytes;
 
   size_t release() {
     const size_t freed = bytes;
@@ -49,28 +53,30 @@ struct Cache {
     bytes = 0;
     return freed;
   }
-  ~Cache();
 };
 
-// Set once this thread's cache is destroyed: deletes made later in the
-// thread's exit (other thread_local objects) go straight to free().
+constinit thread_local Cache cache{};
+constinit thread_local bool exit_armed = false;
+// Set once this thread's cache is emptied at its end: deletes made later in
+// the thread's exit (other thread_local objects) go straight to free().
 constinit thread_local bool cache_gone = false;
-thread_local Cache cache;
 
-Cache::~Cache() {
-  release();
-  cache_gone = true;
-}
+struct ReleaseAtExit {
+  bool armed = false;
+  ~ReleaseAtExit() {
+    cache.release();
+    cache_gone = true;
+  }
+};
+thread_local ReleaseAtExit release_at_exit;  // constructed, and its destructor registered, on first use
 
 void* allocate(size_t n) {
   if (n > kLargest) return std::malloc(n);
   const size_t c = class_of(n);
-  if (!cache_gone) {
-    if (FreeBlock* b = cache.head[c]) {
-      cache.head[c] = b->next;
-      cache.bytes -= block_size(c);
-      return b;
-    }
+  if (FreeBlock* b = cache.head[c]) {  // (empty once the thread's cache is gone)
+    cache.head[c] = b->next;
+    cache.bytes -= block_size(c);
+    return b;
   }
   return std::malloc(block_size(c));  // whole class size: any later new of the class fits it
 }
@@ -78,6 +84,10 @@ void* allocate(size_t n) {
 // `c` is a class the block can hold (its own, or one below).
 void give_back(void* p, size_t c) {
   if (cache_gone || cache.bytes + block_size(c) > kMaxCachedBytes) return std::free(p);
+  if (!exit_armed) {
+    exit_armed = true;
+    release_at_exit.armed = true;
+  }
   auto* b = static_cast<FreeBlock*>(p);
   b->next = cache.head[c];
   cache.head[c] = b;
@@ -105,7 +115,7 @@ void release_unsized(void* p) {
 
 }  // namespace
 
-size_t release_thread_cache() { return cache_gone ? 0 : cache.release(); }
+size_t release_thread_cache() { return cache.release(); }
 void* take_block(size_t n) { return allocate(n); }
 void give_block(void* p, size_t usable) {
   if (p) release_usable(p, usable);
