@@ -6,7 +6,6 @@
 
 #include "core/thread_cache_new.h"
 
-
 namespace torii::core {
 
 bool MemoryReturn::due(size_t live, size_t released) {
