@@ -81,6 +81,7 @@ void Connection::start() {
 
 void Connection::on_io(uint32_t events) {
   if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) readable_ = true;
+  if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) peer_closing_ = true;
   if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) writable_ = true;
   drive();
 }
@@ -211,7 +212,9 @@ bool Connection::fill_buffer(std::string& buf, size_t limit) {
       buf.append(scratch, n);
       if (r.drained) {
         // The socket is empty; the next edge will tell us otherwise.
-        // Saves an EAGAIN syscall per request.
+        // Saves an EAGAIN syscall per request. After the peer's FIN no
+        // edge will come: the caller parses what came, then reads the end.
+        if (peer_closing_) return true;
         readable_ = false;
       }
       continue;
@@ -810,7 +813,7 @@ bool Connection::watch_client() {
     auto r = transport_->read(scratch, std::min(sizeof scratch, in_limit_ - body_in_.size()));
     if (r.status == net::IoStatus::ok) {
       body_in_.append(scratch, r.bytes);
-      if (r.drained) readable_ = false;
+      if (r.drained && !peer_closing_) readable_ = false;
       continue;
     }
     if (r.status == net::IoStatus::again) {

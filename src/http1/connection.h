@@ -118,6 +118,10 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   bool idle_keepalive() const;
   State state_ = State::reading_head;
   bool readable_ = true;  // edge-triggered: assume data until EAGAIN
+  // The peer's FIN was reported (EPOLLRDHUP): a short read no longer means
+  // the socket is empty, since the end of the stream is still to be read
+  // and no new edge will announce it.
+  bool peer_closing_ = false;
   bool writable_ = true;
   bool watching_writes_ = false;  // EPOLLOUT registered (after the first blocked write)
   bool draining_ = false;

@@ -60,6 +60,7 @@ void Connection::start() {
 
 void Connection::on_io(uint32_t events) {
   if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) readable_ = true;
+  if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) peer_closing_ = true;
   if (events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) writable_ = true;
   drive();
 }
@@ -108,7 +109,7 @@ bool Connection::read_input() {
     if (r.status == net::IoStatus::ok) {
       bytes_read_ += r.bytes;
       if (!closing_ && !session_.receive(buf, r.bytes)) closing_ = true;
-      if (r.drained) readable_ = false;  // the socket is empty: wait for the next edge
+      if (r.drained && !peer_closing_) readable_ = false;  // the socket is empty: wait for the next edge
       continue;
     }
     if (r.status == net::IoStatus::again) {

@@ -67,6 +67,7 @@ class Connection final : public core::IoHandler, public SessionHost {
   uint64_t bytes_written_ = 0;
   uint64_t bytes_read_ = 0;
   bool readable_ = true;
+  bool peer_closing_ = false;  // EPOLLRDHUP seen: read on to the end of the stream
   bool writable_ = true;
   bool closing_ = false;  // no more input: flush, then close
   bool closed_ = false;

@@ -1,0 +1,148 @@
+"""A client that sends its request and shuts its side at once (`nc -N`,
+scripts that `shutdown(SHUT_WR)`): the request and the FIN reach the
+server together, in one readiness event. The server must still answer,
+then see the end of the stream and close, not keep the connection until
+its keep-alive timer; and proxy_ignore_client_abort decides, as
+documented, whether that end aborts a proxied request.
+
+To make the request and the FIN arrive together every time, the server's
+processes are stopped (SIGSTOP) while the client sends them and resumed
+after."""
+
+import contextlib
+import os
+import signal
+import socket
+import time
+
+import pytest
+
+import harness
+from test_proxy import upstreams  # noqa: F401 (fixture)
+
+LOG_FORMAT = "log_format probe '$request|$status|$upstream_status';"
+
+
+def conf(locations, listen_h2=False):
+    h2 = "listen 127.0.0.1:@PORT1@ http2;" if listen_h2 else ""
+    return harness.base_conf(access_log=False, http=f"""
+    {LOG_FORMAT}
+    keepalive_timeout 60s;
+    server {{
+        access_log @PREFIX@/logs/access.log probe;
+        listen 127.0.0.1:@PORT0@;
+        {h2}
+        root @PREFIX@/html;
+        {locations}
+    }}""")
+
+
+@contextlib.contextmanager
+def server_stopped(srv):
+    """The server's master and workers paused (one process group)."""
+    os.killpg(srv.proc.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.killpg(srv.proc.pid, signal.SIGCONT)
+
+
+def send_and_shut(srv, sock, data):
+    with server_stopped(srv):
+        sock.sendall(data)
+        sock.shutdown(socket.SHUT_WR)
+        time.sleep(0.2)  # the bytes and the FIN are queued on the server's socket
+
+
+def read_to_eof(sock):
+    """Everything until the server closes; raises socket.timeout if it does not."""
+    received = b""
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            return received
+        received += data
+
+
+def log_fields(srv, request):
+    def find():
+        if not srv.access_log.exists():
+            return None
+        for line in srv.access_log.read_text().splitlines():
+            fields = line.split("|")
+            if fields[0] == request:
+                return fields
+        return None
+    return harness.wait_until(find, 10, what=f"log line for {request!r}")
+
+
+def test_static_request_then_fin_is_answered_and_closed(make_server):
+    srv = make_server(conf("location / { }"))
+    (srv.prefix / "html").mkdir(exist_ok=True)
+    (srv.prefix / "html" / "a.txt").write_text("hello\n")
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=5) as s:
+        # A first request on the connection, so the server waits in its
+        # event loop on an established keep-alive connection.
+        s.sendall(b"GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n")
+        first = b""
+        while not first.endswith(b"hello\n"):
+            first += s.recv(65536)
+        started = time.monotonic()
+        send_and_shut(srv, s, b"GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n")
+        received = read_to_eof(s)
+    assert received.startswith(b"HTTP/1.1 200") and received.endswith(b"hello\n"), received
+    assert time.monotonic() - started < 4
+
+
+@pytest.mark.parametrize("ignore", ["on", "off"])
+def test_proxied_request_then_fin(make_server, upstreams, ignore):
+    up = upstreams()
+    srv = make_server(conf(f"""location / {{ proxy_pass http://127.0.0.1:{up.port}; proxy_read_timeout 30s;
+                                             proxy_ignore_client_abort {ignore}; }}"""))
+    path = "/hold/0.5" if ignore == "on" else "/hold/8"
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=5) as s:
+        time.sleep(0.1)  # accepted: the server waits for the first bytes
+        send_and_shut(srv, s, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        received = read_to_eof(s)
+    fields = log_fields(srv, f"GET {path} HTTP/1.1")
+    if ignore == "on":
+        # The upstream's answer still reaches the client, then the server closes.
+        assert received.startswith(b"HTTP/1.1 200") and received.endswith(b"late"), received
+        assert fields[1:] == ["200", "200"]
+    else:
+        # The end of the stream is the client going away: 499 at once, the
+        # upstream let go long before its answer was due (it may not even
+        # have had the request yet).
+        assert received == b""
+        assert fields[1:] == ["499", "-"]
+        assert "answered" not in up.holds
+    assert time.monotonic() - started < 4
+
+
+def test_http2_request_then_fin_closes_the_connection(make_server):
+    import h2.config
+    import h2.connection
+    import h2.events
+    srv = make_server(conf("location / { }", listen_h2=True), nports=2)
+    (srv.prefix / "html").mkdir(exist_ok=True)
+    (srv.prefix / "html" / "a.txt").write_text("hello\n")
+    client = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    client.initiate_connection()
+    fields = [(":method", "GET"), (":path", "/a.txt"), (":scheme", "http"), (":authority", "x")]
+    with socket.create_connection(("127.0.0.1", srv.ports[1]), timeout=5) as s:
+        # A first exchange, so the HTTP/2 connection is established and waits.
+        client.send_headers(1, fields, end_stream=True)
+        s.sendall(client.data_to_send())
+        ended = False
+        while not ended:
+            data = s.recv(65536)
+            assert data, "closed before the first response"
+            ended = any(isinstance(e, h2.events.StreamEnded) for e in client.receive_data(data))
+        started = time.monotonic()
+        client.send_headers(3, fields, end_stream=True)
+        send_and_shut(srv, s, client.data_to_send())
+        # Whatever was answered, the connection ends with the client's
+        # stream, not when the idle timer fires.
+        read_to_eof(s)
+    assert time.monotonic() - started < 4
