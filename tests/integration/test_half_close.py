@@ -17,24 +17,8 @@ import time
 
 import pytest
 
-import harness
 from test_proxy import upstreams  # noqa: F401 (fixture)
-
-LOG_FORMAT = "log_format probe '$request|$status|$upstream_status';"
-
-
-def conf(locations, listen_h2=False):
-    h2 = "listen 127.0.0.1:@PORT1@ http2;" if listen_h2 else ""
-    return harness.base_conf(access_log=False, http=f"""
-    {LOG_FORMAT}
-    keepalive_timeout 60s;
-    server {{
-        access_log @PREFIX@/logs/access.log probe;
-        listen 127.0.0.1:@PORT0@;
-        {h2}
-        root @PREFIX@/html;
-        {locations}
-    }}""")
+from test_proxy_abort_log import conf, log_line
 
 
 @contextlib.contextmanager
@@ -62,18 +46,6 @@ def read_to_eof(sock):
         if not data:
             return received
         received += data
-
-
-def log_fields(srv, request):
-    def find():
-        if not srv.access_log.exists():
-            return None
-        for line in srv.access_log.read_text().splitlines():
-            fields = line.split("|")
-            if fields[0] == request:
-                return fields
-        return None
-    return harness.wait_until(find, 10, what=f"log line for {request!r}")
 
 
 def test_static_request_then_fin_is_answered_and_closed(make_server):
@@ -105,17 +77,17 @@ def test_proxied_request_then_fin(make_server, upstreams, ignore):
         time.sleep(0.1)  # accepted: the server waits for the first bytes
         send_and_shut(srv, s, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         received = read_to_eof(s)
-    fields = log_fields(srv, f"GET {path} HTTP/1.1")
+    line = log_line(srv, f"GET {path} HTTP/1.1")
     if ignore == "on":
         # The upstream's answer still reaches the client, then the server closes.
         assert received.startswith(b"HTTP/1.1 200") and received.endswith(b"late"), received
-        assert fields[1:] == ["200", "200"]
+        assert line["status"] == "200" and line["upstream_status"] == "200"
     else:
         # The end of the stream is the client going away: 499 at once, the
         # upstream let go long before its answer was due (it may not even
         # have had the request yet).
         assert received == b""
-        assert fields[1:] == ["499", "-"]
+        assert line["status"] == "499" and line["upstream_status"] == "-"
         assert "answered" not in up.holds
     assert time.monotonic() - started < 4
 
