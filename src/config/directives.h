@@ -181,6 +181,9 @@ std::span<const DirectiveSpec> stream_directives();  // stream/compile.cc: the s
 // (`set $x`, named captures), so a template may use one written earlier in
 // the file than its `set`, as in nginx (directives_rewrite.cc).
 Status define_rewrite_variables(const std::vector<Node>& nodes);
+// Likewise the variables of the http block's map {}, geo {} and
+// split_clients {} blocks (declare_block_variables.cc).
+void declare_block_variables(const std::vector<Node>& main);
 // proxy_pass is not inherited by nested locations (directives_proxy.cc).
 void reset_uninherited_proxy(LocationSettings& s);
 // fastcgi_pass and uwsgi_pass, likewise (directives_cgi.cc).

@@ -173,10 +173,13 @@ Status Compiler::run(const std::vector<Node>& main) {
   if (!st) return st;
   st = define_rewrite_variables(main);
   if (!st) return st;
+  declare_block_variables(main);
   Scope scope;
   scope.ctx = kMain;
   st = block(main, scope);
   if (!st) return st;
+  if (!declarations_kept()) return make_error("variables declared ahead of their map, geo or split_clients block "
+                                              "were not defined as declared");
   st = build_listen_groups();
   if (!st) return st;
   st = stream::check_listen_addresses(cfg_);

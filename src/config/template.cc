@@ -133,29 +133,55 @@ struct Defined {
   std::string name;
   size_t index;
   VarId id;  // map_, geo_ or split_clients_
+  bool declared_only = false;  // its block has not compiled yet (declare_variable)
 };
 thread_local std::vector<Defined> t_defined;
 // `set` variables and named captures, by slot.
 thread_local std::vector<std::string> t_user;
 thread_local bool t_upstream_headers = false;
+thread_local bool t_declarations_broken = false;
 
 }  // namespace
 
 void define_variable(const std::string& name, size_t map_index, VarId id) {
   for (auto& d : t_defined) {
     if (d.name == name) {
+      // A declared slot must be the one its block takes: templates compiled
+      // before the block already point at it.
+      if (d.declared_only && (d.index != map_index || d.id != id)) t_declarations_broken = true;
       d.index = map_index;
       d.id = id;
+      d.declared_only = false;
       return;
     }
   }
   t_defined.push_back(Defined{name, map_index, id});
 }
 
+void declare_variable(const std::string& name, size_t index, VarId id) {
+  for (const auto& d : t_defined)
+    if (d.name == name) return;  // a second block of that name: its own compile decides
+  t_defined.push_back(Defined{name, index, id, true});
+}
+
+bool variable_taken(std::string_view name) {
+  for (const auto& d : t_defined)
+    if (d.name == name && d.declared_only) return false;
+  Variable existing;
+  return lookup_variable(name, existing);
+}
+
+bool declarations_kept() {
+  for (const auto& d : t_defined)
+    if (d.declared_only) return false;
+  return !t_declarations_broken;
+}
+
 void clear_defined_variables() {
   t_defined.clear();
   t_user.clear();
   t_upstream_headers = false;
+  t_declarations_broken = false;
 }
 
 uint32_t define_user_variable(std::string_view name) {

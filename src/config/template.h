@@ -147,6 +147,17 @@ bool lookup_variable(std::string_view name, Variable& out);
 // Variables a config defines (map {}), known to lookup_variable while that
 // config compiles on this thread; cleared when a compile starts.
 void define_variable(const std::string& name, size_t map_index, VarId id = VarId::map_);
+// Declares, before anything compiles, the variable a map {}, geo {} or
+// split_clients {} block will define, with the slot it will take, so a
+// template written earlier in the file than the block may read it, as in
+// nginx. The block's own compile then defines it.
+void declare_variable(const std::string& name, size_t index, VarId id);
+// True when `name` is already a variable (built in, `set`, or another
+// block's); a name only declared for the block now compiling is not.
+bool variable_taken(std::string_view name);
+// False if a declared block never compiled or took another slot than the
+// one declared (the declaring pass and the compile disagree).
+bool declarations_kept();
 void clear_defined_variables();
 
 // Variables of the rewrite module (`set $name`, named captures

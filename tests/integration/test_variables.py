@@ -109,3 +109,43 @@ def test_named_captures_in_server_name(make_server, backend):
     srv = make_server(conf(backend))
     r = harness.http(srv.port, "/", host="shop.example.test")
     assert r.text() == "sub=shop one=shop\n"
+
+
+def test_variables_used_before_the_block_that_defines_them(make_server):
+    # A log_format, headers and a return above the map {}, geo {} and
+    # split_clients {} that define their variables (Jellyfin's guide puts
+    # its log_format first): nginx resolves variables once the file is read.
+    srv = make_server(harness.base_conf(access_log=False, http="""
+    log_format hidden '$masked|$zone|$bucket';
+    server {
+        listen 127.0.0.1:@PORT@;
+        access_log @PREFIX@/logs/hidden.log hidden;
+        location / {
+            add_header X-Zone $zone;
+            return 200 "$masked $bucket $other\\n";
+        }
+    }
+    map $request_uri $masked {
+        ~^(?<pre>.*[?&]api_key=)[^&]*(?<post>.*)$ "${pre}***$post";
+        default $request_uri;
+    }
+    geo $zone { default outside; 127.0.0.0/8 loopback; }
+    split_clients "$remote_addr" $bucket { * all; }
+    map $uri $other { default second; }
+    """))
+    r = harness.http(srv.port, "/p?api_key=secret&x=1")
+    assert r.text() == "/p?api_key=***&x=1 all second\n"
+    assert r.header("X-Zone") == "loopback"
+    log = srv.prefix / "logs" / "hidden.log"
+    line = harness.wait_until(lambda: log.exists() and log.read_text().strip(), 10, what="the log line")
+    assert line == "/p?api_key=***&x=1|loopback|all"
+
+
+def test_a_variable_no_block_defines_is_refused(make_server):
+    srv = make_server(harness.base_conf(http="""
+    log_format f '$nowhere';
+    server { listen 127.0.0.1:8; }
+    """), start=False)
+    srv.write_conf()
+    out = harness.cli(["-t", "-c", str(srv.conf_path)], prefix=srv.prefix)
+    assert out.returncode != 0 and 'unknown "nowhere" variable' in out.stdout + out.stderr

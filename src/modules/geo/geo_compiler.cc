@@ -169,8 +169,7 @@ Status set_geo(config::Compiler& c, config::Scope&, const Node& n) {
     g->source = std::move(*t);
     g->has_source = true;
   }
-  config::Variable existing;
-  if (config::lookup_variable(g->name, existing)) return node_error(n, "the duplicate " + q(g->name) + " variable");
+  if (config::variable_taken(g->name)) return node_error(n, "the duplicate " + q(g->name) + " variable");
   if (auto st = read_geo_block(c, n, *g, true); !st) return st;
   auto& geos = c.cfg().geos;
   config::define_variable(g->name, geos.size(), config::VarId::geo_);

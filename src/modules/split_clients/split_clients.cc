@@ -111,8 +111,7 @@ Status set_split_clients(config::Compiler& c, config::Scope&, const Node& n) {
   const std::string& var = n.args[1];
   if (var.size() < 2 || var[0] != '$') return node_error(n, "invalid variable name " + q(var));
   sc->name = var.substr(1);
-  config::Variable existing;
-  if (config::lookup_variable(sc->name, existing)) return node_error(n, "the duplicate " + q(sc->name) + " variable");
+  if (config::variable_taken(sc->name)) return node_error(n, "the duplicate " + q(sc->name) + " variable");
 
   if (auto st = read_split_parts(n, sc->parts); !st) return st;
   auto& all = c.cfg().split_clients;
