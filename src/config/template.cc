@@ -159,8 +159,11 @@ void define_variable(const std::string& name, size_t map_index, VarId id) {
 }
 
 void declare_variable(const std::string& name, size_t index, VarId id) {
-  for (const auto& d : t_defined)
-    if (d.name == name) return;  // a second block of that name: its own compile decides
+  // A name already known (built in, a family such as $arg_*, `set`, or a
+  // second block of that name) is left to the block's own compile, which
+  // refuses a duplicate as before.
+  Variable known;
+  if (lookup_variable(name, known)) return;
   t_defined.push_back(Defined{name, index, id, true});
 }
 
