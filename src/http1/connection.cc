@@ -227,10 +227,13 @@ bool Connection::fill_buffer(std::string& buf, size_t limit) {
     // EOF or error.
     if (r.status == net::IoStatus::error) {
       TORII_LOG(info, "recv() failed (%d: %s), client: %s", errno, strerror(errno), info_.remote_addr.c_str());
-    }
-    if (state_ == State::reading_head && in_.size() > head_start_) {
-      TORII_LOG(info, "client prematurely closed connection while reading client request headers, client: %s",
-                info_.remote_addr.c_str());
+    } else if (state_ == State::reading_head && in_.size() > head_start_) {
+      // The client sent its request(s) and closed its side (a TLS client's
+      // close_notify, or a FIN read in the same turn): what it sent is
+      // answered first, then the connection ends (reading_head).
+      client_eof_ = true;
+      readable_ = false;
+      return true;
     }
     close_now();
     return false;
@@ -326,6 +329,18 @@ void Connection::drive() {
             continue;
           }
         }
+        if (client_eof_) {
+          if (in_.size() > head_start_) {
+            // What came before the end of the stream is not a whole request.
+            TORII_LOG(info, "client prematurely closed connection while reading client request headers, client: %s",
+                      info_.remote_addr.c_str());
+            close_now();
+            return;
+          }
+          keep_alive_ = false;  // every request it sent is answered: finish writing, then close
+          state_ = State::writing;
+          continue;
+        }
         if (!readable_) return;
         bool was_empty = in_.size() == head_start_;
         size_t before = in_.size();
@@ -360,6 +375,10 @@ void Connection::drive() {
           // its own timeouts: no client timer runs while nothing is queued.
           if (!out_.empty() && writable_) continue;  // queued in this turn: flush it first
           if (out_.empty()) worker_.loop().cancel(timer_);
+          if (client_eof_ && !request_->exchange.ignore_client_abort) {
+            close_now();  // the end came with the request: the client has gone (499)
+            return;
+          }
           if (readable_ && !client_eof_) watch_client();
           return;
         }

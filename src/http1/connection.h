@@ -166,7 +166,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   bool continue_sent_ = false;
   size_t interim_bytes_ = 0;  // 103 Early Hints written for this request: not part of its body
   bool log_pending_ = false;   // a request head was read and its line is not written yet
-  bool client_eof_ = false;    // the client closed its side while the handler went on
+  bool client_eof_ = false;    // the client closed its side (after its request, or while the handler went on)
   uint64_t sent_mark_ = 0;     // out_.bytes_written() when this request's response began
   bool tunnel_ = false;  // after a 101: client bytes go to the body reader as they come
   std::function<void()> drain_cb_;

@@ -13,10 +13,13 @@ import contextlib
 import os
 import signal
 import socket
+import ssl
 import time
 
 import pytest
 
+import harness
+from test_early_error_server import tls_files  # noqa: F401 (fixture)
 from test_proxy import upstreams  # noqa: F401 (fixture)
 from test_proxy_abort_log import conf, log_line
 
@@ -48,10 +51,15 @@ def read_to_eof(sock):
         received += data
 
 
-def test_static_request_then_fin_is_answered_and_closed(make_server):
+def static_site(make_server):
     srv = make_server(conf("location / { }"))
     (srv.prefix / "html").mkdir(exist_ok=True)
     (srv.prefix / "html" / "a.txt").write_text("hello\n")
+    return srv
+
+
+def test_static_request_then_fin_is_answered_and_closed(make_server):
+    srv = static_site(make_server)
     with socket.create_connection(("127.0.0.1", srv.port), timeout=5) as s:
         # A first request on the connection, so the server waits in its
         # event loop on an established keep-alive connection.
@@ -117,4 +125,104 @@ def test_http2_request_then_fin_closes_the_connection(make_server):
         # Whatever was answered, the connection ends with the client's
         # stream, not when the idle timer fires.
         read_to_eof(s)
+    assert time.monotonic() - started < 4
+
+
+def test_pipelined_requests_then_fin_are_all_answered(make_server):
+    srv = static_site(make_server)
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=5) as s:
+        time.sleep(0.1)
+        send_and_shut(srv, s, b"GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n" * 3)
+        received = read_to_eof(s)
+    assert received.count(b"HTTP/1.1 200") == 3 and received.endswith(b"hello\n"), received
+
+
+def test_a_head_cut_by_the_fin_closes_without_an_answer(make_server):
+    srv = static_site(make_server)
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=5) as s:
+        time.sleep(0.1)
+        send_and_shut(srv, s, b"GET /a.txt HTTP/1.1\r\nHost: x\r\n")
+        assert read_to_eof(s) == b""
+    assert time.monotonic() - started < 4
+
+
+def tls_request_then_close_notify(port, request):
+    """A TLS client that writes its request, then close_notify and a FIN,
+    then reads: returns the plaintext it got before the server closed."""
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = ctx.wrap_bio(incoming, outgoing, server_hostname="a.test")
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        while True:
+            try:
+                tls.do_handshake()
+                break
+            except ssl.SSLWantReadError:
+                s.sendall(outgoing.read())
+                incoming.write(s.recv(65536))
+        s.sendall(outgoing.read())
+        tls.write(request)
+        try:
+            tls.unwrap()  # queues close_notify; the server's own is not awaited
+        except ssl.SSLWantReadError:
+            pass
+        s.sendall(outgoing.read())
+        s.shutdown(socket.SHUT_WR)
+        incoming.write(read_to_eof(s))
+    plain = b""
+    while True:
+        try:
+            data = tls.read(65536)
+        except (ssl.SSLWantReadError, ssl.SSLZeroReturnError):
+            break
+        if not data:
+            break
+        plain += data
+    return plain
+
+
+def test_tls_request_then_close_notify_is_answered(make_server, tls_files):
+    srv = make_server(harness.base_conf(http=f"""
+    server {{
+        listen 127.0.0.1:@PORT@ ssl;
+        ssl_certificate {tls_files}/cert.pem;
+        ssl_certificate_key {tls_files}/key.pem;
+        root @PREFIX@/html;
+    }}"""))
+    (srv.prefix / "html").mkdir(exist_ok=True)
+    (srv.prefix / "html" / "a.txt").write_text("hello\n")
+    received = tls_request_then_close_notify(srv.port, b"GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert received.startswith(b"HTTP/1.1 200") and received.endswith(b"hello\n"), received
+    log = srv.access_log
+    harness.wait_until(lambda: log.exists() and '"GET /a.txt HTTP/1.1" 200' in log.read_text(), 10,
+                       what="the access log line")
+
+
+@pytest.mark.parametrize("ignore", ["on", "off"])
+def test_tls_proxied_request_then_close_notify(make_server, upstreams, tls_files, ignore):
+    up = upstreams()
+    srv = make_server(harness.base_conf(access_log=False, http=f"""
+    log_format probe '$request|$status|$upstream_status';
+    server {{
+        listen 127.0.0.1:@PORT@ ssl;
+        ssl_certificate {tls_files}/cert.pem;
+        ssl_certificate_key {tls_files}/key.pem;
+        access_log @PREFIX@/logs/access.log probe;
+        location / {{ proxy_pass http://127.0.0.1:{up.port}; proxy_ignore_client_abort {ignore}; }}
+    }}"""))
+    path = "/hold/0.5" if ignore == "on" else "/hold/8"
+    started = time.monotonic()
+    received = tls_request_then_close_notify(srv.port, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    log = srv.access_log
+    line = harness.wait_until(lambda: log.exists() and log.read_text().strip(), 10, what="the access log line")
+    if ignore == "on":
+        assert received.startswith(b"HTTP/1.1 200") and received.endswith(b"late"), received
+        assert line == f"GET {path} HTTP/1.1|200|200"
+    else:
+        # As over plain TCP: the end of the client's stream aborts the wait.
+        assert received == b""
+        assert line == f"GET {path} HTTP/1.1|499|-"
     assert time.monotonic() - started < 4
