@@ -383,6 +383,13 @@ void Connection::drive() {
           return;
         }
         if (body_paused_ && out_.empty()) worker_.loop().cancel(timer_);  // the handler holds the body back
+        if (client_eof_ && !body_paused_) {
+          // The end of the stream came with the head, before the body's end.
+          TORII_LOG(info, "client prematurely closed connection while reading client request body, client: %s",
+                    info_.remote_addr.c_str());
+          close_now();
+          return;
+        }
         if (!readable_ || body_paused_) return;
         size_t before = body_in_.size();
         if (!fill_buffer(body_in_, kReadChunk * 4)) return;

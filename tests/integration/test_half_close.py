@@ -147,9 +147,11 @@ def test_a_head_cut_by_the_fin_closes_without_an_answer(make_server):
     assert time.monotonic() - started < 4
 
 
-def tls_request_then_close_notify(port, request):
-    """A TLS client that writes its request, then close_notify and a FIN,
-    then reads: returns the plaintext it got before the server closed."""
+def tls_request_then_close_notify(srv, request):
+    """A TLS client that writes its request, then close_notify and a FIN
+    (all queued while the server is stopped), then reads: returns the
+    plaintext it got before the server closed."""
+    port = srv.port
     ctx = ssl.create_default_context()
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
@@ -169,8 +171,7 @@ def tls_request_then_close_notify(port, request):
             tls.unwrap()  # queues close_notify; the server's own is not awaited
         except ssl.SSLWantReadError:
             pass
-        s.sendall(outgoing.read())
-        s.shutdown(socket.SHUT_WR)
+        send_and_shut(srv, s, outgoing.read())
         incoming.write(read_to_eof(s))
     plain = b""
     while True:
@@ -194,7 +195,7 @@ def test_tls_request_then_close_notify_is_answered(make_server, tls_files):
     }}"""))
     (srv.prefix / "html").mkdir(exist_ok=True)
     (srv.prefix / "html" / "a.txt").write_text("hello\n")
-    received = tls_request_then_close_notify(srv.port, b"GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n")
+    received = tls_request_then_close_notify(srv, b"GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n")
     assert received.startswith(b"HTTP/1.1 200") and received.endswith(b"hello\n"), received
     log = srv.access_log
     harness.wait_until(lambda: log.exists() and '"GET /a.txt HTTP/1.1" 200' in log.read_text(), 10,
@@ -215,7 +216,7 @@ def test_tls_proxied_request_then_close_notify(make_server, upstreams, tls_files
     }}"""))
     path = "/hold/0.5" if ignore == "on" else "/hold/8"
     started = time.monotonic()
-    received = tls_request_then_close_notify(srv.port, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    received = tls_request_then_close_notify(srv, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
     log = srv.access_log
     line = harness.wait_until(lambda: log.exists() and log.read_text().strip(), 10, what="the access log line")
     if ignore == "on":
@@ -225,4 +226,32 @@ def test_tls_proxied_request_then_close_notify(make_server, upstreams, tls_files
         # As over plain TCP: the end of the client's stream aborts the wait.
         assert received == b""
         assert line == f"GET {path} HTTP/1.1|499|-"
+    assert time.monotonic() - started < 4
+
+
+@pytest.mark.parametrize("tls", [False, True])
+@pytest.mark.parametrize("handler", ["proxy", "return"])
+def test_a_body_cut_by_the_end_of_the_stream_closes_at_once(make_server, upstreams, tls_files, tls, handler):
+    up = upstreams()
+    ssl_lines = f"ssl_certificate {tls_files}/cert.pem; ssl_certificate_key {tls_files}/key.pem;" if tls else ""
+    action = f"proxy_pass http://127.0.0.1:{up.port};" if handler == "proxy" else "return 200 ok;"
+    srv = make_server(harness.base_conf(http=f"""
+    server {{
+        listen 127.0.0.1:@PORT@ {"ssl" if tls else ""};
+        {ssl_lines}
+        client_body_timeout 30s;
+        location / {{ {action} }}
+    }}"""))
+    request = b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789"
+    started = time.monotonic()
+    if tls:
+        received = tls_request_then_close_notify(srv, request)
+    else:
+        with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as s:
+            time.sleep(0.1)
+            send_and_shut(srv, s, request)
+            received = read_to_eof(s)
+    # Closed when the end of the stream is seen, not after client_body_timeout
+    # (`return` may answer first: it does not wait for the body).
+    assert received == b"" or (handler == "return" and received.startswith(b"HTTP/1.1 200")), received
     assert time.monotonic() - started < 4
