@@ -1,6 +1,8 @@
 // nginx resolves the variables a config uses once the whole file is read,
-// so a log_format or proxy_set_header may name a variable that a map {},
-// geo {} or split_clients {} block further down defines. Here those blocks'
+// so an http-level line such as log_format may name a variable that a
+// map {}, geo {} or split_clients {} block further down defines (server
+// blocks compile after the http block's own lines, so they always could).
+// Here those blocks'
 // variables are declared before anything compiles, each with the slot its
 // block will take: the blocks compile in file order, each kind numbered
 // from 0, and that is the order counted here.
