@@ -11,7 +11,7 @@
 # connection set-up cancel out and what is left is the cost of a request.
 # On a shared machine these counts do not move between runs the way CPU
 # time does.
-# Usage: bench/h2_count.sh   (env: ROWS="static proxy", SERVERS="nginx torii",
+# Usage: bench/h2_count.sh   (env: ROWS="static proxy", SERVERS="nginx torii"; haproxy and h2o may be added,
 #        OLD_BIN (adds a server "old", e.g. the binary before a change),
 #        N1, N2, CLIENTS, STREAMS, COUNT="instructions syscalls",
 #        OPEN_FILE_CACHE=0 drops `open_file_cache` from the servers' config,
@@ -99,17 +99,88 @@ http {
 CONF
 }
 
+# The rows' site for HAProxy (proxy row only) and h2o, as bench/matrix/peers.py
+# configures them (one thread, TLS 1.3, h2 by ALPN, keep-alive to the
+# backend), with the same response headers added as the nginx-syntax
+# config above.
+write_haproxy_conf() {  # write_haproxy_conf PORT
+  cat "$work/cert.pem" "$work/key.pem" > "$work/cert+key.pem"
+  cat > "$work/haproxy.cfg" <<CONF
+global
+    nbthread 1
+    maxconn 8192
+    ssl-default-bind-options ssl-min-ver TLSv1.3
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 600s
+    timeout server 600s
+    timeout http-keep-alive 600s
+    option http-keep-alive
+    option forwardfor
+    http-reuse always
+backend app
+    balance leastconn
+    server s0 127.0.0.1:$backend maxconn 10000
+frontend site
+    bind 127.0.0.1:$1 ssl crt $work/cert+key.pem alpn h2,http/1.1
+    http-request set-header X-Forwarded-Proto https
+    http-request set-header X-Real-IP %[src]
+    http-request set-header X-Forwarded-Host %[req.hdr(host)]
+    http-request set-header X-Forwarded-Port %[dst_port]
+    http-response set-header Strict-Transport-Security "max-age=31536000; includeSubDomains"
+    http-response set-header X-Frame-Options DENY
+    http-response set-header X-Content-Type-Options nosniff
+    http-response set-header X-XSS-Protection "1; mode=block"
+    default_backend app
+CONF
+}
+
+write_h2o_conf() {  # write_h2o_conf PORT
+  cat > "$work/h2o.conf" <<CONF
+user: $(id -un)
+num-threads: 1
+pid-file: $work/h2o.pid
+error-log: $work/logs/h2o-error.log
+proxy.preserve-host: ON
+hosts:
+  "site":
+    listen:
+      host: 127.0.0.1
+      port: $1
+      ssl:
+        certificate-file: $work/cert.pem
+        key-file: $work/key.pem
+        minimum-version: TLSv1.3
+        ocsp-update-interval: 0
+    header.set: "Strict-Transport-Security: max-age=31536000; includeSubDomains"
+    header.set: "X-Frame-Options: DENY"
+    header.set: "X-Content-Type-Options: nosniff"
+    header.set: "X-XSS-Protection: 1; mode=block"
+    paths:
+      /image.png:
+        file.file: $work/www/image.png
+      /:
+        proxy.reverse.url: http://127.0.0.1:$backend/
+CONF
+}
+
 binary_of() {
-  case $1 in nginx) echo "$NGINX_BIN" ;; old) echo "$OLD_BIN" ;; *) echo "$TORII_BIN" ;; esac
+  case $1 in nginx) echo "$NGINX_BIN" ;; old) echo "$OLD_BIN" ;; haproxy | h2o) command -v "$1" ;; *) echo "$TORII_BIN" ;; esac
 }
 
 # start_counted SERVER PORT TOOL -> server_pid (the process under the tool)
 start_counted() {
-  local bin
+  local bin args
   bin=$(binary_of "$1")
-  write_conf "$1" "$2"
-  local args=(-p "$work" -c "$work/$1.conf")
-  [ "$1" = nginx ] && args+=(-g 'daemon off; master_process off;')
+  case $1 in
+    haproxy) write_haproxy_conf "$2"; args=(-db -f "$work/haproxy.cfg") ;;
+    h2o) write_h2o_conf "$2"; args=(-c "$work/h2o.conf") ;;
+    *)
+      write_conf "$1" "$2"
+      args=(-p "$work" -c "$work/$1.conf")
+      [ "$1" = nginx ] && args+=(-g 'daemon off; master_process off;') ;;
+  esac
   run_counted "$1" "$2" "$3" "$bin" "${args[@]}"
 }
 
@@ -119,6 +190,8 @@ for row in $ROWS; do
   if [ "$row" = static ]; then path=/image.png; streams=$STREAMS; else path=/; streams=1; fi
   for what in $COUNT; do
     for server in $SERVERS; do
+      # HAProxy is not a file server.
+      [ "$server" = haproxy ] && [ "$row" = static ] && continue
       port=$(free_port)
       start_counted "$server" "$port" "$what"
       url="https://127.0.0.1:$port$path"
