@@ -49,7 +49,8 @@ Status set_auth_request_set(Compiler&, Scope& s, const Node& n) {
   if (name.size() < 2 || name[0] != '$') return node_error(n, "invalid variable name " + q(name));
   name.remove_prefix(1);
   Variable v;
-  if (!lookup_variable(name, v) || v.id != VarId::user_)
+  uint32_t slot = 0;
+  if (!lookup_variable(name, v) || !settable_slot(v, slot))
     return node_error(n, "the duplicate " + q(name) + " variable");
   auto t = compile_template(n.args[1]);
   if (!t) return node_error(n, t.error());
@@ -59,7 +60,7 @@ Status set_auth_request_set(Compiler&, Scope& s, const Node& n) {
     sets.clear();
     s.limits_here |= 4;
   }
-  sets.push_back({v.index, std::move(*t)});
+  sets.push_back({slot, std::move(*t)});
   return Ok{};
 }
 

@@ -82,9 +82,8 @@ Status set_set(Compiler&, Scope& s, const Node& n) {
     step.limit_rate = true;  // the response's pace (modules/limit_rate)
   } else {
     Variable v;
-    if (!lookup_variable(name, v) || v.id != VarId::user_)
+    if (!lookup_variable(name, v) || !settable_slot(v, step.slot))
       return node_error(n, "the duplicate " + q(name) + " variable");  // defined up front, see below
-    step.slot = v.index;
   }
   auto t = template_arg(n, n.args[1]);
   if (!t) return Error{t.error()};

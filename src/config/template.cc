@@ -162,8 +162,9 @@ void declare_variable(const std::string& name, size_t index, VarId id) {
   // A name already known (built in, a family such as $arg_*, `set`, or a
   // second block of that name) is left to the block's own compile, which
   // refuses a duplicate as before.
+  // A `set` of the same name is no obstacle: the two share the variable.
   Variable known;
-  if (lookup_variable(name, known)) return;
+  if (lookup_variable(name, known) && known.id != VarId::user_) return;
   t_defined.push_back(Defined{name, index, id, true});
 }
 
@@ -205,23 +206,42 @@ bool is_builtin_variable(std::string_view name) {
   return false;
 }
 
+bool settable_slot(const Variable& v, uint32_t& slot) {
+  if (v.id == VarId::user_) {
+    slot = v.index;
+    return true;
+  }
+  slot = v.set_slot;
+  return slot != kNoSlot;
+}
+
 bool lookup_variable(std::string_view name, Variable& out) {
+  out.set_slot = kNoSlot;
   // A user variable shadows the prefix families ($arg_x...), as in nginx,
   // where `set $arg_x` makes a variable of its own; $args stays built in.
+  uint32_t user = kNoSlot;
   for (size_t i = 0; i < t_user.size(); ++i) {
     if (t_user[i] == name && name != "args") {
-      out.id = VarId::user_;
-      out.arg.clear();
-      out.index = static_cast<uint32_t>(i);
-      return true;
+      user = static_cast<uint32_t>(i);
+      break;
     }
   }
+  // A block's variable that a `set` also writes (Nginx Proxy Manager's
+  // `map $host $forward_scheme` and `set $forward_scheme https`) reads the
+  // block's value until the `set` runs.
   for (const auto& d : t_defined) {
     if (d.name == name) {
       out.id = d.id;
       out.arg = std::to_string(d.index);
+      out.set_slot = user;
       return true;
     }
+  }
+  if (user != kNoSlot) {
+    out.id = VarId::user_;
+    out.arg.clear();
+    out.index = user;
+    return true;
   }
   for (const auto& n : kPlain) {
     if (n.name == name) {

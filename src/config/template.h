@@ -118,10 +118,17 @@ enum class VarId : uint8_t {
   ssl_client_verify,
 };
 
+inline constexpr uint32_t kNoSlot = UINT32_MAX;
+
 struct Variable {
   VarId id;
   std::string arg;
   uint32_t index = 0;  // user_: the per-request slot (Config::variables); geoip_: the field
+  // map_, geo_, split_clients_: the `set` slot of the same name, when a
+  // `set` (auth_request_set, a named capture) writes this variable too.
+  // Once written in a request it stands for the block's value there, as
+  // nginx's changeable variables do; kNoSlot when nothing writes it.
+  uint32_t set_slot = kNoSlot;
 };
 
 struct TemplatePart {
@@ -143,6 +150,11 @@ Result<Template> compile_template(std::string_view text);
 
 // Name -> id for plain variables and prefix families; false if unknown.
 bool lookup_variable(std::string_view name, Variable& out);
+
+// The per-request slot a `set` of `v` writes: a `set` variable's own, or
+// the one that stands for a block variable's value; false for a variable
+// that cannot be set (built in, or a block's that no `set` names).
+bool settable_slot(const Variable& v, uint32_t& slot);
 
 // Variables a config defines (map {}), known to lookup_variable while that
 // config compiles on this thread; cleared when a compile starts.

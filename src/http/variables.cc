@@ -415,6 +415,9 @@ bool append_owned(const std::string& v, std::string& out) {
 
 bool append_variable(const config::Variable& v, const Exchange& ex, std::string& out) {
   const RequestHead& req = ex.req;
+  // A block variable that a `set` wrote in this request reads as what it wrote.
+  if (v.set_slot != config::kNoSlot && v.set_slot < ex.variables.size() && ex.variables[v.set_slot].set)
+    return append_user_variable(ex, v.set_slot, out);
   switch (v.id) {
     case VarId::http_:
       return append_request_header(req, v.arg, out);

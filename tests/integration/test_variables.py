@@ -149,3 +149,37 @@ def test_a_variable_no_block_defines_is_refused(make_server):
     srv.write_conf()
     out = harness.cli(["-t", "-c", str(srv.conf_path)], prefix=srv.prefix)
     assert out.returncode != 0 and 'unknown "nowhere" variable' in out.stdout + out.stderr
+
+
+def test_set_on_a_variable_a_block_defines(make_server):
+    # Nginx Proxy Manager's pattern: an http-level `map $host $forward_scheme`
+    # and, in each generated server, `set $forward_scheme https`. The server
+    # that sets it reads what it set, from the `set` on; the others read
+    # the map's value. The same holds for geo {}, and for a `set` written
+    # above the block in the file.
+    srv = make_server(harness.base_conf(access_log=False, http="""
+    log_format scheme '$forward_scheme|$zone';
+    server {
+        listen 127.0.0.1:@PORT@;
+        server_name setter.test;
+        access_log @PREFIX@/logs/scheme.log scheme;
+        location / {
+            set $before $forward_scheme;
+            set $forward_scheme "https";
+            set $zone "overridden";
+            return 200 "$before $forward_scheme $zone\\n";
+        }
+    }
+    map $host $forward_scheme { default http; }
+    geo $zone { default outside; 127.0.0.0/8 loopback; }
+    server {
+        listen 127.0.0.1:@PORT@;
+        server_name plain.test;
+        location / { return 200 "$forward_scheme $zone\\n"; }
+    }
+    """))
+    assert harness.http(srv.port, "/", host="setter.test").text() == "http https overridden\n"
+    assert harness.http(srv.port, "/", host="plain.test").text() == "http loopback\n"
+    log = srv.prefix / "logs" / "scheme.log"
+    line = harness.wait_until(lambda: log.exists() and log.read_text().strip(), 10, what="the log line")
+    assert line == "https|overridden"

@@ -13,12 +13,14 @@ namespace {
 
 // The variables a config defines are known by name only while it compiles;
 // at request time they are found in the config itself.
+// A block's variable that a `set` also writes carries that slot, as the
+// config's own templates do (config::Variable::set_slot).
 bool defined_by_config(const config::Config& cfg, std::string_view name, config::Variable& v) {
+  uint32_t user = config::kNoSlot;
   for (size_t i = 0; i < cfg.variables.size(); ++i) {
     if (cfg.variables[i] == name && name != "args") {
-      v.id = config::VarId::user_;
-      v.index = uint32_t(i);
-      return true;
+      user = uint32_t(i);
+      break;
     }
   }
   auto by_name = [&](const auto& list, config::VarId id) {
@@ -26,13 +28,19 @@ bool defined_by_config(const config::Config& cfg, std::string_view name, config:
       if (list[i] && list[i]->name == name) {
         v.id = id;
         v.arg = std::to_string(i);
+        v.set_slot = user;
         return true;
       }
     }
     return false;
   };
-  return by_name(cfg.maps, config::VarId::map_) || by_name(cfg.geos, config::VarId::geo_) ||
-         by_name(cfg.split_clients, config::VarId::split_clients_);
+  if (by_name(cfg.maps, config::VarId::map_) || by_name(cfg.geos, config::VarId::geo_) ||
+      by_name(cfg.split_clients, config::VarId::split_clients_))
+    return true;
+  if (user == config::kNoSlot) return false;
+  v.id = config::VarId::user_;
+  v.index = user;
+  return true;
 }
 
 }  // namespace
