@@ -100,8 +100,8 @@ HandlerResult open_failed(const Exchange& ex, const std::string& path, int err) 
 
 // ---- redirects -----------------------------------------------------------
 
-// An internal redirect keeps the request's arguments unless the new URI
-// brings its own (nginx's rule for index and try_files).
+// index's internal redirect keeps the request's arguments unless the new
+// URI brings its own (try_files' and error_page's take only the URI's own).
 HandlerResult redirect_with_args(const Exchange& ex, std::string uri) {
   if (ex.req.has_query && uri.find('?') == std::string::npos) {
     uri.push_back('?');
@@ -209,8 +209,9 @@ std::optional<HandlerResult> run_try_files(Exchange& ex, OpenResult& found, std:
     }
     if (code >= 100 && code <= 999) return HandlerResult::error(code);
   }
-  if (!last.empty() && last[0] == '@') return HandlerResult::redirect(std::move(last));
-  return redirect_with_args(ex, std::move(last));
+  // As nginx: the fallback URI's own arguments, none if it has no "?"
+  // (hence the guides' `/index.php?$args`).
+  return HandlerResult::redirect(std::move(last));
 }
 
 // ---- conditional requests --------------------------------------------------

@@ -49,12 +49,18 @@ bool method_listed(const config::LimitExcept& le, Method m) {
 
 // Moves the exchange to `uri` ("/path?args"), as nginx's internal redirect.
 void set_uri(Exchange& ex, std::string_view uri) {
+  // The new URI's arguments replace the request's, none if it has none
+  // (nginx's split_args for try_files and error_page; index, which keeps
+  // them, appends them to the URI it passes).
   size_t q = uri.find('?');
   ex.req.path.assign(uri.substr(0, q));
   if (q != std::string_view::npos) {
     ex.redirect_args.assign(uri.substr(q + 1));
     ex.req.query = ex.redirect_args;
     ex.req.has_query = true;
+  } else {
+    ex.req.query = {};
+    ex.req.has_query = false;
   }
   ex.is_internal = true;
   ex.location = nullptr;
