@@ -182,7 +182,7 @@ std::optional<HandlerResult> run_try_files(Exchange& ex, OpenResult& found, std:
     const size_t q = name.find('?');
     if (q != std::string::npos) name.resize(q);
     if (name.empty()) continue;
-    if (!map_uri(ex, name, path)) continue;
+    if (!http::map_try_files_entry(ex, name, path)) continue;
     OpenResult r = open_path(ex, path);
     if (!r.ok()) {
       if (!is_missing(r.err) && r.err != kErrNotRegularFile)
@@ -190,7 +190,14 @@ std::optional<HandlerResult> run_try_files(Exchange& ex, OpenResult& found, std:
       continue;
     }
     if (r.file->is_dir != want_dir) continue;
-    ex.req.path = std::move(name);
+    if (!http::in_regex_alias_location(ex)) {
+      ex.req.path = std::move(name);
+    } else if (!want_dir) {
+      // The entry is the URI now, found under the alias (a directory
+      // entry leaves the URI as it was, as in nginx).
+      ex.req.path = std::move(name);
+      ex.uri_added_to_alias = ex.location;
+    }
     if (!want_dir) {
       found = std::move(r);
       found_path = std::move(path);

@@ -76,7 +76,10 @@ bool map_uri_to_path(const Exchange& ex, std::string_view uri, std::string& out)
                              loc->match == config::Location::Match::regex_icase);
   if (regex || !loc) {
     out.assign(alias);
-    return checked || (out.find('\0') == std::string::npos && !has_dot_segment(out, 0));
+    if (loc && ex.uri_added_to_alias == loc) out.append(uri);
+    if (!checked && (out.find('\0') != std::string::npos || has_dot_segment(std::string_view(out).substr(0, alias.size()), 0)))
+      return false;
+    return !has_dot_segment(out, alias.size());
   }
   if (uri.substr(0, loc->pattern.size()) != loc->pattern) {
     // Only reachable through try_files naming a URI outside the location.
@@ -90,6 +93,21 @@ bool map_uri_to_path(const Exchange& ex, std::string_view uri, std::string& out)
   if (!checked && (out.find('\0') != std::string::npos || has_dot_segment(std::string_view(out).substr(0, alias.size()), 0)))
     return false;
   return !has_dot_segment(out, alias.size());
+}
+
+bool in_regex_alias_location(const Exchange& ex) {
+  const config::LocationSettings& s = ex.settings();
+  return ex.location && !s.alias.empty() &&
+         (ex.location->match == config::Location::Match::regex || ex.location->match == config::Location::Match::regex_icase);
+}
+
+bool map_try_files_entry(Exchange& ex, std::string_view entry, std::string& out) {
+  if (!in_regex_alias_location(ex)) return map_uri_to_path(ex, entry, out);
+  const config::Location* before = ex.uri_added_to_alias;
+  ex.uri_added_to_alias = ex.location;
+  const bool ok = map_uri_to_path(ex, entry, out);
+  ex.uri_added_to_alias = before;
+  return ok;
 }
 
 }  // namespace torii::http

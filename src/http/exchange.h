@@ -104,6 +104,9 @@ class Exchange {
   std::shared_ptr<const config::Config> config;
   const config::Server* server = nullptr;
   const config::Location* location = nullptr;  // nullptr: server.settings apply
+  // nginx's add_uri_to_alias: try_files found a file under this regex
+  // location's alias, so the URI (the entry) now maps to alias + URI there.
+  const config::Location* uri_added_to_alias = nullptr;
   config::Captures captures;
 
   const config::LocationSettings& settings() const {

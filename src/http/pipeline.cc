@@ -64,6 +64,7 @@ void set_uri(Exchange& ex, std::string_view uri) {
   }
   ex.is_internal = true;
   ex.location = nullptr;
+  ex.uri_added_to_alias = nullptr;
   ex.captures = {};
   ex.response = ResponseHead();
 }
@@ -365,6 +366,7 @@ void accel_redirect(Exchange& ex, std::string_view target) {
   ex.req.has_query = q != std::string_view::npos;
   ex.is_internal = true;
   ex.location = nullptr;
+  ex.uri_added_to_alias = nullptr;
   ex.captures = {};
   ex.response = ResponseHead();
   route(ex, Phase::start);
