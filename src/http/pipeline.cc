@@ -47,6 +47,13 @@ bool method_listed(const config::LimitExcept& le, Method m) {
   return false;
 }
 
+// What the request learned of its file in the location it leaves: an
+// index's directory must not stand for $request_filename of the index file.
+void forget_mapped_file(Exchange& ex) {
+  ex.request_filename.clear();
+  ex.uri_added_to_alias = nullptr;
+}
+
 // Moves the exchange to `uri` ("/path?args"), as nginx's internal redirect.
 void set_uri(Exchange& ex, std::string_view uri) {
   // The new URI's arguments replace the request's, none if it has none
@@ -64,7 +71,7 @@ void set_uri(Exchange& ex, std::string_view uri) {
   }
   ex.is_internal = true;
   ex.location = nullptr;
-  ex.uri_added_to_alias = nullptr;
+  forget_mapped_file(ex);
   ex.captures = {};
   ex.response = ResponseHead();
 }
@@ -301,6 +308,7 @@ void route(Exchange& ex, Phase from) {
           }
           ex.is_internal = true;
           ex.location = named;
+          forget_mapped_file(ex);
           continue;
         }
         set_uri(ex, result.uri);
@@ -344,6 +352,7 @@ void accel_redirect(Exchange& ex, std::string_view target) {
     }
     ex.is_internal = true;
     ex.location = named;
+    forget_mapped_file(ex);
     ex.captures = {};
     route(ex, Phase::start);
     return;
@@ -366,7 +375,7 @@ void accel_redirect(Exchange& ex, std::string_view target) {
   ex.req.has_query = q != std::string_view::npos;
   ex.is_internal = true;
   ex.location = nullptr;
-  ex.uri_added_to_alias = nullptr;
+  forget_mapped_file(ex);
   ex.captures = {};
   ex.response = ResponseHead();
   route(ex, Phase::start);
@@ -447,6 +456,7 @@ void send_error(Exchange& ex, int status) {
       ex.is_internal = true;
       ex.response = ResponseHead();
       ex.location = named;
+      forget_mapped_file(ex);
     } else {
       set_uri(ex, uri);
     }

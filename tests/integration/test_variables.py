@@ -183,3 +183,27 @@ def test_set_on_a_variable_a_block_defines(make_server):
     log = srv.prefix / "logs" / "scheme.log"
     line = harness.wait_until(lambda: log.exists() and log.read_text().strip(), 10, what="the log line")
     assert line == "https|overridden"
+
+
+def test_request_filename_after_an_index_redirect(make_server):
+    # MediaWiki's recipe passes `SCRIPT_FILENAME $request_filename`: after
+    # `index` sends "/" on to "/index.php", it names the index file, not
+    # the directory the first location mapped.
+    srv = make_server(harness.base_conf(access_log=False, http="""
+    server {
+        listen 127.0.0.1:@PORT@;
+        root @PREFIX@/www;
+        index index.php;
+        location ~ \\.php$ { return 200 "$uri $request_filename\\n"; }
+        error_page 404 /missing.php;
+    }
+    """), start=False)
+    (srv.prefix / "www" / "sub").mkdir(parents=True)
+    (srv.prefix / "www" / "index.php").write_text("")
+    (srv.prefix / "www" / "sub" / "index.php").write_text("")
+    srv.start()
+    www = srv.prefix / "www"
+    assert harness.http(srv.port, "/").text() == f"/index.php {www}/index.php\n"
+    assert harness.http(srv.port, "/sub/").text() == f"/sub/index.php {www}/sub/index.php\n"
+    r = harness.http(srv.port, "/nothing.txt")
+    assert r.status == 404 and r.text() == f"/missing.php {www}/missing.php\n"
