@@ -186,7 +186,7 @@ struct LocationSettings {
   // root and alias then keep the text as written.
   Template root_template;
   Template alias_template;
-  std::vector<std::string> index{"index.html"};
+  std::vector<Template> index{literal_template("index.html")};  // may hold variables
   std::vector<Template> try_files;  // empty: off; last may be "=CODE"
   // The location's rewrite-module directives (return, rewrite, set, if,
   // break) in the order written; null when it has none. Not inherited.

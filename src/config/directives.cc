@@ -601,7 +601,9 @@ Status set_index(Compiler&, Scope& s, const Node& n) {
   }
   for (const auto& a : n.args) {
     if (a.empty()) return node_error(n, "index \"\" in \"index\" directive is invalid");
-    s.settings->index.push_back(a);
+    auto t = compile_template(a);
+    if (!t) return node_error(n, t.error());
+    s.settings->index.push_back(std::move(*t));
   }
   return Ok{};
 }

@@ -286,6 +286,15 @@ bool lookup_variable(std::string_view name, Variable& out) {
   return false;
 }
 
+Template literal_template(std::string_view text) {
+  Template t;
+  t.source = std::string(text);
+  TemplatePart p;
+  p.literal = t.source;
+  t.parts.push_back(std::move(p));
+  return t;
+}
+
 Result<Template> compile_template(std::string_view text) {
   Template t;
   t.source = std::string(text);

@@ -144,6 +144,9 @@ struct Template {
   bool is_constant() const { return parts.size() <= 1 && (parts.empty() || !parts[0].is_variable); }
 };
 
+// A template of `text` alone, read as no variables (a built-in default).
+Template literal_template(std::string_view text);
+
 // Parses "$name", "${name}" and literals. Unknown names are an error
 // ("unknown \"foo\" variable", as nginx says it).
 Result<Template> compile_template(std::string_view text);

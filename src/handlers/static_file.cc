@@ -130,8 +130,12 @@ HandlerResult serve_index(Exchange& ex) {
   }
 
   std::string file;
+  std::string rendered;
   for (size_t i = 0; i < s.index.size(); ++i) {
-    const std::string& idx = s.index[i];
+    // A name with variables (`index index$variant.html`) is rendered per request.
+    const config::Template& name = s.index[i];
+    if (!name.is_constant()) rendered = http::render(name, ex);
+    const std::string& idx = name.is_constant() ? name.source : rendered;
     if (idx.empty()) continue;
     if (idx[0] == '/') {
       // An absolute index is a URI; the last one is taken without a test.

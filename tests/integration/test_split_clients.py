@@ -141,3 +141,27 @@ def test_config_errors(tmp_path, body, message):
     r = harness.cli(["-t", "-c", str(path)], prefix=tmp_path)
     assert r.returncode != 0
     assert message in r.stdout + r.stderr
+
+
+def test_index_names_with_a_variable(make_server):
+    # nginx's own split_clients example: `index index${variant}.html;`
+    # serves the variant's index file (an empty variant: index.html).
+    srv = make_server(harness.base_conf(http="""
+    split_clients "${arg_k}" $variant { 100% .two; }
+    map $arg_v $picked { default ""; one .one; }
+    server {
+        listen 127.0.0.1:@PORT@;
+        root @PREFIX@/www;
+        location /split/ { index index${variant}.html; }
+        location / { index index$picked.html; }
+    }
+    """), start=False)
+    www = srv.prefix / "www"
+    (www / "split").mkdir(parents=True)
+    (www / "index.html").write_text("plain\n")
+    (www / "index.one.html").write_text("one\n")
+    (www / "split" / "index.two.html").write_text("two\n")
+    srv.start()
+    assert harness.http(srv.port, "/").text() == "plain\n"
+    assert harness.http(srv.port, "/?v=one").text() == "one\n"
+    assert harness.http(srv.port, "/split/?k=x").text() == "two\n"

@@ -20,6 +20,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The names of an `index` list, as written.
+std::vector<std::string> sources(const std::vector<config::Template>& list) {
+  std::vector<std::string> out;
+  for (const auto& t : list) out.push_back(t.source);
+  return out;
+}
+
 // A folder of config files that disappears with the test.
 class TempDir {
  public:
@@ -326,7 +333,7 @@ TEST(ConfigLoad, EveryDirectiveTyped) {
   ASSERT_TRUE(ss.error_log);
   EXPECT_EQ(ss.error_log->path, "stderr");
   EXPECT_EQ(ss.error_log->level, LogLevel::info);
-  EXPECT_EQ(ss.index, (std::vector<std::string>{"index.htm", "default.html"}));
+  EXPECT_EQ(sources(ss.index), (std::vector<std::string>{"index.htm", "default.html"}));
   ASSERT_EQ(ss.error_pages.size(), 1u);
   EXPECT_EQ(ss.error_pages[0].codes, (std::vector<int>{500, 502, 503, 504}));
   EXPECT_EQ(ss.error_pages[0].response_code, -1);
@@ -494,7 +501,7 @@ TEST(ConfigLoad, Defaults) {
   const LocationSettings& s = cfg->servers[0]->settings;
   EXPECT_EQ(s.root, "/p/html");
   EXPECT_EQ(s.client_body_temp_path, "/p/client_body_temp");
-  EXPECT_EQ(s.index, std::vector<std::string>{"index.html"});
+  EXPECT_EQ(sources(s.index), std::vector<std::string>{"index.html"});
   EXPECT_EQ(s.default_type, "text/plain");
   EXPECT_EQ(mime_type(s, "/x.gif"), "image/gif");  // nginx's built-in types
   ASSERT_EQ(s.access_logs.size(), 1u);
@@ -797,7 +804,7 @@ http {
   ASSERT_EQ(inh->settings.add_headers.size(), 1u);
   EXPECT_EQ(inh->settings.add_headers[0].name, "A");
   EXPECT_EQ(inh->settings.access_rules.size(), 1u);
-  EXPECT_EQ(inh->settings.index, std::vector<std::string>{"a.html"});
+  EXPECT_EQ(sources(inh->settings.index), std::vector<std::string>{"a.html"});
   EXPECT_EQ(inh->settings.error_pages.size(), 1u);
   EXPECT_TRUE(inh->settings.try_files.empty());  // try_files is not inherited
   EXPECT_EQ(s.settings.try_files.size(), 2u);
@@ -812,7 +819,7 @@ http {
   EXPECT_EQ(own->settings.add_headers[0].name, "B");
   ASSERT_EQ(own->settings.access_rules.size(), 1u);
   EXPECT_TRUE(own->settings.access_rules[0].all);
-  EXPECT_EQ(own->settings.index, std::vector<std::string>{"b.html"});
+  EXPECT_EQ(sources(own->settings.index), std::vector<std::string>{"b.html"});
   ASSERT_EQ(own->settings.error_pages.size(), 1u);
   EXPECT_EQ(own->settings.error_pages[0].codes[0], 500);
   ASSERT_TRUE(first_return(own->settings.rewrite));
@@ -823,7 +830,7 @@ http {
   EXPECT_FALSE(first_return(nested->settings.rewrite));  // return is not inherited
   ASSERT_EQ(nested->settings.add_headers.size(), 1u);
   EXPECT_EQ(nested->settings.add_headers[0].name, "B");
-  EXPECT_EQ(nested->settings.index, std::vector<std::string>{"b.html"});
+  EXPECT_EQ(sources(nested->settings.index), std::vector<std::string>{"b.html"});
 
   const Location* off = loc(s, "/off/");
   EXPECT_TRUE(off->settings.access_log_off);

@@ -27,6 +27,12 @@ namespace {
 using http::Method;
 using Kind = HandlerResult::Kind;
 
+config::Template tpl(const char* s) {
+  auto t = config::compile_template(s);
+  EXPECT_TRUE(t.ok());
+  return *t;
+}
+
 constexpr time_t kMtime = 1700000000;  // Tue, 14 Nov 2023 22:13:20 GMT
 
 // Records what the handler sends, reading file ranges back as bytes.
@@ -283,7 +289,7 @@ TEST_F(StaticFileTest, IndexFileIsAnInternalRedirect) {
   r = run(Method::get, "/sub/", {}, "q=1");
   EXPECT_EQ(r.uri, "/sub/index.html?q=1");
 
-  settings().index = {"index.htm", "default.txt", "index.html"};
+  settings().index = {tpl("index.htm"), tpl("default.txt"), tpl("index.html")};
   write("sub/default.txt", "d");
   r = run(Method::get, "/sub/");
   EXPECT_EQ(r.kind, Kind::internal_redirect);
@@ -302,20 +308,14 @@ TEST_F(StaticFileTest, DirectoryWithoutIndex) {
 }
 
 TEST_F(StaticFileTest, AbsoluteIndex) {
-  settings().index = {"/missing.html", "/fallback.html"};
+  settings().index = {tpl("/missing.html"), tpl("/fallback.html")};
   // Not tested: the last absolute index is taken as is.
   HandlerResult r = run(Method::get, "/sub/");
   EXPECT_EQ(r.kind, Kind::internal_redirect);
   EXPECT_EQ(r.uri, "/fallback.html");
-  settings().index = {"/hello.txt", "/fallback.html"};
+  settings().index = {tpl("/hello.txt"), tpl("/fallback.html")};
   r = run(Method::get, "/sub/");
   EXPECT_EQ(r.uri, "/hello.txt");
-}
-
-config::Template tpl(const char* s) {
-  auto t = config::compile_template(s);
-  EXPECT_TRUE(t.ok());
-  return *t;
 }
 
 TEST_F(StaticFileTest, TryFilesServesTheFirstThatExists) {
