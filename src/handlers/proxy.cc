@@ -28,6 +28,7 @@
 #include "config/upstream_bind.h"
 #include "config/upstream_config.h"
 #include "config/upstream_tls_config.h"
+#include "core/ascii.h"
 #include "core/event_loop.h"
 #include "core/timer_wheel.h"
 #include "handlers/proxy_headers.h"
@@ -914,6 +915,11 @@ void ProxySession::on_head(size_t head_len) {
          return std::find(ep.codes.begin(), ep.codes.end(), status) != ep.codes.end();
        }));
   if (intercepted) {
+    // As nginx: an intercepted 401 keeps the upstream's challenge, for
+    // the error page or redirect that answers instead.
+    if (status == 401)
+      for (const auto& h : resp_.headers)
+        if (core::iequals(h.name, "www-authenticate")) ex_.response.add("WWW-Authenticate", std::string(h.value));
     record_try(status);
     loop_.cancel(timer_);
     release_connection(resp_.content_length == 0 && in_.size() == head_len);

@@ -64,6 +64,10 @@ void Exchange::send_head(ResponseHead head) {
       head.add(std::move(name), std::move(value));
   }
   redirect_headers.clear();
+  // A page that error_page serves for a 401 carries the 401's challenge,
+  // which send_error kept in `response` (special responses start from it).
+  if (in_error_page && !head.find("WWW-Authenticate"))
+    if (const std::string* challenge = response.find("WWW-Authenticate")) head.add("WWW-Authenticate", *challenge);
   if (head.accel_charset.empty()) head.accel_charset = std::move(redirect_charset);
   redirect_charset.clear();
 

@@ -432,10 +432,20 @@ void send_error(Exchange& ex, int status) {
     ex.in_error_page = true;
     ++ex.internal_redirects;
     std::string uri = render(ep->uri, ex);
+    // As nginx: a 401's challenge (auth_basic's, auth_request's, an
+    // intercepted upstream's) goes along with the page or the redirect
+    // that error_page answers instead (Authelia's `error_page 401 =302
+    // $redirection_url`).
+    std::string challenge;
+    if (const std::string* c = ex.response.find("WWW-Authenticate")) challenge = *c;
+    auto keep_challenge = [&ex, &challenge] {
+      if (!challenge.empty()) ex.response.set("WWW-Authenticate", challenge);
+    };
     if (uri.rfind("http://", 0) == 0 || uri.rfind("https://", 0) == 0) {
       // An external page: redirect the client to it.
       int code = ep->response_code > 0 && is_redirect(ep->response_code) ? ep->response_code : 302;
       ex.response = ResponseHead();
+      keep_challenge();
       ex.response.set("Location", uri);
       ex.status_override = 0;
       write_special_response(ex, code);
@@ -460,6 +470,7 @@ void send_error(Exchange& ex, int status) {
     } else {
       set_uri(ex, uri);
     }
+    keep_challenge();
     ex.status_override = override_status;
     route(ex, Phase::start);
     return;

@@ -28,6 +28,11 @@ CONF = r"""
             auth_basic_user_file @PREFIX@/htpasswd;
             location /private/open/ { auth_basic off; }
         }
+        location /paged/ {
+            auth_basic "Paged";
+            auth_basic_user_file @PREFIX@/htpasswd;
+            error_page 401 /401.html;
+        }
         location /relative/ {
             auth_basic "rel";
             auth_basic_user_file rel/htpasswd;
@@ -104,9 +109,10 @@ def srv(make_server):
     (s.prefix / "htpasswd").write_text("\n".join(lines) + "\n")
     (s.conf_path.parent / "rel").mkdir()
     (s.conf_path.parent / "rel" / "htpasswd").write_text("rel:{PLAIN}relpw\n")
-    for d in ("private", "private/open", "relative", "realm-var", "missing", "any", "any-denied", "all-denied"):
+    for d in ("paged", "private", "private/open", "relative", "realm-var", "missing", "any", "any-denied", "all-denied"):
         (s.prefix / "www" / d).mkdir(parents=True, exist_ok=True)
         (s.prefix / "www" / d / "index.html").write_text("secret\n")
+    (s.prefix / "www" / "401.html").write_text("who are you?\n")
     s.start()
     return s
 
@@ -134,6 +140,13 @@ def test_no_credentials_is_401_with_the_realm(srv):
                 "Basic " + base64.b64encode(b":emptyuser").decode()):
         r = http(srv.port, "/private/", headers={"Authorization": bad})
         assert r.status == 401, bad
+
+
+def test_a_custom_401_page_keeps_the_challenge(srv):
+    # Else the browser would show the page and never ask for credentials.
+    r = http(srv.port, "/paged/")
+    assert r.status == 401 and r.body == b"who are you?\n", r
+    assert r.header("WWW-Authenticate") == 'Basic realm="Paged"'
 
 
 def test_unknown_user(srv):

@@ -30,6 +30,20 @@ CONF = r"""
             auth_request /auth;
             proxy_pass http://127.0.0.1:@AUTHPORT@/echo/;
         }
+        location /portal/ {
+            auth_request /auth;
+            auth_request_set $login_url $upstream_http_x_login;
+            error_page 401 =302 $login_url;
+        }
+        location /page/ {
+            auth_request /auth;
+            error_page 401 /denied.html;
+        }
+        location /intercepted/ {
+            proxy_pass http://127.0.0.1:@AUTHPORT@/check;
+            proxy_intercept_errors on;
+            error_page 401 /denied.html;
+        }
         location /any/ {
             satisfy any;
             deny all;
@@ -65,7 +79,7 @@ def auth_answer(request):
         return 403, {}, b""
     if token == "boom":
         return 502, {}, b""
-    return 401, {"WWW-Authenticate": 'Bearer realm="api"'}, b""
+    return 401, {"WWW-Authenticate": 'Bearer realm="api"', "X-Login": "https://login.test/?rd=x"}, b""
 
 
 @pytest.fixture
@@ -79,7 +93,9 @@ def auth_service():
 @pytest.fixture
 def srv(make_server, auth_service):
     s = make_server(harness.base_conf(CONF.replace("@AUTHPORT@", str(auth_service))), nports=2, start=False)
-    for d in ("private", "any", "local-auth"):
+    (s.prefix / "www").mkdir(parents=True, exist_ok=True)
+    (s.prefix / "www" / "denied.html").write_text("denied page\n")
+    for d in ("private", "any", "local-auth", "portal", "page"):
         (s.prefix / "www" / d).mkdir(parents=True, exist_ok=True)
         (s.prefix / "www" / d / "index.html").write_text("secret\n")
     s.start()
@@ -113,6 +129,23 @@ def test_401_passes_the_challenge_403_and_errors(srv):
     r = http(srv.port, "/private/", headers={"X-Token": "boom"})
     assert r.status == 500
     assert re.search(r"\[error\] .*auth request unexpected status: 502", srv.error_log_text())
+
+
+def test_the_challenge_survives_an_error_page(srv):
+    # Authelia's recommended setup: `error_page 401 =302 $redirection_url`
+    # sends the browser to the portal, and the 401's challenge goes along;
+    # an error page served for the 401 keeps it too.
+    r = http(srv.port, "/portal/")
+    assert r.status == 302, r
+    assert r.header("Location") == "https://login.test/?rd=x"
+    assert r.header("WWW-Authenticate") == 'Bearer realm="api"'
+    r = http(srv.port, "/page/")
+    assert r.status == 401 and r.body == b"denied page\n", r
+    assert r.header("WWW-Authenticate") == 'Bearer realm="api"'
+    # A proxied 401 that proxy_intercept_errors hands to error_page too.
+    r = http(srv.port, "/intercepted/")
+    assert r.status == 401 and r.body == b"denied page\n", r
+    assert r.header("WWW-Authenticate") == 'Bearer realm="api"'
 
 
 def test_then_the_request_is_proxied(srv):
