@@ -221,6 +221,9 @@ bool rewrite_redirect(http::Exchange& ex, const config::ProxyConfig& p, std::str
     return true;
   };
   if (p.redirect_mode == Mode::default_) {
+    // FastCGI, uwsgi and SCGI have no proxy_redirect: their upstream's
+    // Location (often a path, as PHP apps send it) passes as it came.
+    if (p.url.empty()) return false;
     // "default", as nginx: with a URI part the proxy_pass URL becomes the
     // location's prefix; without one the URL's root becomes "/", so the
     // upstream's address never reaches the client.

@@ -246,7 +246,9 @@ def test_status_and_location_from_php(make_server, tmp_path, php):
     assert r.status == 404 and r.body == b"php says missing" and r.header("X-From") == "php"
     assert r.header("Status") is None
     r = harness.http(srv.port, "/redirect.php")
-    assert r.status == 302 and r.header("Location").endswith("/elsewhere")
+    # As the app sent it: FastCGI has no proxy_redirect, and nginx makes
+    # only its own redirects absolute.
+    assert r.status == 302 and r.header("Location") == "/elsewhere", r
 
 
 def test_intercept_errors(make_server, tmp_path, php):
