@@ -528,8 +528,11 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
   return Ok{};
 }
 
-Status set_server_name(Compiler&, Scope& s, const Node& n) {
+Status set_server_name(Compiler& c, Scope& s, const Node& n) {
   for (const auto& raw : n.args) {
+    // A '/' is no host's: most often a missing ';' made the next line's
+    // path part of the name, as nginx warns.
+    if (raw.find('/') != std::string::npos) c.warn(n, "server name " + q(raw) + " has suspicious symbols");
     ServerName sn;
     if (!raw.empty() && raw[0] == '~') {
       auto re = Regex::compile(std::string_view(raw).substr(1), false);

@@ -117,6 +117,22 @@ def test_t_missing_semicolon(unstarted):
     assert int(m.group(1)) in (directive_line, directive_line + 1), out
 
 
+def test_t_warns_of_a_server_name_with_a_slash(unstarted):
+    # DokuWiki's recipe misses the ";" after server_name, so the root's path
+    # becomes a name: accepted, with nginx's warning.
+    conf = write_conf(unstarted, base_conf("""
+    server {
+        listen 127.0.0.1:@PORT@;
+        server_name wiki.test
+        root /srv/wiki;
+    }
+"""))
+    p = check(unstarted)
+    out = p.stderr + p.stdout
+    assert p.returncode == 0, out
+    assert re.search(r'\[warn\].*server name "/srv/wiki" has suspicious symbols', out), out
+
+
 def test_t_error_in_included_file(unstarted):
     inc = unstarted.prefix / "conf.d" / "broken.conf"
     inc.parent.mkdir(exist_ok=True)
