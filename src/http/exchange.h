@@ -267,6 +267,10 @@ class Exchange {
   // !valid_location). Cleared when the location's rewrite phase starts.
   bool location_uri_rewritten = false;
   bool header_only = false;      // HEAD, or a status without body: send_body is dropped
+  // The request reached its content handler (or the pre-content phases are
+  // over): from here on a body no reader takes is read and dropped. Before
+  // it (an auth_request or a limit_req delay pending) the body waits.
+  bool content_started = false;
   bool in_error_page = false;    // error_page already redirected once (no recursion)
   std::string redirect_args;     // storage for req.query after an internal redirect
   int status_override = 0;       // error_page: the status the response goes out with

@@ -245,6 +245,7 @@ void route(Exchange& ex, Phase from) {
     server_phase = false;
     // Precontent: mirror (it may first read the request body).
     if (!mirrored && mirror::run(ex) == mirror::Gate::wait) return;
+    ex.content_started = true;
     const auto& s = ex.settings();  // an `if` block's settings when one held
     if (s.metrics) {
       metrics::serve_metrics(ex);

@@ -382,15 +382,16 @@ void Connection::drive() {
           if (readable_ && !client_eof_) watch_client();
           return;
         }
-        if (body_paused_ && out_.empty()) worker_.loop().cancel(timer_);  // the handler holds the body back
-        if (client_eof_ && !body_paused_) {
+        const bool held = body_paused_ || body_held();
+        if (held && out_.empty()) worker_.loop().cancel(timer_);  // the handler holds the body back
+        if (client_eof_ && !held) {
           // The end of the stream came with the head, before the body's end.
           TORII_LOG(info, "client prematurely closed connection while reading client request body, client: %s",
                     info_.remote_addr.c_str());
           close_now();
           return;
         }
-        if (!readable_ || body_paused_) return;
+        if (!readable_ || held) return;
         size_t before = body_in_.size();
         if (!fill_buffer(body_in_, kReadChunk * 4)) return;
         if (body_in_.size() != before && !tunnel_) arm_timer(request_->exchange.settings().client_body_timeout.count());
@@ -562,14 +563,14 @@ void Connection::on_head(size_t head_len) {
     close_now();  // return 444
     return;
   }
-  if (!keep_alive_ && body_pending_ && !body_reader_) {
+  if (!keep_alive_ && body_pending_ && !body_reader_ && !body_held()) {
     // Nobody wants the rest of the body: finish now and linger.
     body_pending_ = false;
   }
   // The body owed from here on, read for the handler or dropped, is timed
   // by the location's client_body_timeout (between two reads, as nginx),
   // not by the header timer left from the head.
-  if (state_ == State::reading_body && body_pending_ && !tunnel_ && !body_paused_)
+  if (state_ == State::reading_body && body_pending_ && !tunnel_ && !body_paused_ && !body_held())
     arm_timer(ex.settings().client_body_timeout.count());
 }
 
@@ -578,7 +579,7 @@ void Connection::on_head(size_t head_len) {
 // Decodes the buffered part of the request body: to the handler's reader
 // when it has one, else dropped. False if the connection was closed.
 bool Connection::consume_buffered_body() {
-  if (!body_pending_ || body_in_.empty() || body_paused_) return true;
+  if (!body_pending_ || body_in_.empty() || body_paused_ || body_held()) return true;
   size_t consumed = 0;
   bool pause = false;
   auto st = body_.decode(body_in_, consumed, [&](std::string_view d) {
@@ -610,6 +611,14 @@ bool Connection::validate_buffered_body() {
   body_pending_ = false;
   respond_error(400, probe.error());
   return state_ != State::closed;
+}
+
+// No reader yet, and the request has not reached its content handler (an
+// auth_request or a limit_req delay is pending): the body waits unread for
+// the handler, as nginx's, instead of being dropped.
+bool Connection::body_held() const {
+  const http::Exchange& ex = request_->exchange;
+  return !body_reader_ && !ex.content_started && !ex.head_sent() && !ex.finished();
 }
 
 void Connection::read_body(http::BodyReader* reader) {

@@ -82,6 +82,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   void process();
   void on_head(size_t head_len);
   bool consume_buffered_body();
+  bool body_held() const;
   bool validate_buffered_body();
   void schedule_drive();
   void respond_error(int status, const char* reason);

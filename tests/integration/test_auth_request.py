@@ -4,6 +4,7 @@ service's WWW-Authenticate), anything else is a 500; auth_request_set
 takes values from the subrequest. The same expectations hold against
 nginx (TORII_BIN=/usr/sbin/nginx, built with the auth_request module)."""
 
+import hashlib
 import re
 
 import pytest
@@ -69,7 +70,8 @@ SEEN = []  # (method, path, X-Original-URI, Content-Length) of each auth subrequ
 
 def auth_answer(request):
     if request.path.startswith("/echo/"):
-        return 200, {}, f"echo {request.path}\n".encode()
+        body = f" body={len(request.body)}:{hashlib.sha256(request.body).hexdigest()[:16]}" if request.body else ""
+        return 200, {}, f"echo {request.path}{body}\n".encode()
     SEEN.append((request.command, request.path, request.headers.get("X-Original-URI"),
                  request.headers.get("Content-Length")))
     token = request.headers.get("X-Token")
@@ -152,6 +154,20 @@ def test_then_the_request_is_proxied(srv):
     r = http(srv.port, "/proxied/x?y=1", headers={"X-Token": "good"})
     assert r.status == 200 and r.body == b"echo /echo/x?y=1\n", r
     assert http(srv.port, "/proxied/x").status == 401
+
+
+@pytest.mark.parametrize("size", [7, 300_000])
+@pytest.mark.parametrize("close", [False, True])
+def test_the_request_body_waits_for_the_verdict(srv, size, close):
+    # The body comes right behind the head, while the subrequest runs; it
+    # must reach the upstream whole once access is granted.
+    body = bytes(i * 7 % 251 for i in range(size))
+    headers = {"X-Token": "good", "Content-Type": "application/octet-stream"}
+    if close:
+        headers["Connection"] = "close"
+    r = http(srv.port, "/proxied/up", method="POST", body=body, headers=headers)
+    assert r.status == 200, r
+    assert r.body == f"echo /echo/up body={size}:{hashlib.sha256(body).hexdigest()[:16]}\n".encode()
 
 
 def test_satisfy_any_with_a_denied_address(srv):
