@@ -182,6 +182,11 @@ using MimeTypes = std::unordered_map<std::string, std::string>;  // ext (lower) 
 struct LocationSettings {
   std::string root = "html";  // absolute after load (prefix applied)
   std::string alias;          // non-empty: alias instead of root
+  // Where the alias was set, as nested locations inherit it: a prefix
+  // (or exact) location's pattern, which the alias takes the place of in
+  // the URI; or a regex location, where the alias names the whole file.
+  std::string alias_prefix;
+  bool alias_names_file = false;
   // root/alias with variables, rendered per request (http/document_root.h);
   // root and alias then keep the text as written.
   Template root_template;

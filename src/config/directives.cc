@@ -594,6 +594,10 @@ Status set_alias(Compiler& c, Scope& s, const Node& n) {
     s.settings->alias_template = std::move(*t);
   }
   s.settings->alias = c.full_path(n.args[0]);
+  const bool regex = s.location && (s.location->match == Location::Match::regex ||
+                                    s.location->match == Location::Match::regex_icase);
+  s.settings->alias_names_file = regex || !s.location;
+  s.settings->alias_prefix = s.location && !regex ? s.location->pattern : std::string();
   return Ok{};
 }
 

@@ -72,24 +72,25 @@ bool map_uri_to_path(const Exchange& ex, std::string_view uri, std::string& out)
   const std::string& alias = s.alias_template.empty() ? s.alias : rendered;
   const bool checked = s.alias_template.empty();  // written by the admin, not by the request
   const config::Location* loc = ex.location;
-  const bool regex = loc && (loc->match == config::Location::Match::regex ||
-                             loc->match == config::Location::Match::regex_icase);
-  if (regex || !loc) {
+  if (s.alias_names_file || !loc) {
     out.assign(alias);
     if (loc && ex.uri_added_to_alias == loc) out.append(uri);
     if (!checked && (out.find('\0') != std::string::npos || has_dot_segment(std::string_view(out).substr(0, alias.size()), 0)))
       return false;
     return !has_dot_segment(out, alias.size());
   }
-  if (uri.substr(0, loc->pattern.size()) != loc->pattern) {
+  // The prefix of the location that set the alias: this one's, or (in a
+  // nested location that inherits it) its parent's, as nginx.
+  const std::string& prefix = s.alias_prefix;
+  if (uri.substr(0, prefix.size()) != prefix) {
     // Only reachable through try_files naming a URI outside the location.
     TORII_LOG(error, "\"%.*s\" is outside alias location \"%s\"%s", static_cast<int>(uri.size()), uri.data(),
-              loc->pattern.c_str(), log_context(ex).c_str());
+              prefix.c_str(), log_context(ex).c_str());
     return false;
   }
   out.reserve(alias.size() + uri.size());
   out.assign(alias);
-  out.append(uri.substr(loc->pattern.size()));
+  out.append(uri.substr(prefix.size()));
   if (!checked && (out.find('\0') != std::string::npos || has_dot_segment(std::string_view(out).substr(0, alias.size()), 0)))
     return false;
   return !has_dot_segment(out, alias.size());
@@ -97,8 +98,7 @@ bool map_uri_to_path(const Exchange& ex, std::string_view uri, std::string& out)
 
 bool in_regex_alias_location(const Exchange& ex) {
   const config::LocationSettings& s = ex.settings();
-  return ex.location && !s.alias.empty() &&
-         (ex.location->match == config::Location::Match::regex || ex.location->match == config::Location::Match::regex_icase);
+  return ex.location && !s.alias.empty() && s.alias_names_file;
 }
 
 bool map_try_files_entry(Exchange& ex, std::string_view entry, std::string& out) {

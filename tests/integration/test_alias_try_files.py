@@ -1,6 +1,8 @@
-"""try_files in a regex location with an alias, as nginx: each entry is
-appended to the alias (which alone names the whole file there), and a file
-found that way is served with the entry as its URI. Icinga Web 2's
+"""alias in regex and nested locations, as nginx. A nested location keeps
+its parent's alias in place of the parent's prefix. try_files in a regex
+location with an alias appends each entry to the alias (which alone names
+the whole file there), and a file found that way is served with the entry
+as its URI. Icinga Web 2's
 generated config is this shape:
 `location ~ ^/icingaweb2(.+)? { alias .../public; try_files $1 $uri $uri/
 /icingaweb2/index.php$is_args$args; }`. Every expectation is nginx's: the
@@ -23,6 +25,15 @@ def site(make_server):
             add_header X-File $request_filename;
             try_files $1 $uri $uri/ /app/index.php$is_args$args;
         }
+        location /api/ {
+            index index.php;
+            alias @PREFIX@/app/;
+            location ~ \\.php$ {
+                try_files $uri =404;
+                default_type text/plain;
+                add_header X-File $request_filename;
+            }
+        }
         location ~ ^/strict(.+)? {
             alias @PREFIX@/public;
             try_files $1 =418;
@@ -31,6 +42,9 @@ def site(make_server):
 """), start=False)
     (s.prefix / "public" / "css").mkdir(parents=True)
     (s.prefix / "public" / "css" / "x.css").write_text("body{}\n")
+    (s.prefix / "app").mkdir()
+    (s.prefix / "app" / "testing.php").write_text("testing\n")
+    (s.prefix / "app" / "index.php").write_text("front\n")
     return s.start()
 
 
@@ -52,3 +66,16 @@ def test_a_uri_no_entry_finds_goes_to_the_fallback(site):
 def test_nothing_found_gives_the_last_entrys_code(site):
     assert harness.http(site.port, "/strict/css/x.css").status == 200
     assert harness.http(site.port, "/strict/nothing").status == 418
+
+
+def test_a_nested_regex_location_inherits_the_prefix_alias(site):
+    # nginx's wiki (Pitfalls, "$request_filename for SCRIPT_FILENAME"): in
+    # `location ~ \.php$` inside `location /api/ { alias .../app/; }` the
+    # alias still takes the place of "/api/".
+    r = harness.http(site.port, "/api/testing.php")
+    assert r.status == 200 and r.text() == "testing\n", r
+    assert r.header("X-File") == f"{site.prefix}/app/testing.php"
+    r = harness.http(site.port, "/api/")
+    assert r.status == 200 and r.text() == "front\n", r
+    assert r.header("X-File") == f"{site.prefix}/app/index.php"
+    assert harness.http(site.port, "/api/missing.php").status == 404

@@ -272,6 +272,7 @@ TEST_F(VariablesTest, AliasMapsFilenameAndDocumentRoot) {
   loc.match = config::Location::Match::prefix;
   loc.pattern = "/a b/";
   loc.settings.alias = "/data/files/";
+  loc.settings.alias_prefix = loc.pattern;
   ex_->location = &loc;
   EXPECT_EQ(value(VarId::document_root), "/data/files/");
   EXPECT_EQ(value(VarId::request_filename), "/data/files/c.html");

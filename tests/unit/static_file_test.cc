@@ -374,6 +374,7 @@ TEST_F(StaticFileTest, AliasReplacesTheLocationPrefix) {
   write("secret.txt", "secret");
   location_.pattern = "/static/";
   settings().alias = root_ + "/assets/";
+  settings().alias_prefix = location_.pattern;
   HandlerResult r = run(Method::get, "/static/app.css");
   EXPECT_EQ(r.kind, Kind::responded);
   EXPECT_EQ(sink_.body, "body{}");
@@ -382,6 +383,7 @@ TEST_F(StaticFileTest, AliasReplacesTheLocationPrefix) {
 
   // The classic missing-slash alias can't climb out of the alias.
   location_.pattern = "/static";
+  settings().alias_prefix = location_.pattern;
   r = run(Method::get, "/static../secret.txt");
   EXPECT_EQ(r.kind, Kind::status);
   EXPECT_EQ(r.status, 404);
@@ -396,6 +398,7 @@ TEST_F(StaticFileTest, AliasInRegexLocation) {
   location_.match = config::Location::Match::regex;
   location_.pattern = "^/img/(.+)$";
   settings().alias = root_ + "/assets/app.css";
+  settings().alias_names_file = true;
   HandlerResult r = run(Method::get, "/img/whatever.png");
   EXPECT_EQ(r.kind, Kind::responded);
   EXPECT_EQ(sink_.body, "body{}");
