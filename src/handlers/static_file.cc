@@ -23,7 +23,9 @@
 #include "http/range.h"
 #include "http/range_response.h"
 #include "http/slash_redirect.h"
+#include "modules/charset/charset_filter.h"
 #include "modules/ssi/ssi_filter.h"
+#include "modules/sub/sub_filter.h"
 #include "http/special_response.h"
 #include "http/variables.h"
 #include "http/log_context.h"
@@ -225,6 +227,16 @@ std::optional<HandlerResult> run_try_files(Exchange& ex, OpenResult& found, std:
   return HandlerResult::redirect(std::move(last));
 }
 
+// The body filters below will change the file's bytes (SSI, addition,
+// sub_filter, a recoding to or from UTF-8, compression): its byte ranges do not
+// apply to what is sent, as nginx's range filter finds no length then.
+bool body_filters_change(const Exchange& ex, const http::ResponseHead& head, std::string_view type) {
+  const config::LocationSettings& s = ex.settings();
+  if (ex.subrequest_depth == 0 && ssi::rewrites_body(s, type)) return true;
+  if (sub::searches(s, type) || charset::recoding_changes_length(ex, type)) return true;
+  return compression::changes_body(ex, head);
+}
+
 // ---- conditional requests --------------------------------------------------
 
 // RFC 9110 13.2.2: If-Match, else If-Unmodified-Since (412); then
@@ -295,10 +307,7 @@ HandlerResult serve_file(Exchange& ex, std::shared_ptr<const http::OpenFile> fil
   // 0: no ranges, and no Accept-Ranges: where SSI or addition rewrite the
   // body, or gzip (brotli, zstd, gunzip) will code it, as nginx's range
   // filter finds ranges turned off by the filters before it.
-  const uint32_t max_ranges =
-      (ex.subrequest_depth == 0 && ssi::rewrites_body(s, type)) || compression::changes_body(ex, head)
-          ? 0
-          : s.core.max_ranges;
+  const uint32_t max_ranges = body_filters_change(ex, head, type) ? 0 : s.core.max_ranges;
   if (err_status == 0 && max_ranges > 0) head.add("Accept-Ranges", "bytes");
   if (ex.req.method == Method::head) ex.header_only = true;
 

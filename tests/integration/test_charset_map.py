@@ -88,6 +88,14 @@ def test_koi8r_file_to_utf8(srv):
     assert r.header("Content-Length") is None  # UTF-8 changes the length
 
 
+def test_a_range_of_a_file_recoded_to_utf8_gets_the_whole_body(srv):
+    # Recoding changes the length: the file's ranges do not apply (nginx
+    # answers 200 with the whole recoded body).
+    r = harness.http(srv.port, "/koi/page.html", headers={"Range": "bytes=0-2"})
+    assert r.status == 200 and r.body == UTF, r
+    assert r.header("Accept-Ranges") is None and r.header("Content-Range") is None
+
+
 def test_utf8_file_to_koi8r_with_references_for_missing_characters(srv):
     r = get(srv, "/utf/page.html")
     # The euro sign is in nginx's koi-utf (0x80); the snowman is not: a

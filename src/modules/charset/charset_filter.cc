@@ -67,41 +67,83 @@ void set_charset(std::string& type, bool had_charset, const std::string& charset
 
 }  // namespace
 
+namespace {
+
+// What the filter makes of a response of this Content-Type: nothing
+// (`applies` false), or the charset its body is in (`from`: the declared
+// one, else source_charset; empty when unknown).
+struct Plan {
+  bool applies = false;
+  std::string declared;
+  std::string from;
+};
+
+Plan plan_for(const config::LocationSettings& s, std::string_view type) {
+  Plan p;
+  if (type.empty()) return p;
+  p.declared = std::string(charset_param(type));
+  if (!p.declared.empty()) {
+    if (!s.override_charset) return p;  // the response says what it is
+  } else {
+    std::string_view mime = type.substr(0, type.find(';'));
+    while (!mime.empty() && mime.back() == ' ') mime.remove_suffix(1);
+    if (!listed(mime, s.charset_types ? *s.charset_types : default_types())) return p;
+  }
+  p.applies = true;
+  p.from = p.declared.empty() ? s.source_charset : p.declared;
+  return p;
+}
+
+}  // namespace
+
+namespace {
+
+// The charset_map between two charsets, either way round.
+std::shared_ptr<const config::CharsetMap> find_map(const http::Exchange& ex, std::string_view from, std::string_view to,
+                                                   Recoder::Direction& direction) {
+  direction = Recoder::Direction::forward;
+  if (!ex.config) return nullptr;
+  for (const auto& m : ex.config->charset_maps) {
+    if (same_name(m->from, from) && same_name(m->to, to)) return m;
+    if (same_name(m->from, to) && same_name(m->to, from)) {
+      direction = Recoder::Direction::backward;
+      return m;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool recoding_changes_length(const http::Exchange& ex, std::string_view type) {
+  const config::LocationSettings& s = ex.settings();
+  if (s.charset.empty()) return false;
+  const Plan p = plan_for(s, type);
+  if (!p.applies || p.from.empty() || same_name(p.from, s.charset)) return false;
+  Recoder::Direction direction;
+  const auto map = find_map(ex, p.from, s.charset, direction);
+  return map && map->to_utf8;
+}
+
 std::shared_ptr<CharsetSink> header_filter(http::Exchange& ex, http::ResponseHead& head) {
   const config::LocationSettings& s = ex.settings();
   std::string* type = nullptr;
   for (auto& [name, value] : head.headers)
     if (strcasecmp(name.c_str(), "Content-Type") == 0) type = &value;
-  if (!type || type->empty()) return nullptr;
-  const std::string declared(charset_param(*type));
-  if (!declared.empty()) {
-    if (!s.override_charset) return nullptr;  // the response says what it is
-  } else {
-    std::string_view mime = std::string_view(*type).substr(0, type->find(';'));
-    while (!mime.empty() && mime.back() == ' ') mime.remove_suffix(1);
-    if (!listed(mime, s.charset_types ? *s.charset_types : default_types())) return nullptr;
-  }
+  if (!type) return nullptr;
+  const Plan plan = plan_for(s, *type);
+  if (!plan.applies) return nullptr;
+  const std::string& declared = plan.declared;
   const std::string& to = s.charset;
-  const std::string& from = declared.empty() ? s.source_charset : declared;
+  const std::string& from = plan.from;
   if (from.empty() || same_name(from, to)) {  // nothing to recode: only say what it is
     set_charset(*type, !declared.empty(), to, head.status);
     return nullptr;
   }
   // An encoded body's bytes are not text in any charset: left alone.
   if (const std::string* ce = head.find("Content-Encoding"); ce && !ce->empty()) return nullptr;
-  std::shared_ptr<const config::CharsetMap> map;
-  Recoder::Direction direction = Recoder::Direction::forward;
-  if (ex.config) {
-    for (const auto& m : ex.config->charset_maps) {
-      if (same_name(m->from, from) && same_name(m->to, to)) {
-        map = m;
-      } else if (same_name(m->from, to) && same_name(m->to, from)) {
-        map = m;
-        direction = Recoder::Direction::backward;
-      }
-      if (map) break;
-    }
-  }
+  Recoder::Direction direction;
+  std::shared_ptr<const config::CharsetMap> map = find_map(ex, from, to, direction);
   if (!map) {
     TORII_LOG(error, "no \"charset_map\" between the charsets \"%s\" and \"%s\"%s", from.c_str(), to.c_str(),
               http::log_context(ex).c_str());

@@ -25,6 +25,12 @@ class CharsetSink;
 // and returns the body filter when the body is to be recoded, else null.
 std::shared_ptr<CharsetSink> header_filter(http::Exchange& ex, http::ResponseHead& head);
 
+// True when a response of this Content-Type would be recoded here to or
+// from UTF-8: its length then differs from the file's, so byte ranges of
+// the file do not apply (a one-byte to one-byte recoding keeps them, as
+// nginx's range filter still finds the length).
+bool recoding_changes_length(const http::Exchange& ex, std::string_view type);
+
 // nginx's default charset_types (text/html is always included).
 const std::vector<std::string>& default_types();
 

@@ -58,6 +58,10 @@ bool encoded(const http::ResponseHead& head) {
 
 }  // namespace
 
+bool searches(const config::LocationSettings& s, std::string_view type) {
+  return s.sub_filter && !s.sub_filter->pairs.empty() && s.sub_filter->types.matches(type);
+}
+
 std::shared_ptr<SubSink> header_filter(http::Exchange& ex, http::ResponseHead& head) {
   const config::SubFilterConfig& cfg = *ex.settings().sub_filter;
   if (cfg.pairs.empty() || head.content_length == 0 || head.status == 101) return nullptr;

@@ -16,8 +16,13 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 
 #include "http/response.h"
+
+namespace torii::config {
+struct LocationSettings;
+}
 
 namespace torii::http {
 class Exchange;
@@ -26,6 +31,10 @@ class Exchange;
 namespace torii::sub {
 
 class SubSink;
+
+// True when sub_filter would search a response of this Content-Type (so
+// byte ranges of the file do not apply to what is sent).
+bool searches(const config::LocationSettings& s, std::string_view type);
 
 // Runs the header filter on `head` (which it may change). Returns the body
 // filter when the body is to be searched, else null.
