@@ -11,6 +11,10 @@ namespace torii::handlers {
 void build_cgi_params(const http::Exchange& ex, const config::CgiConfig& cfg, CgiParamSink& sink) {
   std::string value;
   for (const auto& p : cfg.params) {
+    // An HTTP_ param written as "" only hides that request header (the
+    // httpoxy guard `fastcgi_param HTTP_PROXY ""`): nginx sends no such
+    // param at all, so the application sees none rather than an empty one.
+    if (p.value.source.empty() && p.name.size() > 5 && p.name.compare(0, 5, "HTTP_") == 0) continue;
     value.clear();
     http::render(p.value, ex, value);
     if (p.if_not_empty && value.empty()) continue;

@@ -32,7 +32,7 @@ header("Content-Type: application/json");
 $keys = ["SCRIPT_FILENAME", "SCRIPT_NAME", "REQUEST_URI", "QUERY_STRING", "PATH_INFO", "HTTPS",
          "REQUEST_METHOD", "SERVER_SOFTWARE", "DOCUMENT_ROOT", "DOCUMENT_URI", "HTTP_HOST", "HTTP_X_CUSTOM",
          "CONTENT_LENGTH", "CONTENT_TYPE", "GATEWAY_INTERFACE", "SERVER_PROTOCOL", "REMOTE_ADDR",
-         "SERVER_PORT", "REQUEST_SCHEME", "A", "B", "C", "MAYBE", "HTTP_X_GUARD"];
+         "SERVER_PORT", "REQUEST_SCHEME", "A", "B", "C", "MAYBE", "HTTP_X_GUARD", "HTTP_PROXY"];
 $out = [];
 foreach ($keys as $k) { if (array_key_exists($k, $_SERVER)) $out[$k] = $_SERVER[$k]; }
 echo json_encode($out);
@@ -227,6 +227,7 @@ def test_param_inheritance_and_if_not_empty(make_server, tmp_path, php):
             fastcgi_param REQUEST_METHOD $request_method;
             fastcgi_param C own-c;
             fastcgi_param MAYBE $http_x_maybe if_not_empty;
+            fastcgi_param HTTP_PROXY "";
             fastcgi_pass {fpm.address};
         }}
     }}""")
@@ -237,6 +238,10 @@ def test_param_inheritance_and_if_not_empty(make_server, tmp_path, php):
     assert v["C"] == "own-c" and "A" not in v and "B" not in v and "MAYBE" not in v
     v = json.loads(harness.http(srv.port, "/own", headers={"X-Maybe": "yes"}).body)
     assert v["MAYBE"] == "yes"
+    # The httpoxy guard: an HTTP_ param written as "" hides the header and
+    # is not sent itself.
+    v = json.loads(harness.http(srv.port, "/own", headers={"Proxy": "http://evil.test"}).body)
+    assert "HTTP_PROXY" not in v, v
 
 
 def test_status_and_location_from_php(make_server, tmp_path, php):
