@@ -33,6 +33,13 @@ constexpr size_t kPipelineOutputLimit = 64 * 1024;  // queued bytes before we st
 constexpr size_t kDrainLowMark = 16 * 1024;  // a streaming handler resumes below this
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 
+// The most a request head may take: nginx reads it into a
+// client_header_buffer_size buffer, then moves on into the
+// large_client_header_buffers, each line whole in one buffer.
+size_t head_limit(const config::Server& srv) {
+  return srv.client_header_buffer_size + srv.large_client_header_buffers.size * srv.large_client_header_buffers.number;
+}
+
 bool is_wildcard(const sockaddr_storage& a) {
   if (a.ss_family == AF_INET) return reinterpret_cast<const sockaddr_in&>(a).sin_addr.s_addr == INADDR_ANY;
   if (a.ss_family == AF_INET6)
@@ -297,8 +304,7 @@ void Connection::drive() {
           info_.ssl_early_data = tls.early_data;
           info_.client_cert = std::move(tls.client_cert);
           server_ = &first_server();
-          const auto& b = server_->large_client_header_buffers;
-          in_limit_ = b.size * b.number + 1;
+          in_limit_ = head_limit(*server_) + 1;
         }
         state_ = State::reading_head;
         if (transport_->alpn() == "h2") {
@@ -471,7 +477,7 @@ void Connection::start_next_request() {
   }
   config_ = binding_->config;
   const auto& srv = first_server();
-  in_limit_ = srv.large_client_header_buffers.size * srv.large_client_header_buffers.number + 1;
+  in_limit_ = head_limit(srv) + 1;
   request_.reset();  // made when the next request's first byte arrives
   server_ = &srv;
   chunked_response_ = false;
@@ -509,7 +515,7 @@ void Connection::begin_request() {
   ParserLimits limits;
   limits.max_request_line = srv.large_client_header_buffers.size;
   limits.max_header_line = srv.large_client_header_buffers.size;
-  limits.max_head = srv.large_client_header_buffers.size * srv.large_client_header_buffers.number;
+  limits.max_head = head_limit(srv);
   limits.allow_underscores = srv.underscores_in_headers;
   limits.max_headers = srv.max_headers;
   request_ = std::make_unique<PendingRequest>(limits, *this, info_, worker_.services());

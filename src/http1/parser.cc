@@ -199,7 +199,8 @@ ParseStatus RequestParser::fail(int status, const char* reason) {
 ParseStatus RequestParser::line_too_long() {
   if (state_ == kMethod || state_ == kTarget || state_ == kVersion)
     return fail(414, "request line too long");
-  return fail(431, "header field line too long");
+  // nginx answers 400 ("Request Header Or Cookie Too Large", its 494).
+  return fail(494, "client sent too long header line");
 }
 
 ParseStatus RequestParser::parse(std::string_view data, http::RequestHead& out, size_t& consumed) {
@@ -371,7 +372,7 @@ ParseStatus RequestParser::parse(std::string_view data, http::RequestHead& out, 
   }
   scanned_ = pos;
   // Stopped by the head limit rather than by the end of the data.
-  if (end < n) return fail(431, "request header section too large");
+  if (end < n) return fail(494, "client sent too large request header section");
   return ParseStatus::need_more;
 }
 

@@ -18,9 +18,10 @@ namespace torii::http1 {
 
 struct ParserLimits {
   size_t max_request_line = 8 * 1024;  // longer: 414
-  size_t max_header_line = 8 * 1024;   // longer header field line: 431
-  // The whole head (large_client_header_buffers number * size): 431.
-  size_t max_head = 32 * 1024;
+  size_t max_header_line = 8 * 1024;   // longer header field line: 494 (sent as 400)
+  // The whole head: client_header_buffer_size plus large_client_header_buffers
+  // number * size, the buffers nginx fills: more is 494 (sent as 400).
+  size_t max_head = 32 * 1024 + 1024;
   // max_headers: one more field line is refused with 494 (nginx's internal
   // code for a 400 "Request Header Or Cookie Too Large").
   size_t max_headers = 1000;
@@ -30,7 +31,7 @@ struct ParserLimits {
 enum class ParseStatus { need_more, done, error };
 
 struct ParseError {
-  int status = 400;          // 400, 414, 431, 494 (max_headers), 501 (unknown Transfer-Encoding), 505
+  int status = 400;          // 400, 414, 494 (too large, too many fields), 501 (unknown Transfer-Encoding), 505
   const char* reason = "";  // for the error log: "invalid header name", ...
   bool no_host = false;      // an HTTP/1.1 request without Host (nginx answers from the default server)
   bool in_target = false;    // the request line's target, refused before any Host counts (as nginx)

@@ -298,11 +298,11 @@ TEST(Http1Parser, HeaderLineLimit) {
   ASSERT_EQ(ok.size(), 32u);
   Outcome r = expect_done("GET / HTTP/1.1\r\nHost: h\r\n" + ok + "\r\n\r\n", lim);
   EXPECT_EQ(r.head.headers[1].value.size(), 24u);
-  expect_refused("GET / HTTP/1.1\r\nHost: h\r\n" + ok + "v\r\n\r\n", 431, lim);
+  expect_refused("GET / HTTP/1.1\r\nHost: h\r\n" + ok + "v\r\n\r\n", 494, lim);
   // Trailing whitespace still counts toward the line.
-  expect_refused("GET / HTTP/1.1\r\nHost: h\r\n" + ok + " \r\n\r\n", 431, lim);
+  expect_refused("GET / HTTP/1.1\r\nHost: h\r\n" + ok + " \r\n\r\n", 494, lim);
   // A long name with no colon yet.
-  expect_refused("GET / HTTP/1.1\r\nHost: h\r\n" + std::string(40, 'n'), 431, lim);
+  expect_refused("GET / HTTP/1.1\r\nHost: h\r\n" + std::string(40, 'n'), 494, lim);
 }
 
 TEST(Http1Parser, HeadSizeLimit) {
@@ -315,9 +315,9 @@ TEST(Http1Parser, HeadSizeLimit) {
   Outcome r = expect_done(exact, lim);
   EXPECT_EQ(r.consumed, 100u);
   const std::string over = base + std::string(101 - base.size() - tail.size(), 'v') + tail;
-  expect_refused(over, 431, lim);
+  expect_refused(over, 494, lim);
   // Endless empty lines before the request line hit the same limit.
-  expect_refused(std::string(200, '\n'), 431, lim);
+  expect_refused(std::string(200, '\n'), 494, lim);
 }
 
 TEST(Http1Parser, FieldCountIsBoundByHeadBytesAndMaxHeaders) {
@@ -330,7 +330,7 @@ TEST(Http1Parser, FieldCountIsBoundByHeadBytesAndMaxHeaders) {
   lim.max_head = many.size();
   expect_done(many, lim);
   lim.max_head = many.size() - 10;
-  expect_refused(many, 431, lim);
+  expect_refused(many, 494, lim);
   lim.max_head = many.size();
   lim.max_headers = 999;  // one field more than allowed: nginx's 494 (a 400 page)
   expect_refused(many, 494, lim);
