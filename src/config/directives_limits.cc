@@ -203,9 +203,18 @@ Status set_conn_dry_run(Compiler&, Scope& s, const Node& n) {
 }
 
 Status set_limit_rate(Compiler&, Scope& s, const Node& n) {
-  int64_t v = 0;
-  if (!parse_size(n.args[0], v)) return node_error(n, "invalid value " + q(n.args[0]) + " in " + q(n.name) + " directive");
-  (n.name == "limit_rate" ? s.settings->limits.rate : s.settings->limits.rate_after) = v;
+  const bool rate = n.name == "limit_rate";
+  Template& tpl = rate ? s.settings->limits.rate_template : s.settings->limits.rate_after_template;
+  int64_t& value = rate ? s.settings->limits.rate : s.settings->limits.rate_after;
+  tpl = Template{};
+  value = 0;
+  if (n.args[0].find('$') != std::string::npos) {  // the core docs' `limit_rate $rate;`
+    auto t = compile_template(n.args[0]);
+    if (!t) return node_error(n, t.error());
+    tpl = std::move(*t);
+    return Ok{};
+  }
+  if (!parse_size(n.args[0], value)) return node_error(n, "invalid value " + q(n.args[0]) + " in " + q(n.name) + " directive");
   return Ok{};
 }
 

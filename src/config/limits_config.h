@@ -66,8 +66,12 @@ struct LimitsSettings {
   LogLevel conn_log_level{4};
   bool conn_dry_run = false;
   // limit_rate / limit_rate_after, bytes per second and bytes; 0: off.
+  // With variables (`limit_rate $rate`, from a map) the value is rendered
+  // per request instead.
   int64_t rate = 0;
   int64_t rate_after = 0;
+  Template rate_template;
+  Template rate_after_template;
   // auth_basic: off, or the realm (a template).
   bool auth_basic = false;
   Template auth_basic_realm;

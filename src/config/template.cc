@@ -39,6 +39,7 @@ constexpr Named kPlain[] = {
     {"pid", VarId::pid},
     {"proxy_add_x_forwarded_for", VarId::proxy_add_x_forwarded_for},
     {"proxy_host", VarId::proxy_host},
+    {"proxy_port", VarId::proxy_port},
     {"query_string", VarId::query_string},
     {"realpath_root", VarId::realpath_root},
     {"remote_addr", VarId::remote_addr},

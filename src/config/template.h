@@ -51,6 +51,7 @@ enum class VarId : uint8_t {
   pid,
   proxy_add_x_forwarded_for,
   proxy_host,
+  proxy_port,  // proxy_pass's port, else 80 or 443
   query_string,
   realpath_root,
   remote_addr,

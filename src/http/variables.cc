@@ -203,6 +203,10 @@ bool append_server_name(const Exchange& ex, std::string& out) {
       out.append(n.name);
       break;
     case config::ServerName::Kind::wildcard_front:
+      if (n.matches_bare) {  // ".example.net": nginx names it "example.net"
+        out.append(std::string_view(n.name).substr(1));
+        break;
+      }
       out.append(n.name.starts_with('.') ? "*" : "*.");
       out.append(n.name);
       break;
@@ -310,6 +314,23 @@ const std::string& hostname() {
     return std::string(buf);
   }();
   return name;
+}
+
+// $proxy_port: the port proxy_pass names, else its scheme's (the port
+// is kept in $proxy_host only when it is not the default).
+bool append_proxy_port(const Exchange& ex, std::string& out) {
+  const config::LocationSettings* s = settings_of(ex);
+  if (!s || !s->proxy || !s->proxy->proxies()) return false;
+  std::string_view host = !ex.proxy_host.empty() ? std::string_view(ex.proxy_host) : std::string_view(s->proxy->proxy_host);
+  const size_t colon = host.rfind(':');
+  const size_t bracket = host.rfind(']');
+  if (colon != std::string_view::npos && (bracket == std::string_view::npos || bracket < colon) && colon + 1 < host.size() &&
+      host.find_first_not_of("0123456789", colon + 1) == std::string_view::npos) {
+    out.append(host.substr(colon + 1));
+    return true;
+  }
+  out.append(s->proxy->ssl ? "443" : "80");
+  return true;
 }
 
 // $proxy_add_x_forwarded_for: the client's X-Forwarded-For, then its address.
@@ -457,6 +478,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       out.append(s->proxy->proxy_host);
       return true;
     }
+    case VarId::proxy_port:
+      return append_proxy_port(ex, out);
     case VarId::proxy_add_x_forwarded_for:
       append_forwarded_for(ex, out);
       return true;

@@ -17,6 +17,9 @@ RATE = 100 * 1024
 SIZE = 400 * 1024
 
 CONF = r"""
+    # The core docs' example: the rate chosen per request by a map.
+    map $arg_slow $mapped_rate { default 0; 1 100k; }
+    map $arg_slow $mapped_after { default ""; 1 200k; }
     server {
         listen 127.0.0.1:@PORT@;
         listen 127.0.0.1:@PORT1@ http2;
@@ -25,6 +28,7 @@ CONF = r"""
         location /rate/ { limit_rate 100k; }
         location /after/ { limit_rate 100k; limit_rate_after 200k; }
         location /var/ { set $limit_rate 200k; }
+        location /mapped/ { limit_rate $mapped_rate; limit_rate_after $mapped_after; }
         location /free/ { }
         location /accel/ { proxy_pass http://127.0.0.1:@BACKEND@/; }
     }
@@ -37,7 +41,7 @@ def srv(make_server):
     backend = AppBackend(lambda _request: (200, {"X-Accel-Limit-Rate": str(RATE)}, b"a" * SIZE), protocol="HTTP/1.0")
     s = make_server(harness.base_conf(CONF.replace("@BACKEND@", str(backend.port))), nports=2,
                     start=False)
-    for d in ("rate", "after", "var", "free"):
+    for d in ("rate", "after", "var", "free", "mapped"):
         (s.prefix / "www" / d).mkdir(parents=True, exist_ok=True)
         (s.prefix / "www" / d / "big").write_bytes(b"x" * SIZE)
     s.start()
@@ -76,6 +80,11 @@ def test_limit_rate_after_sends_the_first_bytes_at_once(srv):
 
 def test_set_limit_rate(srv):
     expect(fetch(srv.port, "/var/big"), SIZE - 2 * RATE, 2 * RATE)
+
+
+def test_limit_rate_from_a_variable(srv):
+    expect(fetch(srv.port, "/mapped/big?slow=1"), SIZE - 200 * 1024 - RATE, RATE)
+    assert fetch(srv.port, "/mapped/big") < 0.5  # "0": no limit
 
 
 def test_unlimited_is_fast(srv):

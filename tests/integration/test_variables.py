@@ -207,3 +207,29 @@ def test_request_filename_after_an_index_redirect(make_server):
     assert harness.http(srv.port, "/sub/").text() == f"/sub/index.php {www}/sub/index.php\n"
     r = harness.http(srv.port, "/nothing.txt")
     assert r.status == 404 and r.text() == f"/missing.php {www}/missing.php\n"
+
+
+def test_proxy_port_and_a_dot_server_name(make_server, backend):
+    # The proxy docs' `proxy_set_header Host $host:$proxy_port;`, and
+    # $server_name of a ".example.net" name (nginx drops the dot).
+    srv = make_server(harness.base_conf(access_log=False, http=f"""
+    upstream named {{ server 127.0.0.1:{backend}; }}
+    server {{
+        listen 127.0.0.1:@PORT@;
+        server_name .example.net;
+        location /up/ {{
+            proxy_pass http://127.0.0.1:{backend};
+            proxy_set_header Host $host:$proxy_port;
+        }}
+        location /named/ {{
+            proxy_pass http://named;
+            add_header X-Proxy-Port $proxy_port;
+        }}
+        location / {{ return 200 "$server_name\\n"; }}
+    }}
+    """))
+    r = harness.http(srv.port, "/up/x", host="www.example.net")
+    assert r.status == 200 and f"host=www.example.net:{backend}" in r.text(), r.text()
+    r = harness.http(srv.port, "/named/x", host="www.example.net")
+    assert r.status == 200 and r.header("X-Proxy-Port") == "80", r
+    assert harness.http(srv.port, "/", host="www.example.net").text() == "example.net\n"

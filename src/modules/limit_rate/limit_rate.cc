@@ -11,6 +11,7 @@
 #include "core/timer_wheel.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
+#include "http/variables.h"
 #include "log/error_log.h"
 #include "modules/limit_req/limit_req.h"
 
@@ -145,10 +146,27 @@ class RateSink : public http::ResponseSink, public std::enable_shared_from_this<
 
 }  // namespace
 
+namespace {
+
+// A limit_rate or limit_rate_after value with variables, rendered now; an
+// empty or invalid one is no limit.
+int64_t rendered_size(const http::Exchange& ex, const config::Template& t) {
+  const std::string value = http::render(t, ex);
+  int64_t v = 0;
+  if (!value.empty() && !config::parse_size(value, v)) {
+    TORII_LOG(error, "invalid size \"%s\"%s", value.c_str(), http::log_context(ex).c_str());
+    return 0;
+  }
+  return v;
+}
+
+}  // namespace
+
 int64_t effective_limit_rate(const http::Exchange& ex) {
   if (ex.access.limit_rate >= 0) return ex.access.limit_rate;
   if (!ex.server) return 0;
-  return ex.settings().limits.rate;
+  const config::LimitsSettings& l = ex.settings().limits;
+  return l.rate_template.empty() ? l.rate : rendered_size(ex, l.rate_template);
 }
 
 void set_limit_rate(http::Exchange& ex, std::string_view value) {
@@ -163,7 +181,10 @@ void set_limit_rate(http::Exchange& ex, std::string_view value) {
 std::shared_ptr<http::ResponseSink> make_rate_sink(http::Exchange& ex, http::ResponseSink& next) {
   int64_t rate = effective_limit_rate(ex);
   if (rate <= 0 || !ex.services().loop || ex.header_only) return nullptr;
-  const int64_t after = ex.access.limit_rate_after >= 0 ? ex.access.limit_rate_after : ex.settings().limits.rate_after;
+  const config::LimitsSettings& l = ex.settings().limits;
+  const int64_t after = ex.access.limit_rate_after >= 0 ? ex.access.limit_rate_after
+                        : l.rate_after_template.empty() ? l.rate_after
+                                                        : rendered_size(ex, l.rate_after_template);
   return std::make_shared<RateSink>(ex, next, rate, after);
 }
 
