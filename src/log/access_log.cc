@@ -74,11 +74,11 @@ void render_line(const config::LogFormat& fmt, const http::Exchange& ex, std::st
     if (!http::append_variable(p.variable, ex, out)) {
       out.resize(mark);
       // nginx writes "-" for a value that is not there, except in JSON,
-      // where "-" would read as data.
-      if (!fmt.json_escape) out.push_back('-');
+      // where "-" would read as data, and with escape=none (nothing).
+      if (!fmt.json_escape && !fmt.escape_none) out.push_back('-');
       continue;
     }
-    escape_tail(out, mark, fmt.json_escape);
+    if (!fmt.escape_none) escape_tail(out, mark, fmt.json_escape);
   }
 }
 

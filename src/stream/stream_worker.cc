@@ -257,7 +257,7 @@ void StreamWorker::log_session(const Settings& s, Facts& f, int status) {
       const size_t mark = line_.size();
       if (!render_variable(p, f, line_)) {
         line_.resize(mark);
-        if (!al.format->json_escape) line_.push_back('-');
+        if (!al.format->json_escape && !al.format->escape_none) line_.push_back('-');
         continue;
       }
       if (!al.format->escape_none) log::escape_log_value(line_, mark, al.format->json_escape);

@@ -11,6 +11,7 @@ from harness import base_conf, http, wait_until
 
 CONF = r"""
     log_format custom '$remote_addr|$request_method|$uri|$args|$status|$body_bytes_sent|$http_x_custom|$host|$server_port|$request_time|$request';
+    log_format raw escape=none 'N "$http_x_t" "$http_x_none"';
     log_format js escape=json '{"ua":"$http_user_agent","uri":"$request_uri","status":$status}';
 
     server {
@@ -25,6 +26,10 @@ CONF = r"""
         location /json/ {
             access_log @PREFIX@/logs/json.log js;
             return 200 "json";
+        }
+        location /raw/ {
+            access_log @PREFIX@/logs/raw.log raw;
+            return 200 "raw";
         }
         location /off/ {
             access_log off;
@@ -112,6 +117,14 @@ def test_json_escape_control_characters(srv):
     wait_line(srv.prefix / "logs" / "json.log", r"/json/ctl")
     record = json.loads(lines_of(srv.prefix / "logs" / "json.log")[-1])
     assert record["ua"] == "tab\there"
+
+
+def test_escape_none_writes_values_as_they_are(srv):
+    # No escaping at all, and nothing (not "-") for a missing value.
+    http(srv.port, "/raw/", headers={"X-T": 'a"b\\c'})
+    log = srv.prefix / "logs" / "raw.log"
+    wait_line(log, "^N ")
+    assert lines_of(log) == ['N "a"b\\c" ""']
 
 
 def test_access_log_off(srv):
