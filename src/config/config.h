@@ -117,6 +117,10 @@ struct AccessLog {
   std::shared_ptr<const log::SyslogTarget> syslog = nullptr;  // set for "syslog:..."
   // if=CONDITION: the line is skipped when it renders empty or "0".
   std::optional<Template> condition = std::nullopt;
+  // A path with variables, rendered per request (relative: from the
+  // prefix); the file is opened for each line, as nginx without
+  // open_log_file_cache, and only while the request's root exists.
+  Template path_template = {};
 };
 
 struct AddHeader {

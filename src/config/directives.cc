@@ -309,6 +309,12 @@ Status set_access_log(Compiler& c, Scope& s, const Node& n) {
     if (!target) return node_error(n, target.error());
     log.syslog = std::make_shared<const log::SyslogTarget>(std::move(*target));
     log.path = n.args[0];
+  } else if (n.args[0].find('$') != std::string::npos) {
+    // A file per request, named by variables (`access_log logs/$host;`).
+    auto t = compile_template(n.args[0]);
+    if (!t) return node_error(n, t.error());
+    log.path_template = std::move(*t);
+    log.path = n.args[0];
   } else {
     log.path = c.full_path(n.args[0]);
     note_access_log_file(c.cfg(), log.path);
@@ -338,6 +344,7 @@ Status set_access_log(Compiler& c, Scope& s, const Node& n) {
     }
   }
   if (log.flush.count() && !log.buffer_size) log.buffer_size = 64 * 1024;
+  if (!log.path_template.empty() && log.buffer_size) return node_error(n, "buffered logs cannot have variables in name");
   ls.access_logs.push_back(std::move(log));
   return Ok{};
 }

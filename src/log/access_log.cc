@@ -2,12 +2,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 
 #include "config/config.h"
+#include "http/document_root.h"
 #include "http/exchange.h"
+#include "http/log_context.h"
 #include "http/variables.h"
 #include "log/error_log.h"
 #include "log/json_escape.h"
@@ -80,6 +83,36 @@ void render_line(const config::LogFormat& fmt, const http::Exchange& ex, std::st
     }
     if (!fmt.escape_none) escape_tail(out, mark, fmt.json_escape);
   }
+}
+
+// access_log with variables in its path: as nginx, nothing is written
+// while the request's document root does not exist (so `$host` cannot make
+// files for hosts that have no site), and the file is opened per line.
+void write_to_rendered_path(const config::Template& path_template, const http::Exchange& ex, std::string_view line) {
+  std::string root;
+  http::append_document_root(ex, root);
+  struct stat st {};
+  if (root.empty() || ::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    TORII_LOG(error, "testing \"%s\" existence failed (%d: %s)%s", root.c_str(), errno, std::strerror(errno),
+              http::log_context(ex).c_str());
+    return;
+  }
+  std::string path = http::render(path_template, ex);
+  if (!path.empty() && path[0] != '/' && ex.config) path.insert(0, ex.config->prefix);
+  // A value from the request must not climb out of the folder it names.
+  if (path.empty() || path.find('\0') != std::string::npos || path.find("/../") != std::string::npos ||
+      path.ends_with("/..")) {
+    TORII_LOG(error, "invalid access log path \"%s\"%s", path.c_str(), http::log_context(ex).c_str());
+    return;
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    TORII_LOG(error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), errno, std::strerror(errno), http::log_context(ex).c_str());
+    return;
+  }
+  if (::write(fd, line.data(), line.size()) < 0)
+    TORII_LOG(alert, "write() to \"%s\" failed (%d: %s)", path.c_str(), errno, std::strerror(errno));
+  ::close(fd);
 }
 
 // access_log ... if=COND: nginx skips the line when COND is empty or "0".
@@ -213,6 +246,10 @@ void AccessLogWriter::log(const http::Exchange& ex) {
       render_line(*al.format, ex, line_);
       line_.push_back('\n');
       rendered = al.format.get();
+    }
+    if (!al.path_template.empty()) {
+      write_to_rendered_path(al.path_template, ex, line_);
+      continue;
     }
     append_line(al.path, al.syslog.get(), al.buffer_size, al.flush, line_);
   }

@@ -175,3 +175,26 @@ def test_sigusr1_reopens_logs(srv):
     http(srv.port, "/x.txt?final")
     wait_line(srv.access_log, r"\?final")
     assert not any("?final" in line for line in lines_of(rotated))
+
+
+def test_a_log_path_with_variables(make_server):
+    # The log docs' mass-hosting example: a file per host, written only
+    # while the host's root exists.
+    srv = make_server(base_conf("""
+    log_format perhost '$host $uri';
+    server {
+        listen 127.0.0.1:@PORT@;
+        root @PREFIX@/sites/$host;
+        access_log @PREFIX@/logs/vh/$host.log perhost;
+        location / { return 200 "ok"; }
+    }
+    """), start=False)
+    (srv.prefix / "sites" / "a.example").mkdir(parents=True)
+    (srv.prefix / "logs" / "vh").mkdir(parents=True)
+    srv.start()
+    assert http(srv.port, "/one", host="a.example").status == 200
+    assert http(srv.port, "/two", host="b.example").status == 200
+    log = srv.prefix / "logs" / "vh" / "a.example.log"
+    wait_line(log, "^a.example /one$")
+    assert not (srv.prefix / "logs" / "vh" / "b.example.log").exists()
+    assert not (srv.prefix / "logs" / "vh" / "$host.log").exists()
