@@ -300,6 +300,8 @@ void build_response_head(http::Exchange& ex, const config::ProxyConfig& p, const
                          http1::BodyFraming framing, http::ResponseHead& out) {
   using T = http::HeaderToken;
   out.status = r.status;
+  out.reason.assign(r.reason);
+  out.reason_status = r.status;
   const bool upgrade = r.status == 101;
   // Room for the upstream's fields and what send_head adds (add_header,
   // Server, Date): one allocation instead of a growth per field.

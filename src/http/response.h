@@ -16,6 +16,11 @@ namespace torii::http {
 
 struct ResponseHead {
   int status = 200;
+  // The upstream's reason phrase, which HTTP/1.1 relays as nginx does (a
+  // custom code's own words), while the status is still the one it came
+  // with (`reason_status`); else the standard phrase.
+  std::string reason;
+  int reason_status = 0;
   // Owned: values are often computed (dates, lengths, template output).
   std::vector<std::pair<std::string, std::string>> headers;
   int64_t content_length = -1;  // -1: unknown (HTTP/1.1 uses chunked)

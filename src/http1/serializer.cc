@@ -52,7 +52,8 @@ void serialize_response_head(const http::ResponseHead& head, const SerializeOpti
   // nginx applies no chunked coding to a HEAD response: no body follows.
   const bool send_chunked = !no_body && opts.chunked && !opts.head_only;
   const unsigned code = status >= 0 && status <= 999 ? static_cast<unsigned>(status) : 500u;
-  const std::string_view reason = http::reason_phrase(static_cast<int>(code));
+  const std::string_view reason =
+      head.reason.empty() || head.reason_status != status ? http::reason_phrase(static_cast<int>(code)) : std::string_view(head.reason);
 
   // The head is written through a pointer into room made once: appending
   // piece by piece checked the capacity and called memcpy four times a field.
