@@ -258,6 +258,7 @@ struct LocationSettings {
   bool server_name_in_redirect = false;
   bool reset_timedout_connection = false;  // a timed-out client gets a RST, not a FIN
   std::string charset;  // `charset`: added to Content-Type of charset_types; empty: off
+  Template charset_template;  // `charset $var` (a map's): rendered per response
   std::shared_ptr<const std::vector<std::string>> charset_types;  // null: nginx's default list
   std::string source_charset;     // `source_charset`: what the body is in when the response does not say
   bool override_charset = false;  // `override_charset`: recode a response that names its charset too

@@ -31,7 +31,14 @@ void note_charset(Compiler& c, const std::string& name) {
 
 Status set_charset(Compiler& c, Scope& s, const Node& n) {
   s.settings->charset = n.args[0] == "off" ? std::string() : n.args[0];
-  if (n.args[0] != "off" && n.args[0].find('$') == std::string::npos) note_charset(c, n.args[0]);
+  s.settings->charset_template = Template{};
+  if (n.args[0].find('$') != std::string::npos) {  // the charset docs' `charset $charset;`
+    auto t = compile_template(n.args[0]);
+    if (!t) return node_error(n, t.error());
+    s.settings->charset_template = std::move(*t);
+  } else if (n.args[0] != "off") {
+    note_charset(c, n.args[0]);
+  }
   check_charset_pair_later(c, s, n);
   return Ok{};
 }

@@ -24,6 +24,7 @@ def conf(extra_http=""):
     include {MAPS}/koi-utf;
     include {MAPS}/koi-win;
     include {MAPS}/win-utf;
+    map $arg_cs $picked_charset {{ default utf-8; w windows-1251; }}
     {extra_http}
     server {{
         listen 127.0.0.1:@PORT@;
@@ -34,6 +35,7 @@ def conf(extra_http=""):
         location /utf/ {{ charset koi8-r; source_charset utf-8; }}
         location /win/ {{ charset windows-1251; source_charset koi8-r; }}
         location /same/ {{ charset koi8-r; source_charset koi8-r; }}
+        location /picked/ {{ charset $picked_charset; source_charset koi8-r; }}
         location /up-nomap/ {{
             charset iso-8859-5;
             override_charset on;
@@ -62,13 +64,14 @@ def conf(extra_http=""):
 def srv(make_server):
     s = make_server(conf(), nports=3, start=False)
     www = s.prefix / "www"
-    for d in ("koi", "utf", "win", "same", "plain"):
+    for d in ("koi", "utf", "win", "same", "plain", "picked"):
         (www / d).mkdir(parents=True, exist_ok=True)
     (www / "koi" / "page.html").write_bytes(KOI)
     (www / "koi" / "data.bin").write_bytes(KOI)  # not a charset_types type
     (www / "utf" / "page.html").write_bytes(UTF + " €☃".encode() + b" \xff.")
     (www / "win" / "page.html").write_bytes(KOI)
     (www / "same" / "page.html").write_bytes(KOI)
+    (www / "picked" / "page.html").write_bytes(KOI)
     (www / "plain" / "page.html").write_bytes(UTF)
     (www / "page.html").write_bytes(KOI)  # the upstream's, served as koi8-r
     s.start()
@@ -110,6 +113,14 @@ def test_one_byte_to_one_byte_keeps_the_length(srv):
     assert r.body == WIN
     assert r.header("Content-Type") == "text/html; charset=windows-1251"
     assert r.header("Content-Length") == str(len(WIN))
+
+
+def test_charset_from_a_variable(srv):
+    # The charset docs' `charset $charset;`, chosen per request by a map.
+    r = get(srv, "/picked/page.html?cs=w")
+    assert r.body == WIN and r.header("Content-Type") == "text/html; charset=windows-1251"
+    r = get(srv, "/picked/page.html")
+    assert r.body == UTF and r.header("Content-Type") == "text/html; charset=utf-8"
 
 
 def test_same_charset_is_only_named(srv):

@@ -5,6 +5,7 @@
 #include "config/charset_config.h"
 #include "config/config.h"
 #include "http/exchange.h"
+#include "http/variables.h"
 #include "http/log_context.h"
 #include "http/response.h"
 #include "log/error_log.h"
@@ -115,13 +116,24 @@ std::shared_ptr<const config::CharsetMap> find_map(const http::Exchange& ex, std
 
 }  // namespace
 
+// The response's charset: `charset`'s, rendered when it has variables
+// ("off" or empty: none).
+std::string target_charset(const http::Exchange& ex) {
+  const config::LocationSettings& s = ex.settings();
+  if (s.charset_template.empty()) return s.charset;
+  std::string name = http::render(s.charset_template, ex);
+  if (name == "off") name.clear();
+  return name;
+}
+
 bool recoding_changes_length(const http::Exchange& ex, std::string_view type) {
   const config::LocationSettings& s = ex.settings();
-  if (s.charset.empty()) return false;
+  const std::string to = target_charset(ex);
+  if (to.empty()) return false;
   const Plan p = plan_for(s, type);
-  if (!p.applies || p.from.empty() || same_name(p.from, s.charset)) return false;
+  if (!p.applies || p.from.empty() || same_name(p.from, to)) return false;
   Recoder::Direction direction;
-  const auto map = find_map(ex, p.from, s.charset, direction);
+  const auto map = find_map(ex, p.from, to, direction);
   return map && map->to_utf8;
 }
 
@@ -134,7 +146,8 @@ std::shared_ptr<CharsetSink> header_filter(http::Exchange& ex, http::ResponseHea
   const Plan plan = plan_for(s, *type);
   if (!plan.applies) return nullptr;
   const std::string& declared = plan.declared;
-  const std::string& to = s.charset;
+  const std::string to = target_charset(ex);
+  if (to.empty()) return nullptr;
   const std::string& from = plan.from;
   if (from.empty() || same_name(from, to)) {  // nothing to recode: only say what it is
     set_charset(*type, !declared.empty(), to, head.status);
