@@ -66,10 +66,6 @@ void set_charset(std::string& type, bool had_charset, const std::string& charset
   type += charset;
 }
 
-}  // namespace
-
-namespace {
-
 // What the filter makes of a response of this Content-Type: nothing
 // (`applies` false), or the charset its body is in (`from`: the declared
 // one, else source_charset; empty when unknown).
@@ -95,10 +91,6 @@ Plan plan_for(const config::LocationSettings& s, std::string_view type) {
   return p;
 }
 
-}  // namespace
-
-namespace {
-
 // The charset_map between two charsets, either way round.
 std::shared_ptr<const config::CharsetMap> find_map(const http::Exchange& ex, std::string_view from, std::string_view to,
                                                    Recoder::Direction& direction) {
@@ -114,8 +106,6 @@ std::shared_ptr<const config::CharsetMap> find_map(const http::Exchange& ex, std
   return nullptr;
 }
 
-}  // namespace
-
 // The response's charset: `charset`'s, rendered when it has variables
 // ("off" or empty: none).
 std::string target_charset(const http::Exchange& ex) {
@@ -125,6 +115,8 @@ std::string target_charset(const http::Exchange& ex) {
   if (name == "off") name.clear();
   return name;
 }
+
+}  // namespace
 
 bool recoding_changes_length(const http::Exchange& ex, std::string_view type) {
   const config::LocationSettings& s = ex.settings();
