@@ -133,6 +133,17 @@ def test_t_warns_of_a_server_name_with_a_slash(unstarted):
     assert re.search(r'\[warn\].*server name "/srv/wiki" has suspicious symbols', out), out
 
 
+def test_t_refuses_a_buffered_log_with_variables_in_its_path(unstarted):
+    conf = write_conf(unstarted, base_conf("""
+    server {
+        listen 127.0.0.1:@PORT@;
+        access_log @PREFIX@/logs/$host.log combined buffer=32k;
+    }
+"""))
+    p = check(unstarted)
+    assert_error_at(p, conf, line_of(conf, "buffer=32k"), "buffered logs cannot have variables in name")
+
+
 def test_t_error_in_included_file(unstarted):
     inc = unstarted.prefix / "conf.d" / "broken.conf"
     inc.parent.mkdir(exist_ok=True)
