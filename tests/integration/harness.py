@@ -30,9 +30,11 @@ BIN = os.environ.get("TORII_BIN") or _default_binary()
 IS_NGINX = os.path.basename(BIN).startswith("nginx")
 SOURCE_DIR = os.environ.get("TORII_SOURCE_DIR", str(Path(__file__).resolve().parents[2]))
 
-# Bounded waits. Generous, because the machine may be busy with other tests;
-# a healthy run never waits for them to expire.
-START_TIMEOUT = 15.0
+# Bounded waits. Generous, because the machine may be busy with other tests
+# (a shared CI machine has been seen to stall new processes for a minute and
+# more); a healthy run never waits for them to expire, and a process that
+# exits ends the wait at once.
+START_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
 
 
@@ -127,7 +129,7 @@ http {{
 # Processes
 
 
-def cli(args, prefix=None, timeout=20, extra_g=None):
+def cli(args, prefix=None, timeout=60, extra_g=None):
     """Runs the binary once (e.g. -t, -v, -s stop) and returns the
     CompletedProcess with text stdout/stderr."""
     cmd = [BIN]
@@ -140,8 +142,11 @@ def cli(args, prefix=None, timeout=20, extra_g=None):
         cmd += ["-e", "stderr"]
     if g:
         cmd += ["-g", g]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as e:
+        raise RuntimeError(f"{cmd} ran past {timeout} s\n{machine_state()}") from e
 
 
 def _listening_inodes(port):
@@ -182,6 +187,28 @@ def listens_on(pid, port):
     if ours is None:
         return connectable(port)
     return bool(ours & _listening_inodes(port)) and connectable(port)
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError as e:
+        return f"({e.strerror})"
+
+
+def machine_state(pid=None):
+    """What a failed start is told with: where the process waits and how
+    loaded the machine is (a stall of the whole machine looks, from inside
+    one test, like a server that hangs)."""
+    lines = []
+    if pid is not None:
+        lines.append(f"pid {pid} stat: {_read(f'/proc/{pid}/stat')[:200]}")
+        lines.append(f"pid {pid} wchan: {_read(f'/proc/{pid}/wchan')}")
+    lines.append(f"loadavg: {_read('/proc/loadavg')}")
+    for kind in ("cpu", "io", "memory"):
+        lines.append(f"pressure {kind}: " + _read(f"/proc/pressure/{kind}").replace("\n", " | "))
+    return "\n".join(lines) + "\n"
 
 
 def connectable(port, host="127.0.0.1"):
@@ -347,7 +374,8 @@ class Server:
 
     def diagnostics(self):
         return ("--- stdout/stderr ---\n" + self.output()[-4000:] +
-                "\n--- error.log ---\n" + self.error_log_text()[-4000:])
+                "\n--- error.log ---\n" + self.error_log_text()[-4000:] +
+                "\n--- machine ---\n" + machine_state(self.proc.pid if self.proc else None))
 
 
 # ---------------------------------------------------------------------------
