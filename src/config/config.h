@@ -109,11 +109,20 @@ struct LogFormat {
   bool builtin = false;      // torii's "json": a log_format of that name replaces it
 };
 
+// An access_log's buffer=, flush= and gzip[=LEVEL]: each worker gathers
+// lines and writes them when the buffer is full or flush= old; with gzip
+// each write is one complete gzip member (zcat reads the file whole).
+struct LogBuffering {
+  size_t size = 0;  // 0: each line is written at once
+  Ms flush{0};
+  int gzip_level = 0;  // 0: plain text
+  bool operator==(const LogBuffering&) const = default;
+};
+
 struct AccessLog {
   std::string path;  // absolute, or "syslog:..." as written
   std::shared_ptr<const LogFormat> format;
-  size_t buffer_size = 0;  // 0: write each line
-  Ms flush{0};
+  LogBuffering buffering;
   std::shared_ptr<const log::SyslogTarget> syslog = nullptr;  // set for "syslog:..."
   // if=CONDITION: the line is skipped when it renders empty or "0".
   std::optional<Template> condition = std::nullopt;

@@ -283,6 +283,35 @@ Status set_server_tokens(Compiler&, Scope& s, const Node& n) {
 
 }  // namespace
 
+std::optional<Status> parse_log_buffering(const Node& n, std::string_view a, LogBuffering& b) {
+  if (starts_with(a, "buffer=")) {
+    int64_t v = 0;
+    if (!parse_size(a.substr(7), v) || v <= 0) return node_error(n, "invalid buffer size " + q(a.substr(7)));
+    b.size = size_t(v);
+  } else if (starts_with(a, "flush=")) {
+    int64_t ms = 0;
+    if (!parse_time_ms(a.substr(6), ms) || ms == 0) return node_error(n, "invalid flush time " + q(a.substr(6)));
+    b.flush = Ms(ms);
+  } else if (a == "gzip") {
+    b.gzip_level = 1;  // zlib's Z_BEST_SPEED, nginx's default
+  } else if (starts_with(a, "gzip=")) {
+    uint64_t level = 0;
+    if (!parse_number(a.substr(5), level) || level < 1 || level > 9)
+      return node_error(n, "invalid compression level " + q(a.substr(5)));
+    b.gzip_level = int(level);
+  } else {
+    return std::nullopt;
+  }
+  return Ok{};
+}
+
+Status finish_log_buffering(const Node& n, LogBuffering& b, bool syslog) {
+  if (b.gzip_level && !b.size) b.size = 64 * 1024;
+  if (b.flush.count() && !b.size) return node_error(n, "no buffer is defined for access_log " + q(n.args[0]));
+  if (b.size && syslog) return node_error(n, "logs to syslog cannot be buffered");
+  return Ok{};
+}
+
 void note_access_log_file(Config& cfg, const std::string& path) {
   auto& files = cfg.access_log_files;
   if (std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
@@ -325,26 +354,19 @@ Status set_access_log(Compiler& c, Scope& s, const Node& n) {
   log.format = it->second;
   for (size_t i = 2; i < n.args.size(); ++i) {
     std::string_view a = n.args[i];
-    if (starts_with(a, "buffer=")) {
-      int64_t v = 0;
-      if (!parse_size(a.substr(7), v) || v == 0) return invalid_value(n, a);
-      log.buffer_size = static_cast<size_t>(v);
-    } else if (starts_with(a, "flush=")) {
-      int64_t ms = 0;
-      if (!parse_time_ms(a.substr(6), ms) || ms == 0) return invalid_value(n, a);
-      log.flush = Ms(ms);
+    if (auto st = parse_log_buffering(n, a, log.buffering)) {
+      if (!*st) return *st;
     } else if (starts_with(a, "if=")) {
       auto t = template_arg(n, a.substr(3));
       if (!t) return Error{t.error()};
       log.condition = std::move(*t);
-    } else if (a == "gzip" || starts_with(a, "gzip=")) {
-      return not_yet(n, a);
     } else {
-      return invalid_value(n, a);
+      return node_error(n, "invalid parameter " + q(a));
     }
   }
-  if (log.flush.count() && !log.buffer_size) log.buffer_size = 64 * 1024;
-  if (!log.path_template.empty() && log.buffer_size) return node_error(n, "buffered logs cannot have variables in name");
+  if (Status st = finish_log_buffering(n, log.buffering, log.syslog != nullptr); !st) return st;
+  if (!log.path_template.empty() && log.buffering.size)
+    return node_error(n, "buffered logs cannot have variables in name");
   ls.access_logs.push_back(std::move(log));
   return Ok{};
 }

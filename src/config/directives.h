@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -268,6 +269,14 @@ bool parse_number(std::string_view s, uint64_t& out);
 Status parse_temp_levels(const Node& n, std::array<uint8_t, 3>& out);
 bool parse_size(std::string_view s, int64_t& out);    // "10", "1k", "8M", "1g"
 bool parse_time_ms(std::string_view s, int64_t& out);  // "90" (s), "500ms", "1h30m", "1y"
+
+// One of an access_log's buffer=SIZE, flush=TIME, gzip[=LEVEL] arguments
+// into `b`, with nginx's words for a bad value; nullopt when `arg` is none
+// of them. finish_log_buffering then applies nginx's rules on the whole:
+// gzip without buffer= takes 64k, flush= needs a buffer, syslog is never
+// buffered.
+std::optional<Status> parse_log_buffering(const Node& n, std::string_view arg, LogBuffering& b);
+Status finish_log_buffering(const Node& n, LogBuffering& b, bool syslog);
 
 // "FILE:LINE: " + message.
 Error node_error(const Node& n, const std::string& message);

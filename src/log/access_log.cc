@@ -15,6 +15,7 @@
 #include "log/error_log.h"
 #include "log/json_escape.h"
 #include "log/syslog.h"
+#include "modules/compression/whole_gzip.h"
 #include "modules/metrics/worker_metrics.h"
 
 namespace torii::log {
@@ -154,9 +155,9 @@ struct AccessLogWriter::File {
   int fd = -1;
   bool open_failed = false;   // reported once; lines are dropped until reopen()
   bool write_failed = false;  // reported once until a write succeeds again
-  size_t buffer_size = 0;
-  config::Ms flush_interval{0};
+  config::LogBuffering buffering;
   std::string buf;
+  std::string gzipped;  // the buffer as one gzip member, when gzip is on
   Clock::time_point first_buffered{};
 
   bool open() {
@@ -199,25 +200,40 @@ struct AccessLogWriter::File {
     write_failed = false;
   }
 
+  // Plain, or as one complete gzip member (nginx compresses each buffer
+  // on its own, so the file is a series of members that zcat reads whole).
+  void write_block(std::string_view data) {
+    if (!buffering.gzip_level) {
+      write_out(data);
+      return;
+    }
+    gzipped.clear();
+    if (!compression::gzip_whole(buffering.gzip_level, data, gzipped)) {
+      TORII_LOG(alert, "gzip of %zu bytes for \"%s\" failed, lines lost", data.size(), path.c_str());
+      return;
+    }
+    write_out(gzipped);
+  }
+
   void flush() {
     if (buf.empty()) return;
-    write_out(buf);
+    write_block(buf);
     buf.clear();
   }
 
   void add(std::string_view line) {
     if (fd < 0 && (open_failed || !open())) return;
-    if (buffer_size == 0) {
+    if (buffering.size == 0) {
       write_out(line);
       return;
     }
-    if (buf.size() + line.size() > buffer_size) flush();
-    if (line.size() > buffer_size) {
-      write_out(line);
+    if (buf.size() + line.size() > buffering.size) flush();
+    if (line.size() > buffering.size) {
+      write_block(line);
       return;
     }
     if (buf.empty()) {
-      buf.reserve(buffer_size);
+      buf.reserve(buffering.size);
       first_buffered = Clock::now();
     }
     buf.append(line);
@@ -251,12 +267,12 @@ void AccessLogWriter::log(const http::Exchange& ex) {
       write_to_rendered_path(al.path_template, ex, line_);
       continue;
     }
-    append_line(al.path, al.syslog.get(), al.buffer_size, al.flush, line_);
+    append_line(al.path, al.syslog.get(), al.buffering, line_);
   }
 }
 
-void AccessLogWriter::append_line(const std::string& path, const SyslogTarget* syslog, size_t buffer_size,
-                                  config::Ms flush, std::string_view line) {
+void AccessLogWriter::append_line(const std::string& path, const SyslogTarget* syslog,
+                                  const config::LogBuffering& buffering, std::string_view line) {
   if (syslog) {
     // One datagram per line, without the newline; not buffered (nginx
     // sends each line at once too). Keyed by the target as written.
@@ -273,11 +289,10 @@ void AccessLogWriter::append_line(const std::string& path, const SyslogTarget* s
   }
   File& f = *it->second;
   // The latest config wins when a reload changed the buffering.
-  if (f.buffer_size != buffer_size) {
+  if (!(f.buffering == buffering)) {
     f.flush();
-    f.buffer_size = buffer_size;
+    f.buffering = buffering;
   }
-  f.flush_interval = flush;
   f.add(line);
 }
 
@@ -285,7 +300,8 @@ void AccessLogWriter::flush(bool all) {
   Clock::time_point now = all ? Clock::time_point{} : Clock::now();
   for (auto& [path, f] : files_) {
     if (f->buf.empty()) continue;
-    if (all || (f->flush_interval.count() > 0 && now - f->first_buffered >= f->flush_interval)) f->flush();
+    const config::Ms every = f->buffering.flush;
+    if (all || (every.count() > 0 && now - f->first_buffered >= every)) f->flush();
   }
 }
 

@@ -1,6 +1,7 @@
 // Access logging for one worker: the location's access_log entries rendered
 // with their log_format and appended to a per-worker, per-file buffer that
-// is flushed when full, on its flush interval, and at exit. Each worker
+// is flushed when full, on its flush interval, and at exit (with gzip, each
+// flush one gzip member). Each worker
 // holds its own O_APPEND descriptor, so lines from workers never tear.
 #pragma once
 
@@ -12,6 +13,9 @@
 
 namespace torii::http {
 class Exchange;
+}
+namespace torii::config {
+struct LogBuffering;
 }
 
 namespace torii::log {
@@ -30,9 +34,9 @@ class AccessLogWriter {
   // Logs the exchange to every access_log of its location (none if off).
   void log(const http::Exchange& ex);
   // Appends one rendered line (newline included) to an access_log target:
-  // a file (buffered as the access_log says) or a syslog server. The
-  // stream module's lines come this way too.
-  void append_line(const std::string& path, const SyslogTarget* syslog, size_t buffer_size, std::chrono::milliseconds flush,
+  // a file (buffered, and gzipped per buffer, as the access_log says) or a
+  // syslog server. The stream module's lines come this way too.
+  void append_line(const std::string& path, const SyslogTarget* syslog, const config::LogBuffering& buffering,
                    std::string_view line);
   // Writes out buffers whose flush time has come (or all when `all`).
   void flush(bool all);

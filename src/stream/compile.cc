@@ -338,7 +338,7 @@ Status set_log_format(StreamCompiler& sc, Scope&, const Node& n) {
   return Ok{};
 }
 
-// access_log PATH FORMAT [buffer=] [flush=] [if=] | off. Stream has no
+// access_log PATH FORMAT [buffer=] [flush=] [gzip[=N]] [if=] | off. Stream has no
 // default format: nginx says "log format is not specified".
 Status set_access_log(StreamCompiler& sc, Scope& s, const Node& n) {
   Settings& st = *s.settings;
@@ -367,25 +367,17 @@ Status set_access_log(StreamCompiler& sc, Scope& s, const Node& n) {
   if (!log.format) return node_error(n, "unknown log format " + q(n.args[1]));
   for (size_t i = 2; i < n.args.size(); ++i) {
     std::string_view a = n.args[i];
-    if (a.starts_with("buffer=")) {
-      int64_t v = 0;
-      if (!config::parse_size(a.substr(7), v) || v == 0) return node_error(n, "invalid buffer size " + q(a.substr(7)));
-      log.buffer_size = size_t(v);
-    } else if (a.starts_with("flush=")) {
-      int64_t ms = 0;
-      if (!config::parse_time_ms(a.substr(6), ms) || ms == 0) return node_error(n, "invalid flush time " + q(a.substr(6)));
-      log.flush = Ms(ms);
+    if (auto st = config::parse_log_buffering(n, a, log.buffering)) {
+      if (!*st) return *st;
     } else if (a.starts_with("if=")) {
       auto t = sc.compile(n, a.substr(3));
       if (!t) return Error{t.error()};
       log.condition = std::move(*t);
-    } else if (a == "gzip" || a.starts_with("gzip=")) {
-      return node_error(n, q(a) + " is not yet supported");
     } else {
       return node_error(n, "invalid parameter " + q(a));
     }
   }
-  if (log.flush.count() && !log.buffer_size) log.buffer_size = 64 * 1024;
+  if (Status st = config::finish_log_buffering(n, log.buffering, log.syslog != nullptr); !st) return st;
   st.access_logs.push_back(std::move(log));
   return Ok{};
 }

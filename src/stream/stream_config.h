@@ -102,8 +102,7 @@ struct LogFormat {
 struct AccessLog {
   std::string path;  // absolute, or "syslog:..." as written
   std::shared_ptr<const LogFormat> format;
-  size_t buffer_size = 0;
-  Ms flush{0};
+  config::LogBuffering buffering;
   std::shared_ptr<const log::SyslogTarget> syslog;
   std::optional<Template> condition;  // if=: skipped when empty or "0"
 };

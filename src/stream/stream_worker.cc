@@ -263,7 +263,7 @@ void StreamWorker::log_session(const Settings& s, Facts& f, int status) {
       if (!al.format->escape_none) log::escape_log_value(line_, mark, al.format->json_escape);
     }
     line_.push_back('\n');
-    access_log_.append_line(al.path, al.syslog.get(), al.buffer_size, al.flush, line_);
+    access_log_.append_line(al.path, al.syslog.get(), al.buffering, line_);
   }
 }
 

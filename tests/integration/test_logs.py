@@ -4,9 +4,11 @@ escape=json, access_log off, error_log lines, and reopening on SIGUSR1."""
 import json
 import re
 import signal
+import subprocess
 
 import pytest
 
+import harness
 from harness import base_conf, http, wait_until
 
 CONF = r"""
@@ -198,3 +200,44 @@ def test_a_log_path_with_variables(make_server):
     wait_line(log, "^a.example /one$")
     assert not (srv.prefix / "logs" / "vh" / "b.example.log").exists()
     assert not (srv.prefix / "logs" / "vh" / "$host.log").exists()
+
+
+def test_gzip_access_log_is_read_by_zcat(make_server):
+    # access_log ... gzip: each buffer goes out as one gzip member, so the
+    # file (several flushes) reads whole with zcat.
+    srv = make_server(base_conf("""
+    log_format short '$uri $status';
+    server {
+        listen 127.0.0.1:@PORT@;
+        access_log @PREFIX@/logs/short.log.gz short gzip=4 buffer=4k flush=200ms;
+        location / { return 200 "ok"; }
+    }
+    """))
+    gz = srv.prefix / "logs" / "short.log.gz"
+
+    def unzipped():
+        r = subprocess.run(["gzip", "-dc", str(gz)], capture_output=True, timeout=10)
+        return r.stdout.decode() if r.returncode == 0 and r.stdout else None
+
+    assert http(srv.port, "/first").status == 200
+    assert wait_until(unzipped, 10, what="a first gzip member") == "/first 200\n"
+    size = gz.stat().st_size
+    assert gz.read_bytes()[:2] == b"\x1f\x8b"
+    for i in range(3):
+        assert http(srv.port, f"/next{i}").status == 200
+    wait_until(lambda: gz.stat().st_size > size, 10, what="a second gzip member")
+    wait_until(lambda: unzipped() == "/first 200\n/next0 200\n/next1 200\n/next2 200\n", 10, what="all four lines")
+
+
+@pytest.mark.parametrize("args, message", [
+    ("gzip=10", 'invalid compression level "10"'),
+    ("flush=5s", 'no buffer is defined for access_log'),
+])
+def test_gzip_and_flush_refusals(tmp_path, args, message):
+    conf = tmp_path / "t.conf"
+    (tmp_path / "logs").mkdir()
+    conf.write_text("events {}\nhttp {\n access_log %s/logs/a.log combined %s;\n"
+                    " server { listen 127.0.0.1:1; }\n}\n" % (tmp_path, args))
+    r = harness.cli(["-t", "-c", str(conf)], prefix=tmp_path)
+    assert r.returncode != 0
+    assert message in r.stderr, r.stderr

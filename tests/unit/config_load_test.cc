@@ -322,8 +322,8 @@ TEST(ConfigLoad, EveryDirectiveTyped) {
   ASSERT_EQ(ss.access_logs.size(), 1u);
   EXPECT_EQ(ss.access_logs[0].path, p + "logs/http.log");
   EXPECT_EQ(ss.access_logs[0].format.get(), &fmt);
-  EXPECT_EQ(ss.access_logs[0].buffer_size, 32u * 1024);
-  EXPECT_EQ(ss.access_logs[0].flush, Ms(5'000));
+  EXPECT_EQ(ss.access_logs[0].buffering.size, 32u * 1024);
+  EXPECT_EQ(ss.access_logs[0].buffering.flush, Ms(5'000));
   EXPECT_EQ(ss.client_body_timeout, Ms(20'000));
   EXPECT_EQ(ss.client_max_body_size, 10 << 20);
   EXPECT_EQ(ss.client_body_buffer_size, 128u * 1024);

@@ -101,12 +101,13 @@ class AccessLogTest : public ::testing::Test {
 
   // Points the server's settings at one access_log.
   void use_log(std::shared_ptr<const config::LogFormat> fmt, size_t buffer_size = 0,
-               config::Ms flush = config::Ms{0}, std::string path = {}) {
+               config::Ms flush = config::Ms{0}, std::string path = {}, int gzip_level = 0) {
     config::AccessLog al;
     al.path = path.empty() ? path_ : path;
     al.format = std::move(fmt);
-    al.buffer_size = buffer_size;
-    al.flush = flush;
+    al.buffering.size = buffer_size;
+    al.buffering.flush = flush;
+    al.buffering.gzip_level = gzip_level;
     server_.settings.access_logs = {al};
   }
 
@@ -183,6 +184,25 @@ TEST_F(AccessLogTest, BufferWrittenWhenFullAndOnFlushAll) {
   ex_->req.target = "/a-very-long-target-that-does-not-fit-in-forty-bytes";
   w.log(*ex_);
   EXPECT_EQ(slurp(path_).size(), 48u + ex_->req.target.size() + 1);
+}
+
+// gzip: each buffer written is one gzip member; gzip -dc reads the series.
+TEST_F(AccessLogTest, GzipWritesEachBufferAsOneMember) {
+  auto f = std::make_shared<config::LogFormat>();
+  f->format.parts = {var(VarId::request_uri)};  // "/index.html\n": 12 bytes
+  use_log(f, 40, config::Ms{0}, {}, 6);
+  AccessLogWriter w;
+  for (int i = 0; i < 4; ++i) w.log(*ex_);  // the fourth line sends the first three
+  const std::string first = slurp(path_);
+  ASSERT_GE(first.size(), 18u);
+  EXPECT_EQ(first.substr(0, 3), std::string("\x1f\x8b\x08", 3)) << "a gzip member";
+  w.flush(true);
+  EXPECT_GT(slurp(path_).size(), first.size()) << "the last line, a second member";
+  const std::string cmd = "gzip -dc '" + path_ + "' > '" + path_ + ".txt'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::string lines;
+  for (int i = 0; i < 4; ++i) lines += "/index.html\n";
+  EXPECT_EQ(slurp(path_ + ".txt"), lines);
 }
 
 TEST_F(AccessLogTest, FlushIntervalCountsFromFirstBufferedLine) {
