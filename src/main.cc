@@ -25,6 +25,7 @@
 #include "net/listener.h"
 #include "stream/stream_config.h"
 #include "net/ocsp_refresher.h"
+#include "net/unix_listeners.h"
 #include "cache/zone.h"
 #include "upstream/health_checker.h"
 #include "upstream/name_refresher.h"
@@ -243,6 +244,25 @@ bool write_pid(const std::string& path) {
 
 using Workers = std::vector<std::unique_ptr<torii::core::Worker>>;
 
+// The listens of http and stream that accept connections (TCP or a unix path):
+// not QUIC's and stream's UDP ones.
+std::vector<const torii::config::Listen*> tcp_and_unix_listens(const torii::config::Config& cfg) {
+  std::vector<const torii::config::Listen*> out;
+  for (const auto& g : cfg.listen_groups)
+    if (!g.listen.quic) out.push_back(&g.listen);
+  if (cfg.stream)
+    for (const auto& g : cfg.stream->listen_groups)
+      if (!g.listen.udp) out.push_back(&g.listen);
+  return out;
+}
+
+std::vector<std::string> unix_listen_paths(const torii::config::Config& cfg) {
+  std::vector<std::string> out;
+  for (const auto* l : tcp_and_unix_listens(cfg))
+    if (l->addr.ss_family == AF_UNIX) out.push_back(l->text);
+  return out;
+}
+
 void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstream::HealthChecker& health,
             torii::upstream::NameRefresher& names) {
   TORII_LOG(notice, "signal 1 (SIGHUP) received, reconfiguring");
@@ -269,7 +289,15 @@ void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstr
   names.use_config(cfg);   // before the workers and the prober: resolved addresses carry over
   health.use_config(cfg);  // before the workers, so they see the carried-over verdicts
   torii::cache::Zone::start_all();  // zones the new config added
+  // A unix path new to this config is opened here, once, so a failure is
+  // one log line and not one per worker; those it dropped go away.
+  const auto unix_paths = unix_listen_paths(*cfg);
+  for (const auto* listen : tcp_and_unix_listens(*cfg)) {
+    if (listen->addr.ss_family != AF_UNIX) continue;
+    if (auto opened = torii::net::probe_address_free(*listen); !opened) TORII_LOG(emerg, "%s", opened.error().c_str());
+  }
   for (auto& w : workers) w->reload(cfg);
+  torii::net::unix_listeners::keep_only(unix_paths);
   current = cfg;
   TORII_LOG(notice, "reconfiguration done");
 }
@@ -301,13 +329,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "torii: [emerg] chdir(\"%s\") failed, see the error log\n", cfg->process.working_directory.c_str());
     return 1;
   }
-  std::vector<const torii::config::Listen*> tcp_listens;
-  for (const auto& g : cfg->listen_groups)
-    if (!g.listen.quic) tcp_listens.push_back(&g.listen);  // UDP: no TCP socket to probe
-  if (cfg->stream)
-    for (const auto& g : cfg->stream->listen_groups)
-      if (!g.listen.udp) tcp_listens.push_back(&g.listen);
-  for (const auto* listen : tcp_listens) {
+  for (const auto* listen : tcp_and_unix_listens(*cfg)) {
     auto free = torii::net::probe_address_free(*listen);
     if (!free) {
       TORII_LOG(emerg, "%s", free.error().c_str());
@@ -380,6 +402,7 @@ int main(int argc, char** argv) {
   health.stop();
   names.stop();
   torii::net::OcspRefresher::process().stop();
+  torii::net::unix_listeners::close_all();  // their files go, as nginx's
   unlink(cfg->pid_path.c_str());
   TORII_LOG(notice, "exit");
   return 0;

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <netdb.h>
+#include <sys/un.h>
 
 #include <algorithm>
 #include <cstring>
@@ -455,12 +456,24 @@ Status parse_so_keepalive(const Node& n, std::string_view v, Listen& l) {
 
 Status set_listen(Compiler& c, Scope& s, const Node& n) {
   std::string_view addr = n.args[0];
-  if (starts_with(addr, "unix:")) return node_error(n, "unix domain sockets are not supported in \"listen\" directive");
   Listen l;
   std::string host;
   uint16_t port = 80;
   auto bad_port = [&] { return node_error(n, "invalid port in " + q(addr) + " of the \"listen\" directive"); };
-  if (!addr.empty() && addr[0] == '[') {
+  if (starts_with(addr, "unix:")) {
+    // One socket file the whole process shares (net/unix_listeners).
+    const std::string_view path = addr.substr(5);
+    sockaddr_un su{};
+    const char* problem = path.empty() ? "no path in the unix domain socket"
+                          : path.size() >= sizeof su.sun_path ? "too long path in the unix domain socket"
+                                                              : nullptr;
+    if (problem) return node_error(n, std::string(problem) + " in " + q(addr) + " of the \"listen\" directive");
+    su.sun_family = AF_UNIX;
+    std::memcpy(su.sun_path, path.data(), path.size());
+    std::memcpy(&l.addr, &su, sizeof su);
+    l.addr_len = socklen_t(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+    l.text = std::string(addr);
+  } else if (!addr.empty() && addr[0] == '[') {
     size_t close = addr.find(']');
     if (close == std::string_view::npos)
       return node_error(n, "invalid IPv6 address in " + q(addr) + " of the \"listen\" directive");
@@ -553,6 +566,7 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
   if (l.quic && l.ssl) return node_error(n, "\"ssl\" parameter is incompatible with \"quic\"");
   if (l.quic && l.http2) return node_error(n, "\"http2\" parameter is incompatible with \"quic\"");
   if (l.quic && l.proxy_protocol) return node_error(n, "\"proxy_protocol\" parameter is incompatible with \"quic\"");
+  if (l.quic && l.addr.ss_family == AF_UNIX) return node_error(n, "\"quic\" parameter is incompatible with unix domain sockets");
   s.server->listens.push_back(std::move(l));
   return Ok{};
 }
@@ -755,7 +769,10 @@ Result<AccessRule> parse_rule(Compiler& c, const Node& n) {
     r.all = true;
     return r;
   }
-  if (starts_with(v, "unix:")) return not_yet(n, v);
+  if (v == "unix:") {
+    r.family = AF_UNIX;  // every client of a `listen unix:` socket (masks zero: all match)
+    return r;
+  }
   int bits = -1;
   size_t slash = v.find('/');
   if (slash != std::string::npos) {

@@ -417,12 +417,13 @@ Status set_proxy_pass(Compiler& c, Scope& s, const Node& n) {
   std::string_view uri;
   bool has_uri = false;
   if (starts_with(rest, "unix:")) {
-    // http://unix:/path/to.sock:/uri
+    // http://unix:/path/to.sock:/uri; "...sock:" with nothing after the
+    // colon has no URI part, as nginx (the request's URI goes as it is).
     size_t colon = rest.find(':', 5);
     host = rest.substr(0, colon);
     if (colon != std::string_view::npos) {
       uri = rest.substr(colon + 1);
-      has_uri = true;
+      has_uri = !uri.empty();
     }
   } else {
     size_t slash = rest.find('/');

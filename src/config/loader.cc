@@ -35,6 +35,7 @@ uint16_t listen_port(const Listen& l) {
 
 bool same_address(const Listen& a, const Listen& b) {
   if (a.addr.ss_family != b.addr.ss_family) return false;
+  if (a.addr.ss_family == AF_UNIX) return a.text == b.text;  // "unix:PATH"
   if (a.addr.ss_family == AF_INET) {
     const auto& x = reinterpret_cast<const sockaddr_in&>(a.addr);
     const auto& y = reinterpret_cast<const sockaddr_in&>(b.addr);
@@ -433,7 +434,8 @@ void Compiler::mark_quic_groups() {
       g.udp = true;
       continue;
     }
-    if (!g.listen.ssl || quic_group_for(g.listen)) continue;
+    // QUIC needs UDP: on a unix socket the servers answer HTTP/1 and HTTP/2 only.
+    if (!g.listen.ssl || g.listen.addr.ss_family == AF_UNIX || quic_group_for(g.listen)) continue;
     for (const auto& srv : g.servers)
       if (srv->http3_settings.explicit_on) g.udp = true;
   }

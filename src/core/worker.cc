@@ -75,7 +75,11 @@ uint64_t next_connection_id() { return g_connection_ids.fetch_add(1, std::memory
 class Worker::Acceptor final : public IoHandler {
  public:
   Acceptor(Worker& w, int fd, std::shared_ptr<ListenBinding> b)
-      : worker_(w), fd_(fd), binding_(std::move(b)), resume_(&Acceptor::on_resume, this) {}
+      : worker_(w),
+        fd_(fd),
+        binding_(std::move(b)),
+        events_(net::accept_events(binding_->group->listen)),
+        resume_(&Acceptor::on_resume, this) {}
   ~Acceptor() override { close_listener(); }
   // Stops accepting at once. The object itself must outlive the current
   // loop turn: epoll may already have handed out an event that points here.
@@ -88,7 +92,10 @@ class Worker::Acceptor final : public IoHandler {
   }
   int fd() const { return fd_; }
   std::shared_ptr<ListenBinding>& binding() { return binding_; }
-  bool watch() { return worker_.loop().add(fd_, this, EPOLLIN, EventLoop::Trigger::level); }
+  bool watch() {
+    watching_ = worker_.loop().add(fd_, this, events_, EventLoop::Trigger::level);
+    return watching_;
+  }
   // A connection of this worker closed: if paused for the descriptor
   // budget, look at the queue again now.
   void resume_if_waiting() {
@@ -119,7 +126,7 @@ class Worker::Acceptor final : public IoHandler {
   // listener would spin. Stop watching it for a while (as nginx does).
   void pause(int err) {
     TORII_LOG(crit, "accept4() failed (%d: %s)", err, strerror(err));
-    worker_.loop().modify(fd_, this, 0, EventLoop::Trigger::level);
+    stop_watching();
     worker_.loop().arm(resume_, kAcceptPauseMs);
   }
   static void on_resume(void* self) { static_cast<Acceptor*>(self)->resume(); }
@@ -128,7 +135,7 @@ class Worker::Acceptor final : public IoHandler {
   // sees a slow connect, not an error) until descriptors are given back.
   void wait_for_descriptors() {
     warn_out_of_budget(worker_.loop().now_ms());
-    worker_.loop().modify(fd_, this, 0, EventLoop::Trigger::level);
+    stop_watching();
     waiting_ = true;
     worker_.loop().arm(resume_, kBudgetRetryMs);
     // Keep-alive connections would otherwise hold their descriptors while
@@ -138,12 +145,29 @@ class Worker::Acceptor final : public IoHandler {
   void resume() {
     waiting_ = false;
     worker_.loop().cancel(resume_);
-    if (fd_ >= 0) worker_.loop().modify(fd_, this, EPOLLIN, EventLoop::Trigger::level);
+    if (fd_ < 0) return;
+    if (events_ & EPOLLEXCLUSIVE) {
+      if (!watching_) watch();
+    } else {
+      worker_.loop().modify(fd_, this, events_, EventLoop::Trigger::level);
+    }
+  }
+  // An EPOLLEXCLUSIVE registration cannot be modified: it is removed, and
+  // added again on resume.
+  void stop_watching() {
+    if (events_ & EPOLLEXCLUSIVE) {
+      worker_.loop().remove(fd_);
+      watching_ = false;
+    } else {
+      worker_.loop().modify(fd_, this, 0, EventLoop::Trigger::level);
+    }
   }
 
   Worker& worker_;
   int fd_;
   std::shared_ptr<ListenBinding> binding_;
+  const uint32_t events_;  // net::accept_events
+  bool watching_ = false;
   Timer resume_;
   bool waiting_ = false;  // paused for the descriptor budget
 };

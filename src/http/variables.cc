@@ -603,7 +603,7 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       out.append(ex.conn().server_addr);
       return true;
     case VarId::server_port:
-      append_uint(out, ex.conn().server_port);
+      if (ex.conn().server_port) append_uint(out, ex.conn().server_port);  // a unix socket has none
       return true;
     case VarId::remote_addr:
       out.append(ex.conn().remote_addr);

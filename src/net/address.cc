@@ -2,6 +2,9 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/un.h>
+
+#include <cstring>
 
 namespace torii::net {
 
@@ -36,7 +39,9 @@ std::string address_text(const sockaddr_storage& addr) {
       inet_ntop(AF_INET6, &a6.sin6_addr, buf, sizeof buf);
     }
   } else if (addr.ss_family == AF_UNIX) {
-    return "unix:";
+    // nginx's form: "unix:PATH", "unix:" for a client's unnamed socket.
+    const auto& un = reinterpret_cast<const sockaddr_un&>(addr);
+    return "unix:" + std::string(un.sun_path, strnlen(un.sun_path, sizeof un.sun_path));
   }
   return buf;
 }

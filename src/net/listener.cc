@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 
 #include "log/error_log.h"
+#include "net/unix_listeners.h"
 
 namespace torii::net {
 
@@ -54,6 +56,7 @@ void apply_listen_options(int fd, const config::Listen& l) {
 }
 
 Result<int> open_listener(const config::Listen& l) {
+  if (l.addr.ss_family == AF_UNIX) return unix_listeners::open(l);
   auto fd = make_socket(l, true);
   if (!fd) return fd;
   apply_listen_options(*fd, l);  // before listen(): the window scale follows SO_RCVBUF
@@ -65,7 +68,17 @@ Result<int> open_listener(const config::Listen& l) {
   return fd;
 }
 
+uint32_t accept_events(const config::Listen& l) {
+  return l.addr.ss_family == AF_UNIX ? EPOLLIN | EPOLLEXCLUSIVE : EPOLLIN;
+}
+
 Status probe_address_free(const config::Listen& l) {
+  if (l.addr.ss_family == AF_UNIX) {
+    auto fd = unix_listeners::open(l);
+    if (!fd) return make_error(fd.error());
+    close(*fd);
+    return Ok{};
+  }
   auto fd = make_socket(l, false);
   if (!fd) return make_error(fd.error());
   close(*fd);

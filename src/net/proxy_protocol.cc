@@ -166,6 +166,8 @@ std::string proxy_protocol_broken_header(std::string_view in) {
 }
 
 std::string proxy_protocol_v1_header(const sockaddr_storage& peer, const sockaddr_storage& local) {
+  // A client on a unix socket has no address the protocol can carry.
+  if (peer.ss_family != AF_INET && peer.ss_family != AF_INET6) return "PROXY UNKNOWN\r\n";
   const bool v6 = peer.ss_family == AF_INET6;
   return std::string("PROXY ") + (v6 ? "TCP6 " : "TCP4 ") + address_text(peer) + " " + address_text(local) + " " +
          std::to_string(address_port(peer)) + " " + std::to_string(address_port(local)) + "\r\n";

@@ -46,7 +46,9 @@ class StreamWorker::Acceptor final : public core::IoHandler, public StreamWorker
     ::close(fd_);
     fd_ = -1;
   }
-  bool watch() override { return w_.loop_.add(fd_, this, EPOLLIN, core::EventLoop::Trigger::level); }
+  bool watch() override {
+    return w_.loop_.add(fd_, this, net::accept_events(group_->listen), core::EventLoop::Trigger::level);
+  }
   void rebind(std::shared_ptr<const config::Config> config, const ListenGroup* group) override {
     config_ = std::move(config);
     group_ = group;

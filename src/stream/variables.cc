@@ -237,10 +237,12 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       out.append(net::address_text(f.peer));
       return true;
     case Var::remote_port:
-      out.append(std::to_string(net::address_port(f.peer)));
+      if (net::address_port(f.peer)) out.append(std::to_string(net::address_port(f.peer)));  // none on a unix socket
       return true;
     case Var::binary_remote_addr:
-      if (f.peer.ss_family == AF_INET6) {
+      if (f.peer.ss_family == AF_UNIX) {
+        out.append(net::address_text(f.peer));  // "unix:", as nginx
+      } else if (f.peer.ss_family == AF_INET6) {
         out.append(reinterpret_cast<const char*>(&reinterpret_cast<const sockaddr_in6&>(f.peer).sin6_addr), 16);
       } else {
         out.append(reinterpret_cast<const char*>(&reinterpret_cast<const sockaddr_in&>(f.peer).sin_addr), 4);
@@ -250,7 +252,7 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       out.append(net::address_text(f.local));
       return true;
     case Var::server_port:
-      out.append(std::to_string(net::address_port(f.local)));
+      if (net::address_port(f.local)) out.append(std::to_string(net::address_port(f.local)));
       return true;
     case Var::protocol:
       out.append(f.udp ? "UDP" : "TCP");

@@ -1,5 +1,7 @@
 #include "modules/realip/realip.h"
 
+#include <sys/socket.h>
+
 #include <memory>
 
 #include "core/ascii.h"
@@ -11,8 +13,11 @@ namespace torii::realip {
 namespace {
 
 bool trusted_peer(const net::IpAddress& ip, const std::vector<net::Cidr>& trusted) {
-  for (const auto& c : trusted)
-    if (net::cidr_match(c, ip)) return true;
+  for (const auto& c : trusted) {
+    // A client of a `listen unix:` socket has no IP address (family 0):
+    // "unix:" is what trusts it.
+    if (ip.family == 0 ? c.family == AF_UNIX : net::cidr_match(c, ip)) return true;
+  }
   return false;
 }
 

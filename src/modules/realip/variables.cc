@@ -22,7 +22,12 @@ bool append_variable(config::VarId id, const http::Exchange& ex, std::string& ou
   switch (id) {
     case VarId::binary_remote_addr: {
       net::IpAddress ip = net::ip_of(ex.conn().peer);
-      if (ip.family == 0) return false;
+      if (ip.family == 0) {
+        // A unix socket's client: nginx gives its address text, "unix:".
+        if (ex.conn().peer.ss_family != AF_UNIX) return false;
+        out.append(ex.conn().remote_addr);
+        return true;
+      }
       out.append(reinterpret_cast<const char*>(ip.bytes), ip.size());
       return true;
     }
