@@ -65,6 +65,10 @@ struct Scope {
   // nginx's; an inherited one is replaced (directives.cc, set_types).
   std::shared_ptr<MimeTypes> types_here;
   std::vector<std::string_view> seen;  // unique directives already set here
+  // The values so far of the directives a repeat adds to (nginx's bitmask
+  // and type-list ones, ssl_session_cache), by name: a second line runs the
+  // setter again with the first's values and its own (loader.cc).
+  std::unordered_map<std::string_view, std::vector<std::string>> values_so_far;
   // Array directives replace what was inherited at their first use here.
   bool add_header_here = false;
   bool add_trailer_here = false;

@@ -278,16 +278,17 @@ Status set_use_stale(Compiler&, Scope& s, const Node& n) {
       {"http_404", kStaleHttp404},  {"http_429", kStaleHttp429},
   };
   uint32_t mask = 0;
+  bool off = false;  // "off" among other values wins, as nginx's merge
   for (const auto& a : n.args) {
     if (a == "off") {
-      if (n.args.size() != 1) return invalid_value(n, a);
+      off = true;
       continue;
     }
     auto it = std::find_if(std::begin(kNames), std::end(kNames), [&](const auto& k) { return k.first == a; });
     if (it == std::end(kNames)) return invalid_value(n, a);
     mask |= it->second;
   }
-  cache_of<M>(s).use_stale = mask;
+  cache_of<M>(s).use_stale = off ? 0 : mask;
   return Ok{};
 }
 

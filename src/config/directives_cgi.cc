@@ -104,9 +104,10 @@ Status set_next_upstream(Scope& s, const Node& n, Member m) {
       {"http_404", kNextHttp404},  {"http_429", kNextHttp429},  {"non_idempotent", kNextNonIdempotent},
   };
   uint32_t mask = 0;
+  bool off = false;  // "off" among other values wins, as nginx's merge
   for (const auto& a : n.args) {
     if (a == "off") {
-      if (n.args.size() != 1) return invalid_value(n, a);
+      off = true;
       continue;
     }
     if (a == "updating") continue;  // a cache condition: no cache here
@@ -114,6 +115,7 @@ Status set_next_upstream(Scope& s, const Node& n, Member m) {
     if (it == std::end(kNames)) return invalid_value(n, a);
     mask |= it->second;
   }
+  if (off) mask = 0;
   editable(s, m).upstream.next_upstream = mask;
   return Ok{};
 }

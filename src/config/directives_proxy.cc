@@ -711,10 +711,10 @@ Status set_next_upstream(Compiler&, Scope& s, const Node& n) {
       {"http_504", kNextHttp504},    {"http_403", kNextHttp403},  {"http_404", kNextHttp404},
       {"http_429", kNextHttp429},    {"non_idempotent", kNextNonIdempotent},
   };
+  bool off = false;  // "off" among other values wins, as nginx's merge
   for (const auto& a : n.args) {
     if (a == "off") {
-      if (n.args.size() != 1) return invalid_value(n, a);
-      mask = 0;
+      off = true;
       continue;
     }
     if (a == "updating") continue;  // a cache condition: no cache here
@@ -722,6 +722,7 @@ Status set_next_upstream(Compiler&, Scope& s, const Node& n) {
     if (it == std::end(kNames)) return invalid_value(n, a);
     mask |= it->second;
   }
+  if (off) mask = 0;
   return edit(s, [&](ProxyConfig& p) -> Status {
     p.next_upstream = mask;
     return Ok{};

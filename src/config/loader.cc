@@ -46,6 +46,26 @@ bool same_address(const Listen& a, const Listen& b) {
   return x.sin6_port == y.sin6_port && std::memcmp(&x.sin6_addr, &y.sin6_addr, sizeof x.sin6_addr) == 0;
 }
 
+// Where nginx takes a second line in one block as more values and not as a
+// duplicate: its bitmask and type-list directives (ngx_conf_set_bitmask_slot,
+// ngx_http_types_slot) and ssl_session_cache. certbot's
+// options-ssl-nginx.conf, included beside a site's own ssl_protocols and
+// ssl_session_cache, depends on it.
+bool repeat_adds_values(std::string_view name) {
+  static constexpr std::string_view kNames[] = {
+      "ssl_protocols",         "ssl_session_cache",       "proxy_ssl_protocols",    "grpc_ssl_protocols",
+      "uwsgi_ssl_protocols",   "gzip_proxied",            "keepalive_disable",      "dav_methods",
+      "userid_flags",          "charset_types",           "gzip_types",             "ssi_types",
+      "sub_filter_types",      "addition_types",          "xslt_types",             "proxy_next_upstream",
+      "fastcgi_next_upstream", "uwsgi_next_upstream",     "scgi_next_upstream",     "grpc_next_upstream",
+      "memcached_next_upstream", "proxy_cache_use_stale", "fastcgi_cache_use_stale", "uwsgi_cache_use_stale",
+      "scgi_cache_use_stale",  "proxy_ignore_headers",    "fastcgi_ignore_headers", "uwsgi_ignore_headers",
+      "scgi_ignore_headers",   "grpc_ignore_headers",     "proxy_cache_methods",    "fastcgi_cache_methods",
+      "uwsgi_cache_methods",   "scgi_cache_methods",
+  };
+  return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
+}
+
 Listen default_listen() {
   Listen l;
   sockaddr_in sa{};
@@ -244,8 +264,18 @@ Status Compiler::block(const std::vector<Node>& nodes, Scope& scope) {
     const DirectiveSpec* spec = find_directive(n.name);
     if (!spec) return node_error(n, "unknown directive " + q(n.name));  // validated; defensive
     if (spec->unique) {
-      if (std::find(scope.seen.begin(), scope.seen.end(), spec->name) != scope.seen.end())
+      const bool again = std::find(scope.seen.begin(), scope.seen.end(), spec->name) != scope.seen.end();
+      if (repeat_adds_values(spec->name)) {
+        auto& values = scope.values_so_far[spec->name];
+        values.insert(values.end(), n.args.begin(), n.args.end());
+        if (again) {
+          Node all = n;
+          all.args = values;
+          return spec->set(*this, scope, all);
+        }
+      } else if (again) {
         return node_error(n, q(n.name) + " directive is duplicate");
+      }
       scope.seen.push_back(spec->name);
     }
     return spec->set(*this, scope, n);
