@@ -112,8 +112,8 @@ Status read_map_lines(const Node& n, MapTable<Value>& m, CompileValue&& compile_
 }
 
 // nginx's order: the exact key, then the longest leading wildcard, then
-// the longest trailing one, then the first regex that matches, else the
-// default. With `hostnames` the key is compared in lower case without a
+// the longest trailing one, then the first regex that matches (none for an
+// empty value), else the default. With `hostnames` the key is compared in lower case without a
 // trailing dot. `captures` (may be null) receives a regex's groups, and
 // `matched` the regex, when it has any.
 template <typename Value>
@@ -155,6 +155,9 @@ const Value& map_lookup(const MapTable<Value>& m, std::string_view subject, Capt
   }
   if (head) return *head;
   if (tail) return *tail;
+  // nginx tries no regex on an empty value: `~^$` or `~.*` never match a
+  // missing header, which gets the default (ngx_http_map_find).
+  if (subject.empty()) return m.default_value;
   for (const auto& e : m.entries) {
     if (e.kind != MapKeyKind::regex) continue;
     const bool groups = captures && e.regex->capture_count() > 0;
