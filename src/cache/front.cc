@@ -30,9 +30,24 @@ namespace {
 // pace): a lock past proxy_cache_lock_age is free with no release.
 constexpr int64_t kLockRecheckMs = 500;
 
-const config::Template& default_key() {
-  static const config::Template t = *config::compile_template("$scheme$proxy_host$request_uri");
-  return t;
+// nginx's key when no proxy_cache_key is set (ngx_http_proxy_create_key):
+// the proxy_pass URL's scheme and host, then the URI the request goes
+// upstream with. Not the documented $scheme$proxy_host$request_uri: two
+// locations passing one request URI to different upstream paths of a
+// shared zone would share entries.
+std::string default_key(const http::Exchange& ex, const config::ProxyConfig& cfg) {
+  const std::string_view scheme = cfg.ssl ? "https://" : "http://";
+  std::string key;
+  const std::string_view url = cfg.url;
+  if (url.substr(scheme.size()).starts_with("unix:")) {
+    const size_t end = url.find(':', scheme.size() + 5);
+    key = end == std::string_view::npos ? std::string(url) + ":" : std::string(url.substr(0, end + 1));  // as nginx
+  } else {
+    key = scheme;
+    key += !ex.proxy_host.empty() ? ex.proxy_host : cfg.proxy_host;
+  }
+  key += handlers::upstream_uri(ex, cfg);
+  return key;
 }
 
 uint32_t method_bit(http::Method m) {
@@ -246,7 +261,11 @@ void serve(http::Exchange& ex, const config::ProxyConfig& cfg, StartUpstream sta
   a->settings = cfg.cache;
   a->zone = s.zone->zone;
   a->start = std::move(start);
-  http::render(s.key.empty() ? default_key() : s.key, ex, a->key);
+  if (s.key.empty()) {
+    a->key = default_key(ex, cfg);
+  } else {
+    http::render(s.key, ex, a->key);
+  }
   a->md5 = md5_of(a->key);
   if (purging) {
     purge(ex, *a);

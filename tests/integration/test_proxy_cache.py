@@ -293,3 +293,28 @@ def test_updating_served_stale_while_one_request_updates(make_server, up):
     assert updater["result"] == ("EXPIRED", b"second")
     st, r = status_of(srv, "/up")
     assert (st, r.body) == ("HIT", b"second")
+
+
+def test_default_key_is_the_upstream_url(make_server, up):
+    # Two sites share one zone and pass the same request URI to different
+    # upstream paths: without proxy_cache_key, nginx keys on the URL sent
+    # upstream, so neither site gets the other's page.
+    up.route("/site-a/page", body=b"page of a\n")
+    up.route("/site-b/page", body=b"page of b\n")
+    srv = make_server(harness.base_conf(http=f"""
+    proxy_cache_path @PREFIX@/cache levels=1:2 keys_zone=one:1m inactive=10m;
+    server {{
+        listen 127.0.0.1:@PORT@;
+        server_name a.example;
+        location / {{ proxy_pass http://127.0.0.1:{up.port}/site-a/; proxy_cache one; proxy_cache_valid 200 10m; }}
+    }}
+    server {{
+        listen 127.0.0.1:@PORT@;
+        server_name b.example;
+        location / {{ proxy_pass http://127.0.0.1:{up.port}/site-b/; proxy_cache one; proxy_cache_valid 200 10m; }}
+    }}
+"""))
+    for _ in range(2):
+        assert harness.http(srv.port, "/page", host="a.example").body == b"page of a\n"
+        assert harness.http(srv.port, "/page", host="b.example").body == b"page of b\n"
+    assert up.count("/site-a/page") == 1 and up.count("/site-b/page") == 1
