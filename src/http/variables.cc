@@ -593,8 +593,7 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
         out.append(req.host);
         return true;
       }
-      if (size_t mark = out.size(); append_server_name(ex, out) && out.size() > mark) return true;
-      out.append(ex.conn().server_addr);
+      append_server_name(ex, out);  // no Host (HTTP/1.0): the server's name, "" when it has none, as nginx
       return true;
     case VarId::server_name:
       append_server_name(ex, out);

@@ -233,3 +233,24 @@ def test_proxy_port_and_a_dot_server_name(make_server, backend):
     r = harness.http(srv.port, "/named/x", host="www.example.net")
     assert r.status == 200 and r.header("X-Proxy-Port") == "80", r
     assert harness.http(srv.port, "/", host="www.example.net").text() == "example.net\n"
+
+
+def test_host_of_a_request_without_host(make_server):
+    # HTTP/1.0 without Host: $host is the server's name, "" when it has
+    # none (the common `return 301 https://$host$request_uri` then names no
+    # host, as with nginx), never the local address.
+    srv = make_server(harness.base_conf(access_log=False, http="""
+    server {
+        listen 127.0.0.1:@PORT@ default_server;
+        location / { return 200 "[$host]\\n"; }
+    }
+    server {
+        listen 127.0.0.1:@PORT1@;
+        server_name named.example other.example;
+        location / { return 200 "[$host]\\n"; }
+    }
+    """), nports=2)
+    r, _ = harness.http_raw(srv.ports[0], b"GET / HTTP/1.0\r\n\r\n", wait_close=0)
+    assert r.status == 200 and r.body == b"[]\n"
+    r, _ = harness.http_raw(srv.ports[1], b"GET / HTTP/1.0\r\n\r\n", wait_close=0)
+    assert r.status == 200 and r.body == b"[named.example]\n"
