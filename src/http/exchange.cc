@@ -30,7 +30,9 @@ Exchange::~Exchange() {
 }
 
 void Exchange::count_request() {
-  if (counted_) return;
+  // A subrequest (auth_request, SSI, addition) is not a client's request:
+  // nginx's counters leave it out.
+  if (counted_ || access.subrequest) return;
   counted_ = true;
   stub_status::add(stub_status::Counter::requests, 1);
   stub_status::add(stub_status::Counter::writing, 1);

@@ -14,6 +14,8 @@ CONF = r"""
         location = /status { stub_status; }
         location = /vars { return 200 "$connections_active $connections_reading $connections_writing $connections_waiting"; }
         location / { return 200 "ok"; }
+        location = /auth { return 204; }
+        location = /guarded { auth_request /auth; empty_gif; }
     }
 """
 
@@ -88,3 +90,16 @@ def test_only_get_and_head(srv):
     assert http(srv.port, "/status", method="POST", body=b"x").status == 405
     r = http(srv.port, "/status", method="HEAD")
     assert r.status == 200 and r.body == b""
+
+
+def test_subrequests_are_not_requests(srv):
+    # An auth_request subrequest per request: the count still grows by one
+    # per client request, as nginx's.
+    def settled():
+        a, b = status(srv.port), status(srv.port)
+        return b[3] - a[3] == 1 and b
+    before = wait_until(settled, 10, what="the counters to settle")
+    for _ in range(4):
+        assert closed_request(srv.port, "/guarded").status == 200
+    after = status(srv.port)
+    assert after[3] - before[3] == 5  # four guarded requests and this status one
