@@ -112,7 +112,9 @@ Result<std::string> read_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return make_error("open() \"" + path + "\" failed (" + errno_text(errno) + ")");
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > kMaxFileSize) {
+  // A character device too: `include /dev/null;` is how some configs
+  // switch an include off (the read below stops at the size limit).
+  if (::fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)) || st.st_size > kMaxFileSize) {
     int err = S_ISDIR(st.st_mode) ? EISDIR : (errno ? errno : EINVAL);
     ::close(fd);
     return make_error("open() \"" + path + "\" failed (" + errno_text(err) + ")");
@@ -129,6 +131,10 @@ Result<std::string> read_file(const std::string& path) {
     }
     if (n == 0) break;
     text.append(buf, static_cast<size_t>(n));
+    if (text.size() > size_t(kMaxFileSize)) {
+      ::close(fd);
+      return make_error("read() \"" + path + "\" failed (" + errno_text(EFBIG) + ")");
+    }
   }
   ::close(fd);
   return text;

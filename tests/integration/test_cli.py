@@ -153,6 +153,13 @@ def test_t_error_in_included_file(unstarted):
     assert_error_at(p, inc, 3, "not_a_directive")
 
 
+def test_t_include_of_dev_null(unstarted):
+    # `include /dev/null;`: an include switched off, read as an empty file.
+    write_conf(unstarted, base_conf(SIMPLE + "\n    include /dev/null;\n"))
+    p = check(unstarted)
+    assert p.returncode == 0, p.stderr
+
+
 def test_t_missing_file(unstarted):
     p = cli(["-t", "-c", str(unstarted.prefix / "nope.conf")], prefix=unstarted.prefix)
     out = p.stderr + p.stdout
