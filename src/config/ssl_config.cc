@@ -2,6 +2,8 @@
 // so `torii -t` and a reload fail on a bad certificate before anything runs.
 #include "config/ssl_config.h"
 
+#include <openssl/ssl.h>
+
 #include <unordered_map>
 
 #include "config/config.h"
@@ -24,7 +26,22 @@ bool rejects_handshakes(const Server& s) { return s.ssl && s.ssl->reject_handsha
 
 }  // namespace
 
-Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, Config& cfg) {
+namespace {
+
+// OpenSSL 3 refuses SSLv3, TLSv1 and TLSv1.1 above security level 0
+// (ssl_ciphers "@SECLEVEL=0:..." lowers it, as Mozilla's "old" profile does).
+void warn_of_refused_protocols(const SslServerConfig& s, SSL_CTX* ctx, std::vector<std::string>& warnings) {
+  if (!(s.protocols & (kSslV2 | kSslV3 | kTlsV1 | kTlsV11)) || SSL_CTX_get_security_level(ctx) == 0) return;
+  warnings.push_back(s.where + "SSLv3, TLSv1 and TLSv1.1 in \"ssl_protocols\" are refused by OpenSSL 3 at security "
+                     "level " + std::to_string(SSL_CTX_get_security_level(ctx)) +
+                     ": peers that only speak them will fail the handshake (\"@SECLEVEL=0\" in \"ssl_ciphers\" "
+                     "allows them)");
+}
+
+}  // namespace
+
+Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, Config& cfg,
+                          std::vector<std::string>& warnings) {
   bool quic = false;
   for (const auto& g : cfg.listen_groups) {
     quic = quic || g.udp;
@@ -52,6 +69,7 @@ Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, C
     if (it == built.end()) {
       auto ctx = net::build_tls_context(*srv->ssl);
       if (!ctx) return Error{ctx.error()};
+      warn_of_refused_protocols(*srv->ssl, ctx->get(), warnings);
       auto with_ctx = std::make_shared<SslServerConfig>(*srv->ssl);
       with_ctx->ctx = std::move(*ctx);
       if (quic && certificates_have_variables(*srv->ssl)) {

@@ -110,6 +110,9 @@ bool certificates_have_variables(const SslServerConfig& s);
 // Builds the TLS context of every server that has certificates or listens
 // with "ssl" (net/tls_context.cc does the OpenSSL part). Fails naming the
 // file and the directive when a certificate, key or parameter is bad.
-Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, Config& cfg);
+// `warnings` gets nginx-style lines for what will not work as written
+// (a protocol the context's security level refuses).
+Status build_ssl_contexts(const std::vector<std::shared_ptr<Server>>& servers, Config& cfg,
+                          std::vector<std::string>& warnings);
 
 }  // namespace torii::config

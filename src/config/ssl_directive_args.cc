@@ -49,7 +49,9 @@ Result<uint8_t> tls_protocols_arg(Compiler& c, const Node& n) {
     for (const auto& k : kNames)
       if (k.name == a) bit = k.bit;
     if (!bit) return node_error(n, "invalid value " + quoted(a) + " in " + quoted(n.name) + " directive");
-    if (bit & (kSslV2 | kSslV3 | kTlsV1 | kTlsV11)) {
+    // A server's ssl_protocols is judged once its context is built, with
+    // its ciphers' @SECLEVEL (build_ssl_contexts); an upstream's here.
+    if ((bit & (kSslV2 | kSslV3 | kTlsV1 | kTlsV11)) && n.name != "ssl_protocols") {
       c.warn(n, quoted(a) + " in " + quoted(n.name) +
                     " is refused by OpenSSL 3 at its default security level: peers that only speak it will "
                     "fail the handshake");

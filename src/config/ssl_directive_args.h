@@ -24,8 +24,9 @@ Result<SslFile> tls_file_arg(Compiler& c, const Node& n);
 // The main config file's directory, with its trailing slash.
 std::string tls_conf_dir(Compiler& c);
 
-// ssl_protocols' arguments as kSslV2... bits; warns for the protocols
-// OpenSSL 3 refuses at its default security level.
+// ssl_protocols' arguments as kSslV2... bits; for the upstream directives
+// (proxy_ssl_protocols...), warns of the protocols OpenSSL 3 refuses at its
+// default security level.
 Result<uint8_t> tls_protocols_arg(Compiler& c, const Node& n);
 
 // ssl_password_file and its upstream twins (proxy_, grpc_, uwsgi_): the

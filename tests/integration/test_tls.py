@@ -633,6 +633,20 @@ def test_old_protocols_warn(make_server, certs, nginx_only_skip):
     assert "HTTP/1.1 200 OK" in out
 
 
+def test_old_protocols_at_security_level_0_do_not_warn(make_server, certs, nginx_only_skip):
+    # Mozilla's "old" profile lowers the level in ssl_ciphers: TLSv1 then
+    # works, and -t says nothing against it.
+    srv = make_server(tls_conf(certs, extra_server="ssl_protocols TLSv1 TLSv1.1 TLSv1.2 TLSv1.3;\n"
+                                                   "ssl_ciphers DEFAULT:@SECLEVEL=0;"), start=False)
+    srv.ports = [1]
+    srv.write_conf()
+    r = harness.cli(["-t", "-c", str(srv.conf_path)], prefix=srv.prefix)
+    assert r.returncode == 0 and "[warn]" not in r.stderr, r.stderr
+    srv.start()
+    out = s_client(srv.port, "-tls1", "-cipher", "DEFAULT:@SECLEVEL=0", request=GET_CLOSE)
+    assert "HTTP/1.1 200 OK" in out, out[-1500:]
+
+
 def test_other_directives_accepted(make_server, tmp_path, certs):
     dh = tmp_path / "dh.pem"
     # A fixed, well-known group (RFC 7919 ffdhe2048) keeps the test fast.

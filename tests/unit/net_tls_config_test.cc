@@ -134,8 +134,13 @@ TEST_F(TlsConfigTest, OldProtocolsWarn) {
                        " ssl_protocols TLSv1 TLSv1.1 TLSv1.2; }");
   ASSERT_TRUE(cfg) << cfg.error();
   bool warned = false;
-  for (const auto& w : load_warnings()) warned |= w.find("\"TLSv1.1\"") != std::string::npos;
+  for (const auto& w : load_warnings()) warned |= w.find("TLSv1.1 in \"ssl_protocols\"") != std::string::npos;
   EXPECT_TRUE(warned);
+  // Not where the ciphers lower the security level to 0.
+  cfg = dir_.load("server { listen 127.0.0.1:1 ssl; ssl_certificate a.crt; ssl_certificate_key a.key;"
+                  " ssl_protocols TLSv1 TLSv1.1 TLSv1.2; ssl_ciphers DEFAULT:@SECLEVEL=0; }");
+  ASSERT_TRUE(cfg) << cfg.error();
+  for (const auto& w : load_warnings()) EXPECT_EQ(w.find("ssl_protocols"), std::string::npos) << w;
 }
 
 TEST_F(TlsConfigTest, DeprecatedSslOnMakesListensTls) {
