@@ -197,6 +197,7 @@ Status upstream_server(UpstreamGroupConfig& g, const Node& n) {
   for (const auto& r : *addrs) {
     UpstreamServer s = proto;
     s.name = server_name(r, n.args[0]);
+    s.written = n.args[0];
     s.addr = r.addr;
     s.addr_len = r.len;
     g.servers.push_back(std::move(s));

@@ -38,6 +38,9 @@ struct UpstreamServer {
   // -1 and empty for the servers of the config and the admin API.
   int resolve_index = -1;
   std::string host;
+  // The `server` line's address as written ("127.0.0.1", "cache1:11211"),
+  // which nginx's consistent hash builds its points from; empty: `name`.
+  std::string written;
 };
 
 // `server NAME resolve` (a zone is required): the line's settings with the

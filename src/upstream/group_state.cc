@@ -1,6 +1,7 @@
 #include "upstream/group_state.h"
 
 #include <netinet/in.h>
+#include <strings.h>
 
 #include <algorithm>
 #include <array>
@@ -12,7 +13,7 @@ namespace torii::upstream {
 
 namespace {
 
-constexpr int kHashTries = 20;          // rehashes before falling back to round robin
+constexpr int kHashTries = 21;          // points or rehashes tried before round robin (nginx: tries > 20)
 constexpr int kPointsPerWeight = 160;   // consistent hash ring points per weight unit
 
 constexpr std::array<uint32_t, 256> make_crc_table() {
@@ -42,25 +43,47 @@ GroupState::GroupState(const config::UpstreamGroupConfig& cfg)
     const auto& s = cfg.servers[i];
     peers_[i].weight = int(s.weight);
     peers_[i].effective_weight = int(s.weight);
-    if (!s.backup) total_primary_weight_ += int(s.weight);
+    if (!s.backup) {
+      total_primary_weight_ += int(s.weight);
+      ++primaries_;
+    }
   }
   single_ = cfg.servers.size() == 1;
   if (cfg.stats)
     for (const auto& s : cfg.servers) stats_.push_back(&cfg.stats->at(s.id));
-  if (cfg.balancer == config::UpstreamGroupConfig::Balancer::hash && cfg.consistent) {
-    for (size_t i = 0; i < cfg.servers.size(); ++i) {
-      const auto& s = cfg.servers[i];
-      uint32_t prev = 0;
-      for (unsigned j = 0; j < s.weight * kPointsPerWeight; ++j) {
-        std::string point = s.name;
-        point.push_back('\0');
-        point.append(reinterpret_cast<const char*>(&prev), sizeof prev);
-        prev = crc32(point);
-        ring_.emplace_back(prev, int(i));
-      }
+  if (cfg.balancer == config::UpstreamGroupConfig::Balancer::hash && cfg.consistent) build_ring();
+}
+
+// nginx's points, which Cache::Memcached::Fast shares: per weight unit 160
+// of crc32(HOST \0 PORT PREV), PREV the previous point's four bytes, little
+// endian; HOST and PORT as the server line wrote them. Sorted, and of equal
+// points the first kept. A point names the written address, so servers one
+// name resolved to share its points.
+void GroupState::build_ring() {
+  std::vector<std::pair<uint32_t, int>> points;
+  for (size_t i = 0; i < cfg_.servers.size(); ++i) {
+    const auto& s = cfg_.servers[i];
+    const std::string_view written = s.written.empty() ? std::string_view(s.name) : std::string_view(s.written);
+    std::string base;
+    if (written.size() >= 5 && strncasecmp(written.data(), "unix:", 5) == 0) {
+      base = std::string(written.substr(5)) + '\0';
+    } else if (const size_t colon = written.find_last_not_of("0123456789");
+               colon != std::string_view::npos && written[colon] == ':') {  // HOST:PORT
+      base = std::string(written.substr(0, colon)) + '\0' + std::string(written.substr(colon + 1));
+    } else {
+      base = std::string(written) + '\0';  // no port written
     }
-    std::sort(ring_.begin(), ring_.end());
+    uint32_t prev = 0;
+    for (unsigned j = 0; j < s.weight * kPointsPerWeight; ++j) {
+      std::string point = base;
+      for (int b = 0; b < 4; ++b) point.push_back(char((prev >> (8 * b)) & 0xff));
+      prev = crc32(point);
+      points.emplace_back(prev, int(i));
+    }
   }
+  std::stable_sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& p : points)
+    if (ring_.empty() || ring_.back().first != p.first) ring_.push_back(p);
 }
 
 bool GroupState::available(int i, int64_t now_ms) const {
@@ -160,12 +183,18 @@ int GroupState::pick_weighted_hash(uint32_t hash, const std::vector<uint8_t>& tr
   return -1;
 }
 
+// nginx's, compatible with Cache::Memcached: the n-th try adds
+// (crc32([n] KEY) >> 16) & 0x7fff to the sum of the earlier ones ("n"
+// in decimal, left out of the first) and maps the sum onto the weights.
+// An empty key or a single server: round robin, as nginx.
 int GroupState::pick_hash(const PickInput& in, const std::vector<uint8_t>& tried, int64_t now_ms) {
-  uint32_t h = crc32(in.hash_key);
+  if (in.hash_key.empty() || total_primary_weight_ <= 0 || primaries_ < 2) return pick_rr(tried, now_ms, false, false);
+  uint32_t sum = 0;
   for (int t = 0; t < kHashTries; ++t) {
-    int p = pick_weighted_hash(h, tried, now_ms);
+    const uint32_t h = t == 0 ? crc32(in.hash_key) : crc32(std::to_string(t) + std::string(in.hash_key));
+    sum += (h >> 16) & 0x7fff;
+    int p = pick_weighted_hash(sum, tried, now_ms);
     if (p >= 0) return p;
-    h = crc32(std::to_string(t) + std::string(in.hash_key));
   }
   return pick_rr(tried, now_ms, false, false);
 }
@@ -196,15 +225,32 @@ int GroupState::pick_ip_hash(const PickInput& in, const std::vector<uint8_t>& tr
   return pick_rr(tried, now_ms, false, false);
 }
 
-int GroupState::pick_consistent(std::string_view key, const std::vector<uint8_t>& tried, int64_t now_ms) const {
-  if (ring_.empty()) return -1;
-  uint32_t h = crc32(key);
-  auto it = std::lower_bound(ring_.begin(), ring_.end(), std::make_pair(h, -1));
-  for (size_t k = 0; k < ring_.size(); ++k, ++it) {
-    if (it == ring_.end()) it = ring_.begin();
-    if (usable(it->second, tried, now_ms)) return it->second;
+// From the first point at or past crc32(KEY), as nginx: a point's address
+// (of the usable servers written with it, the smooth weighted choice),
+// else the next point, up to kHashTries of them, then round robin.
+int GroupState::pick_consistent(std::string_view key, const std::vector<uint8_t>& tried, int64_t now_ms) {
+  if (ring_.empty() || key.empty() || primaries_ < 2) return pick_rr(tried, now_ms, false, false);
+  const uint32_t h = crc32(key);
+  const size_t start = size_t(std::lower_bound(ring_.begin(), ring_.end(), std::make_pair(h, -1)) - ring_.begin());
+  for (int t = 0; t < kHashTries; ++t) {
+    const auto& owner = cfg_.servers[size_t(ring_[(start + size_t(t)) % ring_.size()].second)];
+    const std::string& address = owner.written.empty() ? owner.name : owner.written;
+    int best = -1;
+    int total = 0;
+    for (size_t i = 0; i < cfg_.servers.size(); ++i) {
+      const auto& s = cfg_.servers[i];
+      if ((s.written.empty() ? s.name : s.written) != address || !usable(int(i), tried, now_ms)) continue;
+      Peer& p = peers_[i];
+      p.current_weight += p.effective_weight;
+      total += p.effective_weight;
+      if (best < 0 || p.current_weight > peers_[size_t(best)].current_weight) best = int(i);
+    }
+    if (best >= 0) {
+      peers_[size_t(best)].current_weight -= total;
+      return best;
+    }
   }
-  return -1;
+  return pick_rr(tried, now_ms, false, false);
 }
 
 uint64_t GroupState::next_random() {

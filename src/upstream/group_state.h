@@ -76,7 +76,8 @@ class GroupState {
   int pick_weighted_hash(uint32_t hash, const std::vector<uint8_t>& tried, int64_t now_ms) const;
   int pick_hash(const PickInput& in, const std::vector<uint8_t>& tried, int64_t now_ms);
   int pick_ip_hash(const PickInput& in, const std::vector<uint8_t>& tried, int64_t now_ms);
-  int pick_consistent(std::string_view key, const std::vector<uint8_t>& tried, int64_t now_ms) const;
+  int pick_consistent(std::string_view key, const std::vector<uint8_t>& tried, int64_t now_ms);
+  void build_ring();
   int pick_random(const std::vector<uint8_t>& tried, int64_t now_ms);
   uint64_t next_random();
 
@@ -87,6 +88,7 @@ class GroupState {
   std::vector<PeerStats*> stats_;  // by peer, with the admin API; else empty
   bool single_ = false;  // one server, no backups: never marked down (as nginx)
   int total_primary_weight_ = 0;
+  int primaries_ = 0;  // servers that are not backups
   std::vector<std::pair<uint32_t, int>> ring_;  // consistent hash points -> peer
   uint64_t rng_;
 };

@@ -69,6 +69,7 @@ config::UpstreamServer resolved_server(const config::UpstreamGroupConfig& g, siz
   if (addr.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&s.addr)->sin6_port = htons(t.port);
   s.name = net::address_with_port(s.addr);
   s.host = t.written;
+  s.written = t.written;
   s.resolve_index = int(index);
   return s;
 }

@@ -8,6 +8,8 @@ import socket
 import subprocess
 import time
 
+import zlib
+
 import pytest
 
 import harness
@@ -561,6 +563,59 @@ def test_balancers(make_server, upstreams):
         again = [body_of(srv.port, path.replace("@I@", str(i))) for i in range(12)]
         assert first == again and len(set(first)) > 1, (path, first)
     assert sum(_spread(srv.port, 12, "/rnd").values()) == 12
+
+
+def _memcached_hash_choice(key, weights):
+    """Cache::Memcached's choice, which nginx's `hash` follows: the sum of
+    (crc32([n] KEY) >> 16) & 0x7fff mapped onto the weights (all servers
+    up, so the first try stands)."""
+    h = (zlib.crc32(key.encode()) >> 16) & 0x7fff
+    w = h % sum(weights)
+    for i, weight in enumerate(weights):
+        if w < weight:
+            return i
+        w -= weight
+
+
+def _ketama_choice(key, addresses, weights):
+    """Cache::Memcached::Fast's consistent points, which nginx's `hash ...
+    consistent` builds: 160 per weight unit of crc32(HOST \\0 PORT PREV)."""
+    points = []
+    for i, (addr, weight) in enumerate(zip(addresses, weights)):
+        host, port = addr.rsplit(":", 1)
+        prev = 0
+        for _ in range(160 * weight):
+            prev = zlib.crc32(host.encode() + b"\0" + port.encode() + prev.to_bytes(4, "little"))
+            points.append((prev, i))
+    points.sort(key=lambda p: p[0])
+    h = zlib.crc32(key.encode())
+    for point, i in points:
+        if point >= h:
+            return i
+    return points[0][1]
+
+
+def test_hash_balancers_pick_what_memcached_clients_pick(make_server, upstreams):
+    # An application writing to memcached with Cache::Memcached(::Fast)
+    # and nginx reading with memcached_pass agree on the node only if the
+    # server computes their formulas; so do caches warmed behind nginx.
+    ups = [upstreams(f"u{i}") for i in range(3)]
+    weights = [2, 1, 1]
+    addresses = [f"127.0.0.1:{u.port}" for u in ups]
+    servers = "\n".join(f"server {a} weight={w};" for a, w in zip(addresses, weights))
+    srv = make_server(proxy_conf(f"""
+    upstream h {{ hash $arg_k; {servers} }}
+    upstream hc {{ hash $arg_k consistent; {servers} }}
+    server {{
+        listen 127.0.0.1:@PORT@;
+        location /h {{ proxy_pass http://h; }}
+        location /hc {{ proxy_pass http://hc; }}
+    }}"""))
+    keys = [f"key{i}" for i in range(24)] + ["/index.html", "user:42"]
+    got = [body_of(srv.port, f"/h?k={k}") for k in keys]
+    assert got == [f"u{_memcached_hash_choice(k, weights)}" for k in keys]
+    got = [body_of(srv.port, f"/hc?k={k}") for k in keys]
+    assert got == [f"u{_ketama_choice(k, addresses, weights)}" for k in keys]
 
 
 def test_least_conn_prefers_idle_server(make_server, upstreams):
