@@ -190,3 +190,31 @@ def test_bad_paths_are_refused(tmp_path, listen, message):
     r = harness.cli(["-t", "-c", str(c)], prefix=tmp_path)
     assert r.returncode != 0
     assert message in r.stderr, r.stderr
+
+
+def test_stream_server_on_a_socket(make_server, sockdir):
+    # stream's listen takes unix: too: a session per connection, proxied
+    # to a TCP server; its variables read as http's do.
+    from stream_harness import ready_server
+    sock = os.path.join(sockdir, "tcp.sock")
+    srv = ready_server(make_server, f"""
+        log_format s '$remote_addr|$remote_port|$server_addr|$server_port';
+        server {{
+            listen unix:{sock};
+            return "$remote_addr|$server_addr|$server_port|\\n";
+            access_log @PREFIX@/logs/s.log s;
+        }}""", nports=1)
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.settimeout(10)
+    c.connect(sock)
+    got = b""
+    while not got.endswith(b"\n"):
+        chunk = c.recv(1024)
+        if not chunk:
+            break
+        got += chunk
+    c.close()
+    assert got == f"unix:|unix:{sock}||\n".encode()
+    log = srv.prefix / "logs" / "s.log"
+    wait_until(lambda: log.exists() and log.read_text().strip(), 10, what="a stream log line")
+    assert log.read_text().splitlines()[0] == f"unix:||unix:{sock}|"
