@@ -22,8 +22,8 @@ template <typename F>
 Status edit(Scope& s, F&& f) {
   auto c = s.settings->userid ? std::make_shared<UseridConfig>(*s.settings->userid) : std::make_shared<UseridConfig>();
   if (c->reset_slot < 0) {
-    // `set $uid_reset ...` anywhere makes it a variable with a slot
-    // (defined before anything compiles), read when a cookie came.
+    // $uid_reset has a slot in every config (loader.cc), which a `set`
+    // writes; read when a cookie came.
     Variable v;
     if (lookup_variable("uid_reset", v) && v.id == VarId::user_) c->reset_slot = static_cast<int32_t>(v.index);
   }

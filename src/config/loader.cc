@@ -194,6 +194,9 @@ Status Compiler::run(const std::vector<Node>& main) {
   if (!st) return st;
   st = define_rewrite_variables(main);
   if (!st) return st;
+  // The userid module's $uid_reset exists in every config, as nginx's:
+  // empty until a `set` writes it (directives_userid.cc finds its slot).
+  define_user_variable("uid_reset");
   declare_block_variables(main);
   Scope scope;
   scope.ctx = kMain;

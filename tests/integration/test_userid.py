@@ -36,6 +36,7 @@ CONF = r"""
         location /log/ { userid log; }
         location /mark/ { userid on; userid_mark Z; }
         location /reset/ { userid on; set $uid_reset 1; }
+        location = /reset-value { userid on; return 200 "[$uid_reset]"; }
         location /off/ { userid off; }
     }
 """
@@ -156,6 +157,11 @@ def test_reset(srv):
     assert sc and not sc.startswith("uid=" + KNOWN[:22])
     _, got, uid_set = log_line(srv, "/reset/")
     assert got == text("uid", words(KNOWN)) and uid_set == text("uid", words(sc[4:]))
+
+
+def test_reset_reads_empty_where_nothing_sets_it(srv):
+    # nginx's $uid_reset exists in every config: "" until a `set` writes it.
+    assert get(srv, "/reset-value").body == b"[]"
 
 
 def test_bad_cookie_is_ignored(srv):

@@ -90,7 +90,7 @@ UidState& state(const Exchange& ex, const UseridConfig& conf) {
   return st;
 }
 
-// $uid_reset: a `set` variable when the config has one; else empty.
+// $uid_reset: what a `set` wrote in this request; else empty.
 std::string_view reset_value(const Exchange& ex, const UseridConfig& conf) {
   if (conf.reset_slot < 0 || static_cast<size_t>(conf.reset_slot) >= ex.variables.size()) return {};
   const auto& v = ex.variables[static_cast<size_t>(conf.reset_slot)];
