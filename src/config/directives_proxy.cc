@@ -496,11 +496,11 @@ Status set_set_header(Compiler&, Scope& s, const Node& n) {
   s.proxy_here |= kSetHeaderHere;
   return edit(s, [&](ProxyConfig& p) -> Status {
     if (first) p.set_headers.clear();
-    std::string name = n.args[0];
-    std::string low = lower(name);
-    // A later line for the same name wins, as in nginx.
-    std::erase_if(p.set_headers, [&](const ProxyHeader& h) { return lower(h.name) == low; });
-    p.set_headers.push_back({std::move(name), std::move(*t)});
+    // Every line is a field of its own, in order, as nginx: two lines of
+    // one name send both (an empty value leaves its line out), so Jenkins'
+    // `Connection $connection_upgrade;` then `Connection "";` still sends
+    // the first.
+    p.set_headers.push_back({n.args[0], std::move(*t)});
     return Ok{};
   });
 }

@@ -138,6 +138,31 @@ def test_headers_forwarded_byte_for_byte(make_server, upstreams):
     assert resp.header("Server", "").startswith("nginx" if harness.IS_NGINX else "torii")
 
 
+def test_each_set_header_line_is_a_field(make_server, upstreams):
+    # Two lines of one name send both, in order; an empty one is left out.
+    # Jenkins' documented block writes `Connection $connection_upgrade;`
+    # then `Connection "";`: the first still goes.
+    up = upstreams()
+    srv = make_server(proxy_conf(f"""
+    map $http_upgrade $connection_upgrade {{
+        default upgrade;
+        ''      close;
+    }}
+    server {{
+        listen 127.0.0.1:@PORT@;
+        location / {{
+            proxy_pass http://127.0.0.1:{up.port};
+            proxy_set_header Connection $connection_upgrade;
+            proxy_set_header Connection "";
+            proxy_set_header X-A one;
+            proxy_set_header X-A two;
+        }}
+    }}"""))
+    lines = body_of(srv.port, "/echo/").split("\r\n")
+    assert "Connection: close" in lines
+    assert [l for l in lines if l.startswith("X-A:")] == ["X-A: one", "X-A: two"]
+
+
 def test_host_and_uri_rules(make_server, upstreams):
     up = upstreams()
     srv = make_server(proxy_conf(f"""
