@@ -51,14 +51,7 @@ Status set_header(Compiler&, Scope& s, const Node& n) {
   const bool first = cgi::first_here(s, cgi::kCatchHere << kShift);
   auto& cfg = cgi::editable(s, kMember).upstream;
   if (first) cfg.set_headers.clear();
-  auto lower = [](std::string v) {
-    for (auto& ch : v)
-      if (ch >= 'A' && ch <= 'Z') ch = char(ch - 'A' + 'a');
-    return v;
-  };
-  const std::string low = lower(n.args[0]);
-  std::erase_if(cfg.set_headers, [&](const ProxyHeader& h) { return lower(h.name) == low; });
-  cfg.set_headers.push_back({n.args[0], std::move(*t)});
+  cfg.set_headers.push_back({n.args[0], std::move(*t)});  // each line a field, as proxy_set_header
   return Ok{};
 }
 
