@@ -762,6 +762,7 @@ void Connection::send_head(const http::ResponseHead& head) {
   opts.keep_alive = keep_alive_;
   opts.chunked = chunked_response_;
   opts.head_only = ex.header_only;
+  if (ex.server) opts.keepalive_header_s = ex.settings().keepalive_header.count() / 1000;
   ex.header_bytes = int64_t(out_.append_with([&](std::string& out) { serialize_response_head(head, opts, out); }));
 }
 

@@ -61,7 +61,9 @@ void serialize_response_head(const http::ResponseHead& head, const SerializeOpti
   constexpr std::string_view kChunked = "Transfer-Encoding: chunked\r\n";
   constexpr std::string_view kKeepAlive = "Connection: keep-alive\r\n";
   constexpr std::string_view kClose = "Connection: close\r\n";
-  size_t need = 9 + 4 + reason.size() + 2 + kLength.size() + 20 + 2 + kChunked.size() + kKeepAlive.size() + 2;
+  constexpr std::string_view kTimeout = "Keep-Alive: timeout=";
+  size_t need = 9 + 4 + reason.size() + 2 + kLength.size() + 20 + 2 + kChunked.size() + kKeepAlive.size() +
+                kTimeout.size() + 20 + 2 + 2;
   for (const auto& h : head.headers) need += h.first.size() + h.second.size() + 4;
   const size_t start = out.size();
   out.resize(start + need);
@@ -120,10 +122,18 @@ void serialize_response_head(const http::ResponseHead& head, const SerializeOpti
   }
   if (send_chunked) p = put(p, kChunked);
   if (!own_connection) {
-    if (opts.version <= 10) {
+    // HTTP/1.1 keeps alive unless told; Keep-Alive is named in Connection
+    // when sent (a hop-by-hop field, RFC 9110 7.6.1), as nginx does.
+    const bool timeout = opts.keep_alive && opts.keepalive_header_s > 0;
+    if (opts.version <= 10 || timeout) {
       if (opts.keep_alive) p = put(p, kKeepAlive);
     } else if (!opts.keep_alive) {
       p = put(p, kClose);
+    }
+    if (timeout) {
+      p = put(p, kTimeout);
+      p = put_uint(p, static_cast<uint64_t>(opts.keepalive_header_s));
+      p = put(p, "\r\n");
     }
   }
   p = put(p, "\r\n");

@@ -15,6 +15,10 @@ struct SerializeOptions {
   bool keep_alive = true;  // adds Connection: keep-alive / close as needed
   bool chunked = false;    // adds Transfer-Encoding: chunked
   bool head_only = false;  // HEAD: headers as for GET, no body follows
+  // keepalive_timeout's second value, in seconds (0: none): a kept-alive
+  // response says `Keep-Alive: timeout=N`, which HTTP clients' connection
+  // pools read to stop reusing a connection before the server closes it.
+  int64_t keepalive_header_s = 0;
 };
 
 // Appends the status line and header fields, ending with the empty line.

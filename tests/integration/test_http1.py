@@ -26,11 +26,13 @@ CONF = r"""
         location / { return 200 "ok"; }
     }
 
-    # Short keep-alive for the idle-close test.
+    # Short keep-alive for the idle-close test; the second value is
+    # announced as Keep-Alive: timeout=.
     server {
         listen 127.0.0.1:@PORT1@;
-        keepalive_timeout 1s;
+        keepalive_timeout 1s 1;
         location / { return 200 "idle"; }
+        location = /close { keepalive_timeout 0; return 200 "closing"; }
     }
 
     # Few requests per connection.
@@ -228,6 +230,23 @@ def test_keepalive_timeout_closes_idle(srv):
         start = time.monotonic()
         assert c.closed_within(10)
         assert time.monotonic() - start >= 0.5
+
+
+def test_keepalive_timeout_header(srv):
+    # Nexus' documented `keepalive_timeout 5 5`: HTTP clients' pools read
+    # the announced timeout; HTTP/1.1 and 1.0 alike, none when closing.
+    with Conn(srv.ports[1]) as c:
+        r = c.request("GET", "/")
+        assert r.header("Keep-Alive") == "timeout=1" and r.header("Connection").lower() == "keep-alive"
+    with Conn(srv.ports[1]) as c:
+        r = c.request("GET", "/", [("Connection", "keep-alive")], version="HTTP/1.0")
+        assert r.header("Keep-Alive") == "timeout=1" and r.header("Connection").lower() == "keep-alive"
+    with Conn(srv.ports[1]) as c:
+        r = c.request("GET", "/close")
+        assert r.header("Keep-Alive") is None and r.header("Connection").lower() == "close"
+    # Without the second value: no Keep-Alive field.
+    with Conn(srv.port) as c:
+        assert c.request("GET", "/").header("Keep-Alive") is None
 
 
 def test_keepalive_requests(srv):
