@@ -1,5 +1,7 @@
 #include "http/field_section.h"
 
+#include "http/field_name_rule.h"
+
 #include <cstdint>
 
 #include "config/config.h"
@@ -44,6 +46,11 @@ int FieldSection::build(Exchange& ex, int version, bool had_body, std::string& r
   if (too_large_) {
     reason = "client sent too large request headers";
     return 431;
+  }
+  // Names nginx calls invalid go first, as the HTTP/1 parser drops them.
+  if (ex.server && ex.server->ignore_invalid_headers) {
+    const bool underscores = ex.server->underscores_in_headers;
+    std::erase_if(fields_, [&](const Header& h) { return drops_field_name(h.name, underscores, true); });
   }
   // max_headers counts the regular fields; pseudo-headers and cookie
   // crumbs are not fields of their own (as nginx counts them).

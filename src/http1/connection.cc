@@ -517,6 +517,7 @@ void Connection::begin_request() {
   limits.max_header_line = srv.large_client_header_buffers.size;
   limits.max_head = head_limit(srv);
   limits.allow_underscores = srv.underscores_in_headers;
+  limits.ignore_invalid = srv.ignore_invalid_headers;
   limits.max_headers = srv.max_headers;
   request_ = std::make_unique<PendingRequest>(limits, *this, info_, worker_.services());
   request_->exchange.config = config_;

@@ -1,5 +1,7 @@
 #include "http1/parser.h"
 
+#include "http/field_name_rule.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -468,9 +470,9 @@ bool RequestParser::end_field(const char* p, size_t value_end) {
   while (value_end > value_start_ && is_ows(p[value_end - 1])) --value_end;
   const std::string_view name(p + line_start_, name_end_ - line_start_);
   const std::string_view value(p + value_start_, value_end - value_start_);
-  // nginx's underscores_in_headers off with ignore_invalid_headers on: the
-  // field is dropped, not refused. No well-known name has an underscore.
-  if (!limits_.allow_underscores && std::memchr(name.data(), '_', name.size()) != nullptr) return true;
+  // A name nginx calls invalid ('_' without underscores_in_headers, '.'
+  // and the like) is dropped under ignore_invalid_headers, not refused.
+  if (http::drops_field_name(name, limits_.allow_underscores, limits_.ignore_invalid)) return true;
 
   if (fields_.size() >= limits_.max_headers) {
     fail(494, "client sent too many header lines");

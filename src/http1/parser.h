@@ -26,6 +26,7 @@ struct ParserLimits {
   // code for a 400 "Request Header Or Cookie Too Large").
   size_t max_headers = 1000;
   bool allow_underscores = false;      // underscores_in_headers
+  bool ignore_invalid = true;          // ignore_invalid_headers (http/field_name_rule.h)
 };
 
 enum class ParseStatus { need_more, done, error };

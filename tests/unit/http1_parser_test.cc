@@ -455,6 +455,21 @@ TEST(Http1Parser, UnderscoreHeadersAreDroppedUnlessAllowed) {
   EXPECT_EQ(r.head.headers[1].name, "X_Custom");
 }
 
+// nginx's ignore_invalid_headers: names beyond letters, digits, '-' (and
+// '_' when allowed) are dropped when on, kept when off.
+TEST(Http1Parser, InvalidNamesFollowIgnoreInvalidHeaders) {
+  const std::string in = "GET / HTTP/1.1\r\nHost: h\r\nWeird.Name: 1\r\nX_U: 2\r\nOk-1: 3\r\n\r\n";
+  Outcome r = expect_done(in);
+  ASSERT_EQ(r.head.headers.size(), 2u);
+  EXPECT_EQ(r.head.headers[1].name, "Ok-1");
+  ParserLimits lim;
+  lim.ignore_invalid = false;
+  r = expect_done(in, lim);
+  ASSERT_EQ(r.head.headers.size(), 4u);
+  EXPECT_EQ(r.head.headers[1].name, "Weird.Name");
+  EXPECT_EQ(r.head.headers[2].name, "X_U");
+}
+
 TEST(Http1Parser, HeaderTokens) {
   EXPECT_EQ(http::lookup_header_token("content-length"), HeaderToken::content_length);
   EXPECT_EQ(http::lookup_header_token("CONTENT-LENGTH"), HeaderToken::content_length);
