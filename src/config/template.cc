@@ -218,8 +218,11 @@ bool settable_slot(const Variable& v, uint32_t& slot) {
 
 bool lookup_variable(std::string_view name, Variable& out) {
   out.set_slot = kNoSlot;
-  // A user variable shadows the prefix families ($arg_x...), as in nginx,
-  // where `set $arg_x` makes a variable of its own; $args stays built in.
+  // A `set` of a name in a prefix family ($http_x, $arg_x, $cookie_x...)
+  // writes a slot that stands for the family's value only in a request
+  // where it ran, as nginx (whose `set` gives those names no reader of
+  // their own); other `set` names are variables of their own. $args stays
+  // built in.
   uint32_t user = kNoSlot;
   for (size_t i = 0; i < t_user.size(); ++i) {
     if (t_user[i] == name && name != "args") {
@@ -238,7 +241,23 @@ bool lookup_variable(std::string_view name, Variable& out) {
       return true;
     }
   }
-  if (user != kNoSlot) {
+  struct Family {
+    std::string_view prefix;
+    VarId id;
+    bool header;
+  };
+  static constexpr Family kFamilies[] = {
+      {"upstream_http_", VarId::upstream_http_, true},
+      {"upstream_cookie_", VarId::upstream_cookie_, false},
+      {"http_", VarId::http_, true},
+      {"sent_http_", VarId::sent_http_, true},
+      {"arg_", VarId::arg_, false},
+      {"cookie_", VarId::cookie_, false},
+  };
+  const Family* family = nullptr;
+  for (const auto& f : kFamilies)
+    if (name.size() > f.prefix.size() && name.substr(0, f.prefix.size()) == f.prefix) family = family ? family : &f;
+  if (user != kNoSlot && !family) {
     out.id = VarId::user_;
     out.arg.clear();
     out.index = user;
@@ -262,27 +281,13 @@ bool lookup_variable(std::string_view name, Variable& out) {
     out.arg = std::string(name);
     return true;
   }
-  struct Family {
-    std::string_view prefix;
-    VarId id;
-    bool header;
-  };
-  static constexpr Family kFamilies[] = {
-      {"upstream_http_", VarId::upstream_http_, true},
-      {"upstream_cookie_", VarId::upstream_cookie_, false},
-      {"http_", VarId::http_, true},
-      {"sent_http_", VarId::sent_http_, true},
-      {"arg_", VarId::arg_, false},
-      {"cookie_", VarId::cookie_, false},
-  };
-  for (const auto& f : kFamilies) {
-    if (name.size() > f.prefix.size() && name.substr(0, f.prefix.size()) == f.prefix) {
-      std::string_view rest = name.substr(f.prefix.size());
-      out.id = f.id;
-      out.arg = f.header ? header_arg(rest) : std::string(rest);
-      if (f.id == VarId::upstream_http_ || f.id == VarId::upstream_cookie_) t_upstream_headers = true;
-      return true;
-    }
+  if (family) {
+    const std::string_view rest = name.substr(family->prefix.size());
+    out.id = family->id;
+    out.arg = family->header ? header_arg(rest) : std::string(rest);
+    out.set_slot = user;
+    if (family->id == VarId::upstream_http_ || family->id == VarId::upstream_cookie_) t_upstream_headers = true;
+    return true;
   }
   return false;
 }

@@ -254,3 +254,24 @@ def test_host_of_a_request_without_host(make_server):
     assert r.status == 200 and r.body == b"[]\n"
     r, _ = harness.http_raw(srv.ports[1], b"GET / HTTP/1.0\r\n\r\n", wait_close=0)
     assert r.status == 200 and r.body == b"[named.example]\n"
+
+
+def test_set_of_a_header_variable_stands_only_where_it_ran(make_server):
+    # Artifactory's documented `if ($http_x_forwarded_proto = '') { set
+    # $http_x_forwarded_proto $scheme; }`: the header's value wherever the
+    # set did not run; a set in a location never used hides nothing.
+    srv = make_server(harness.base_conf(access_log=False, http="""
+    server {
+        listen 127.0.0.1:@PORT@;
+        location / {
+            if ($http_x_forwarded_proto = '') { set $http_x_forwarded_proto $scheme; }
+            return 200 "[$http_x_forwarded_proto]\\n";
+        }
+        location /plain { return 200 "[$http_x_forwarded_proto][$arg_a]\\n"; }
+        location /never { set $http_x_forwarded_proto never; set $arg_a never; return 200 "x"; }
+    }
+    """))
+    assert harness.http(srv.port, "/", headers={"X-Forwarded-Proto": "https"}).body == b"[https]\n"
+    assert harness.http(srv.port, "/").body == b"[http]\n"
+    r = harness.http(srv.port, "/plain?a=1", headers={"X-Forwarded-Proto": "https"})
+    assert r.body == b"[https][1]\n"
