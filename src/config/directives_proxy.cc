@@ -818,6 +818,13 @@ Result<std::shared_ptr<const UpstreamGroupConfig>> upstream_for_address(Compiler
   if (!has_port) {
     for (const auto& u : c.cfg().upstreams)
       if (!u->implicit && u->name == host) group = u;
+  } else {
+    // "http://backend:9000" where `upstream backend {}` exists: nginx's
+    // words (MinIO's docs have this slip), not a failed name lookup.
+    const std::string_view name = host.substr(0, host.rfind(':'));
+    for (const auto& u : c.cfg().upstreams)
+      if (!u->implicit && u->name == name)
+        return node_error(n, "upstream " + q(name) + " may not have port " + std::string(host.substr(name.size() + 1)));
   }
   // An address without a port: the scheme's (https: 443), named in full so
   // that http://h and https://h are two implicit groups.

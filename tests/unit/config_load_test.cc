@@ -689,6 +689,8 @@ TEST(ConfigLoad, ErrorMessages) {
       {"http { server {\nlisten unix:; } }",
        "string:2: no path in the unix domain socket in \"unix:\" of the \"listen\" directive"},
       {"http { server {\nlisten 70000; } }", "string:2: invalid port in \"70000\" of the \"listen\" directive"},
+      {"http { upstream u { server 127.0.0.1:1; } server { location / {\nproxy_pass http://u:9000; } } }",
+       "string:2: upstream \"u\" may not have port 9000"},
       {"http { server {\nlisten 80 foo; } }", "string:2: invalid parameter \"foo\" in \"listen\" directive"},
       {"http { server {\nlisten [::1; } }", "string:2: invalid IPv6 address in \"[::1\" of the \"listen\" directive"},
       {"http {\nserver { listen 80 default_server; }\nserver { listen 80 default_server; } }",
