@@ -398,11 +398,14 @@ int main(int argc, char** argv) {
   }
   torii::core::notify_stopping();
   for (auto& w : workers) w->stop(graceful);
+  // The workers stop accepting now; a unix path's file goes too, so a new
+  // client is refused at once rather than queued on a socket nobody will
+  // accept from while a graceful stop lets requests finish.
+  torii::net::unix_listeners::close_all();
   for (auto& w : workers) w->join();
   health.stop();
   names.stop();
   torii::net::OcspRefresher::process().stop();
-  torii::net::unix_listeners::close_all();  // their files go, as nginx's
   unlink(cfg->pid_path.c_str());
   TORII_LOG(notice, "exit");
   return 0;

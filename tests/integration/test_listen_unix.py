@@ -78,6 +78,29 @@ def test_file_removed_when_the_server_stops(make_server, sockdir):
     assert not os.path.exists(sock)
 
 
+def test_graceful_stop_removes_the_file_at_once(make_server, sockdir):
+    # A download in flight finishes; the path is gone from the start of
+    # the stop, so a new client is refused instead of waiting.
+    sock = os.path.join(sockdir, "web.sock")
+    srv = make_server(conf(sock, location="location /big { root @PREFIX@/www; limit_rate 400k; }"), start=False)
+    (srv.prefix / "www" / "big").mkdir(parents=True)
+    (srv.prefix / "www" / "big" / "f.bin").write_bytes(b"x" * (1200 * 1024))
+    srv.start()
+    out = srv.prefix / "got.bin"
+    dl = subprocess.Popen(["curl", "-s", "--noproxy", "*", "--unix-socket", sock, "-o", str(out),
+                           "http://localhost/big/f.bin"])
+    try:
+        wait_until(lambda: out.exists() and out.stat().st_size > 0, 10, what="the download under way")
+        srv.signal(signal.SIGQUIT)
+        wait_until(lambda: not os.path.exists(sock), 3, what="the socket file removed")
+        assert dl.wait(30) == 0
+    finally:
+        if dl.poll() is None:
+            dl.kill()
+    assert out.stat().st_size == 1200 * 1024
+    assert srv.wait_exit(20) is not None
+
+
 def test_allow_unix_and_deny_all(make_server, sockdir):
     sock = os.path.join(sockdir, "web.sock")
     srv = make_server(conf(sock, location="""
