@@ -21,6 +21,7 @@
 #include "modules/metrics/worker_metrics.h"
 #include "core/worker.h"
 #include "log/access_log_files.h"
+#include "log/server_error_logs.h"
 #include "log/error_log.h"
 #include "net/listener.h"
 #include "stream/stream_config.h"
@@ -146,6 +147,7 @@ torii::Result<ConfigPtr> load(const Options& o, bool open_files = true) {
   }
   if (cfg && open_files) {
     if (auto created = torii::log::create_access_log_files(**cfg); !created) return torii::Error{created.error()};
+    if (auto opened = torii::log::open_request_error_logs(**cfg); !opened) return torii::Error{opened.error()};
   }
   return cfg;
 }

@@ -416,6 +416,10 @@ struct Config {
   // a server uses it), once each: created at start, -t and reload, as nginx
   // opens them all then (log/access_log_files).
   std::vector<std::string> access_log_files;
+  // The files of error_logs in http, server and location blocks (a
+  // request's messages go there): opened when the config loads, at start,
+  // -t and reload, and kept (log/server_error_logs).
+  std::vector<std::string> error_log_files;
   std::vector<std::shared_ptr<const Server>> servers;
   std::vector<ListenGroup> listen_groups;
   std::vector<std::shared_ptr<const UpstreamGroupConfig>> upstreams;

@@ -140,9 +140,15 @@ Status set_error_log(Compiler& c, Scope& s, const Node& n) {
   if (n.args.size() == 2 && !parse_level(n.args[1], el.level)) return invalid_value(n, n.args[1]);
   if (s.ctx == kMain) {
     c.cfg().error_log = el;
-  } else {
-    s.settings->error_log = el;
+    return Ok{};
   }
+  // A request's messages go to its location's log, whose file is opened
+  // once the config has loaded (log::open_request_error_logs).
+  if (!el.syslog) {
+    auto& files = c.cfg().error_log_files;
+    if (std::find(files.begin(), files.end(), el.path) == files.end()) files.push_back(el.path);
+  }
+  s.settings->error_log = el;
   return Ok{};
 }
 

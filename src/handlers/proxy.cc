@@ -345,7 +345,7 @@ bool ProxySession::on_body_data(std::string_view data) {
 bool ProxySession::body_too_large() {
   const int64_t limit = ex_.settings().client_max_body_size;
   if (limit <= 0 || body_received_ <= limit) return false;
-  TORII_LOG(error, "client intended to send too large chunked body: %lld+ bytes%s",
+  TORII_LOG_EX(ex_, error, "client intended to send too large chunked body: %lld+ bytes%s",
             static_cast<long long>(body_received_), http::log_context(ex_).c_str());
   body_.reset();
   ex_.close_connection = true;
@@ -370,7 +370,7 @@ void ProxySession::on_body_end() {
   }
   if (phase_ != Phase::reading_client_body) return;
   if (!body_->file_name().empty())  // client_body_in_file_only: nginx says where, at notice
-    TORII_LOG(notice, "a client request body is buffered to a temporary file %s%s", body_->file_name().c_str(),
+    TORII_LOG_EX(ex_, notice, "a client request body is buffered to a temporary file %s%s", body_->file_name().c_str(),
               http::log_context(ex_).c_str());
   if (ex_.req.content_length < 0) ex_.body_length_read = body_->size();
   upgrade_sent_ = codec_->request_head(RequestBody::length, body_->size(), head_);
@@ -529,7 +529,7 @@ bool ProxySession::bind_source() {
     name = http::render(b.value, ex_);
     if (name.empty()) return true;
     if (!config::upstream_bind_address(name, addr, len)) {
-      TORII_LOG(error, "invalid local address \"%s\"%s", name.c_str(), http::log_context(ex_, upstream_url()).c_str());
+      TORII_LOG_EX(ex_, error, "invalid local address \"%s\"%s", name.c_str(), http::log_context(ex_, upstream_url()).c_str());
       return true;
     }
   }

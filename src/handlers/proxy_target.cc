@@ -211,7 +211,7 @@ void fail(http::Exchange& ex, int status) {
 
 void start_resolved(http::Exchange& ex, const ProxyConfig& cfg, const Target& t, const dns::Answer& a) {
   if (a.state != 0) {
-    TORII_LOG(error, "%s could not be resolved (%d: %s)%s", t.host.c_str(), a.state, dns::state_text(a.state),
+    TORII_LOG_EX(ex, error, "%s could not be resolved (%d: %s)%s", t.host.c_str(), a.state, dns::state_text(a.state),
               http::log_context(ex).c_str());
     fail(ex, 502);
     return;
@@ -231,7 +231,7 @@ void serve_proxy_with_variables(http::Exchange& ex, const ProxyConfig& cfg) {
   Target t;
   std::string why;
   if (!parse_target(url, t, why)) {
-    TORII_LOG(error, "%s%s", why.c_str(), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "%s%s", why.c_str(), http::log_context(ex).c_str());
     fail(ex, 500);
     return;
   }
@@ -245,7 +245,7 @@ void serve_proxy_with_variables(http::Exchange& ex, const ProxyConfig& cfg) {
   }
   const auto& settings = ex.settings();
   if (!settings.resolver || !ex.services().resolvers) {
-    TORII_LOG(error, "no resolver defined to resolve %s%s", t.host.c_str(), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "no resolver defined to resolve %s%s", t.host.c_str(), http::log_context(ex).c_str());
     fail(ex, 502);
     return;
   }

@@ -68,7 +68,7 @@ void advise_read_ahead(const Exchange& ex, const OpenResult& r, const std::strin
   constexpr int64_t kMinReadAhead = 128 * 1024;
   if (ex.settings().read_ahead <= 0 || !r.ok() || r.file->is_dir || r.file->size <= kMinReadAhead) return;
   if (int err = posix_fadvise(r.file->fd, 0, 0, POSIX_FADV_SEQUENTIAL); err != 0)
-    TORII_LOG(crit, "posix_fadvise() \"%s\" failed (%d: %s)%s", path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, crit, "posix_fadvise() \"%s\" failed (%d: %s)%s", path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
 }
 
 OpenResult open_path(Exchange& ex, const std::string& path) {
@@ -85,18 +85,18 @@ bool is_missing(int err) {
 HandlerResult open_failed(const Exchange& ex, const std::string& path, int err) {
   if (is_missing(err)) {
     if (ex.settings().log_not_found)
-      TORII_LOG(error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
+      TORII_LOG_EX(ex, error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
     return HandlerResult::error(404);
   }
   if (err == kErrNotRegularFile) {
-    TORII_LOG(crit, "\"%s\" is not a regular file%s", path.c_str(), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, crit, "\"%s\" is not a regular file%s", path.c_str(), http::log_context(ex).c_str());
     return HandlerResult::error(404);
   }
   if (err == EACCES || err == EPERM || err == ELOOP || err == EMLINK) {
-    TORII_LOG(error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
     return HandlerResult::error(403);
   }
-  TORII_LOG(crit, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
+  TORII_LOG_EX(ex, crit, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
   return HandlerResult::error(500);
 }
 
@@ -162,7 +162,7 @@ HandlerResult serve_index(Exchange& ex) {
   if (!d.file->is_dir) return HandlerResult::error(404);
   if (s.autoindex && s.autoindex->enabled && (ex.req.method == Method::get || ex.req.method == Method::head))
     return autoindex::serve(ex, dir);
-  TORII_LOG(error, "directory index of \"%s\" is forbidden%s", dir.c_str(), http::log_context(ex).c_str());
+  TORII_LOG_EX(ex, error, "directory index of \"%s\" is forbidden%s", dir.c_str(), http::log_context(ex).c_str());
   return HandlerResult::error(403);
 }
 
@@ -192,7 +192,7 @@ std::optional<HandlerResult> run_try_files(Exchange& ex, OpenResult& found, std:
     OpenResult r = open_path(ex, path);
     if (!r.ok()) {
       if (!is_missing(r.err) && r.err != kErrNotRegularFile)
-        TORII_LOG(crit, "open() \"%s\" failed (%d: %s)%s", path.c_str(), r.err, std::strerror(r.err), http::log_context(ex).c_str());
+        TORII_LOG_EX(ex, crit, "open() \"%s\" failed (%d: %s)%s", path.c_str(), r.err, std::strerror(r.err), http::log_context(ex).c_str());
       continue;
     }
     if (r.file->is_dir != want_dir) continue;
@@ -355,7 +355,7 @@ std::optional<HandlerResult> apply_try_files(Exchange& ex) {
 HandlerResult serve_static(Exchange& ex) {
   if (ex.location_uri_rewritten && !ex.settings().alias.empty()) {
     // The new URI no longer starts with the location's prefix: nothing to replace.
-    TORII_LOG(alert, "\"alias\" cannot be used in location \"%s\" where URI was rewritten%s",
+    TORII_LOG_EX(ex, alert, "\"alias\" cannot be used in location \"%s\" where URI was rewritten%s",
               ex.location ? ex.location->pattern.c_str() : "", http::log_context(ex).c_str());
     return HandlerResult::error(500);
   }

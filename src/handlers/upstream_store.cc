@@ -27,7 +27,7 @@ std::unique_ptr<ResponseStore> ResponseStore::begin(const http::Exchange& ex, co
   const int fd = core::create_temp_file(cfg.temp_path, cfg.temp_levels, temp);
   if (fd < 0) {
     const int err = errno;
-    TORII_LOG(crit, "open() \"%s\" failed (%d: %s)%s", temp.c_str(), err, std::strerror(err),
+    TORII_LOG_EX(ex, crit, "open() \"%s\" failed (%d: %s)%s", temp.c_str(), err, std::strerror(err),
               http::log_context(ex).c_str());
     return nullptr;
   }

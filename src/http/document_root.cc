@@ -84,7 +84,7 @@ bool map_uri_to_path(const Exchange& ex, std::string_view uri, std::string& out)
   const std::string& prefix = s.alias_prefix;
   if (uri.substr(0, prefix.size()) != prefix) {
     // Only reachable through try_files naming a URI outside the location.
-    TORII_LOG(error, "\"%.*s\" is outside alias location \"%s\"%s", static_cast<int>(uri.size()), uri.data(),
+    TORII_LOG_EX(ex, error, "\"%.*s\" is outside alias location \"%s\"%s", static_cast<int>(uri.size()), uri.data(),
               prefix.c_str(), log_context(ex).c_str());
     return false;
   }

@@ -103,7 +103,7 @@ void Exchange::send_head(ResponseHead head) {
   if (!head.accel_charset.empty()) {
     static const std::vector<std::string> kNone;
     if (!charset::apply_override(head.accel_charset, config ? config->charsets : kNone, status, head))
-      TORII_LOG(error, "unknown charset \"%s\" to override%s", head.accel_charset.c_str(), log_context(*this).c_str());
+      TORII_LOG_EX(*this, error, "unknown charset \"%s\" to override%s", head.accel_charset.c_str(), log_context(*this).c_str());
   }
   // charset: names it in the type, and recodes the body where a charset_map
   // joins the body's charset and it. Subrequests (SSI includes) are left

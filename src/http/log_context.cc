@@ -33,3 +33,13 @@ std::string log_context(const Exchange& ex, std::string_view upstream) {
 }
 
 }  // namespace torii::http
+
+namespace torii::http {
+
+const config::ErrorLogConfig* request_error_log(const Exchange& ex) {
+  if (!ex.location && !ex.server) return nullptr;
+  const auto& own = ex.settings().error_log;
+  return own && !own->syslog ? &*own : nullptr;  // a syslog target: the main log
+}
+
+}  // namespace torii::http

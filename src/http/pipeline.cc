@@ -186,7 +186,7 @@ bool before_content(Exchange& ex, bool server_phase) {
       return false;
     }
     if (ex.settings().client_max_body_size > 0 && ex.req.content_length > ex.settings().client_max_body_size) {
-      TORII_LOG(error, "client intended to send too large body: %lld bytes%s",
+      TORII_LOG_EX(ex, error, "client intended to send too large body: %lld bytes%s",
                 static_cast<long long>(ex.req.content_length), log_context(ex).c_str());
       ex.close_connection = true;
       send_error(ex, 413);
@@ -204,7 +204,7 @@ bool before_content(Exchange& ex, bool server_phase) {
         return false;
       case rewrite::Outcome::uri_changed:
         if (++ex.internal_redirects > kMaxInternalRedirects) {
-          TORII_LOG(error, "rewrite or internal redirection cycle while processing \"%s\"%s", ex.req.path.c_str(),
+          TORII_LOG_EX(ex, error, "rewrite or internal redirection cycle while processing \"%s\"%s", ex.req.path.c_str(),
                     log_context(ex).c_str());
           send_error(ex, 500);
           return false;
@@ -218,7 +218,7 @@ bool before_content(Exchange& ex, bool server_phase) {
     realip::run(ex, s.realip.get());  // nginx's preaccess run, with the location's settings
     if (s.limit_except && !method_listed(*s.limit_except, ex.req.method) &&
         !access::rules_allow(s.limit_except->rules, ex)) {
-      TORII_LOG(error, "access forbidden by rule%s", log_context(ex).c_str());
+      TORII_LOG_EX(ex, error, "access forbidden by rule%s", log_context(ex).c_str());
       send_error(ex, 403);
       return false;
     }
@@ -294,7 +294,7 @@ void route(Exchange& ex, Phase from) {
         return;
       case handlers::HandlerResult::Kind::internal_redirect:
         if (++ex.internal_redirects > kMaxInternalRedirects) {
-          TORII_LOG(error, "rewrite or internal redirection cycle while internally redirecting to \"%s\"%s",
+          TORII_LOG_EX(ex, error, "rewrite or internal redirection cycle while internally redirecting to \"%s\"%s",
                     result.uri.c_str(), log_context(ex).c_str());
           send_error(ex, 500);
           return;
@@ -303,7 +303,7 @@ void route(Exchange& ex, Phase from) {
           // try_files ... @name: continue in the named location.
           const config::Location* named = config::find_named_location(*ex.server, result.uri);
           if (!named) {
-            TORII_LOG(error, "could not find named location \"%s\"%s", result.uri.c_str(), log_context(ex).c_str());
+            TORII_LOG_EX(ex, error, "could not find named location \"%s\"%s", result.uri.c_str(), log_context(ex).c_str());
             send_error(ex, 500);
             return;
           }
@@ -338,7 +338,7 @@ const config::ErrorPage* find_error_page(const config::LocationSettings& s, int 
 
 void accel_redirect(Exchange& ex, std::string_view target) {
   if (++ex.internal_redirects > kMaxInternalRedirects) {
-    TORII_LOG(error, "rewrite or internal redirection cycle while internally redirecting to \"%.*s\"%s",
+    TORII_LOG_EX(ex, error, "rewrite or internal redirection cycle while internally redirecting to \"%.*s\"%s",
               int(target.size()), target.data(), log_context(ex).c_str());
     send_error(ex, 500);
     return;
@@ -346,7 +346,7 @@ void accel_redirect(Exchange& ex, std::string_view target) {
   if (!target.empty() && target[0] == '@') {
     const config::Location* named = config::find_named_location(*ex.server, target);
     if (!named) {
-      TORII_LOG(error, "could not find named location \"%.*s\"%s", int(target.size()), target.data(),
+      TORII_LOG_EX(ex, error, "could not find named location \"%.*s\"%s", int(target.size()), target.data(),
                 log_context(ex).c_str());
       send_error(ex, 500);
       return;
@@ -361,7 +361,7 @@ void accel_redirect(Exchange& ex, std::string_view target) {
   const size_t q = target.find('?');
   std::string path = percent_decoded(target.substr(0, q));
   if (q == 0 || unsafe_path(target.substr(0, q)) || unsafe_path(path)) {
-    TORII_LOG(error, "unsafe URI \"%.*s\" was detected%s", int(target.size()), target.data(), log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "unsafe URI \"%.*s\" was detected%s", int(target.size()), target.data(), log_context(ex).c_str());
     send_error(ex, 404);
     return;
   }
@@ -390,7 +390,7 @@ void run_request(Exchange& ex) {
     // so it is refused for every request, proxied or not, before any
     // location or handler runs. nginx decides keep-alive only after this
     // check, so the connection ends with the 405.
-    TORII_LOG(info, "client sent TRACE method%s", log_context(ex).c_str());
+    TORII_LOG_EX(ex, info, "client sent TRACE method%s", log_context(ex).c_str());
     ex.close_connection = true;
     send_error(ex, 405);
     return;
@@ -460,7 +460,7 @@ void send_error(Exchange& ex, int status) {
     if (!uri.empty() && uri[0] == '@') {
       const config::Location* named = config::find_named_location(*ex.server, uri);
       if (!named) {
-        TORII_LOG(error, "could not find named location \"%s\"%s", uri.c_str(), log_context(ex).c_str());
+        TORII_LOG_EX(ex, error, "could not find named location \"%s\"%s", uri.c_str(), log_context(ex).c_str());
         write_special_response(ex, 500);
         return;
       }

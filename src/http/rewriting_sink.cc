@@ -79,7 +79,7 @@ void RewritingSink::pump() {
     }
     std::string_view slice;
     if (!pending_.front_slice(kSlice, slice)) {
-      TORII_LOG(crit, "pread() failed in %s (%s)%s", filter_name_, strerror(errno), log_context(ex_).c_str());
+      TORII_LOG_EX(ex_, crit, "pread() failed in %s (%s)%s", filter_name_, strerror(errno), log_context(ex_).c_str());
       done_ = true;
       pending_.clear();
       ex_.abort();

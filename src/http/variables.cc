@@ -375,7 +375,7 @@ bool append_user_variable(const Exchange& ex, uint32_t slot, std::string& out) {
     return true;
   }
   if (ex.server && ex.settings().uninitialized_variable_warn && ex.config && slot < ex.config->variables.size()) {
-    TORII_LOG(warn, "using uninitialized \"%s\" variable%s", ex.config->variables[slot].c_str(),
+    TORII_LOG_EX(ex, warn, "using uninitialized \"%s\" variable%s", ex.config->variables[slot].c_str(),
               log_context(ex).c_str());
   }
   return true;

@@ -30,7 +30,7 @@ struct WholeBodyRead final : Exchange::HandlerState, BodyReader {
     if (failed) return true;  // answered: the rest is read and dropped
     received += int64_t(data.size());
     if (limit > 0 && received > limit) {
-      TORII_LOG(error, "client intended to send too large chunked body: %lld+ bytes%s",
+      TORII_LOG_EX(ex, error, "client intended to send too large chunked body: %lld+ bytes%s",
                 static_cast<long long>(received), log_context(ex).c_str());
       ex.close_connection = true;
       fail(413);

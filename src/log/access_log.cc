@@ -94,7 +94,7 @@ void write_to_rendered_path(const config::Template& path_template, const http::E
   http::append_document_root(ex, root);
   struct stat st {};
   if (root.empty() || ::stat(root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    TORII_LOG(error, "testing \"%s\" existence failed (%d: %s)%s", root.c_str(), errno, std::strerror(errno),
+    TORII_LOG_EX(ex, error, "testing \"%s\" existence failed (%d: %s)%s", root.c_str(), errno, std::strerror(errno),
               http::log_context(ex).c_str());
     return;
   }
@@ -103,12 +103,12 @@ void write_to_rendered_path(const config::Template& path_template, const http::E
   // A value from the request must not climb out of the folder it names.
   if (path.empty() || path.find('\0') != std::string::npos || path.find("/../") != std::string::npos ||
       path.ends_with("/..")) {
-    TORII_LOG(error, "invalid access log path \"%s\"%s", path.c_str(), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "invalid access log path \"%s\"%s", path.c_str(), http::log_context(ex).c_str());
     return;
   }
   const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
-    TORII_LOG(error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), errno, std::strerror(errno), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), errno, std::strerror(errno), http::log_context(ex).c_str());
     return;
   }
   if (::write(fd, line.data(), line.size()) < 0)

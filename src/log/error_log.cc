@@ -250,6 +250,29 @@ void write_to(int fd, config::LogLevel level, const char* fmt, ...) {
   errno = saved_errno;
 }
 
+bool enabled_for(const config::ErrorLogConfig* own, config::LogLevel level) {
+  if (!own) return enabled(level);
+  return static_cast<uint8_t>(level) >= static_cast<uint8_t>(own->level);
+}
+
+void write_for(const config::ErrorLogConfig* own, config::LogLevel level, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int saved_errno = errno;
+  // Opened when its config loaded; a file that could not be is the main log's.
+  const int fd = own ? server_error_log_fd(own->path) : -1;
+  if (fd < 0) {
+    errno = saved_errno;
+    vwrite(level, fmt, ap);
+  } else {
+    thread_local char buf[kMaxLine];
+    const size_t n = format_line(buf, level, fmt, ap);
+    write_line(fd, buf, n);
+    errno = saved_errno;
+  }
+  va_end(ap);
+}
+
 void vwrite(config::LogLevel level, const char* fmt, va_list ap) {
   if (!enabled(level)) return;
   int saved_errno = errno;  // callers often log and then look at errno again

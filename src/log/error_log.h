@@ -24,6 +24,12 @@ void vwrite(config::LogLevel level, const char* fmt, va_list ap);
 // the same line, written to `fd`.
 void write_to(int fd, config::LogLevel level, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 
+// A request's lines (TORII_LOG_EX): to its location's error_log at that
+// log's level when it has one with a file, else to the main log.
+bool enabled_for(const config::ErrorLogConfig* own, config::LogLevel level);
+void write_for(const config::ErrorLogConfig* own, config::LogLevel level, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 }  // namespace torii::log
 
 #define TORII_LOG(level, ...)                                            \

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 
@@ -37,6 +38,15 @@ int server_error_log_fd(const std::string& path) {
   const int fd = open_append(path);
   if (fd >= 0) g_files.emplace(path, fd);
   return fd;
+}
+
+Status open_request_error_logs(const config::Config& cfg) {
+  for (const std::string& path : cfg.error_log_files) {
+    if (server_error_log_fd(path) >= 0) continue;
+    const int err = errno;
+    return Error{"open() \"" + path + "\" failed (" + std::to_string(err) + ": " + std::strerror(err) + ")"};
+  }
+  return Ok{};
 }
 
 void reopen_server_error_logs() {

@@ -18,7 +18,7 @@ HandlerResult serve_memcached(http::Exchange& ex) {
   const auto& cfg = *ex.settings().memcached;
   const std::string key = http::render(cfg.memcached_key, ex);
   if (key.empty()) {
-    TORII_LOG(error, "the \"$memcached_key\" variable is not set%s", http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "the \"$memcached_key\" variable is not set%s", http::log_context(ex).c_str());
     return HandlerResult::error(500);
   }
   serve_upstream(ex, cfg.upstream, std::make_unique<memcached::MemcachedCodec>(ex, cfg, key));

@@ -41,7 +41,7 @@ int client_bytes(const http::Exchange& ex, uint8_t out[16]) {
 }
 
 void forbidden(http::Exchange& ex) {
-  TORII_LOG(error, "access forbidden by rule%s", http::log_context(ex).c_str());
+  TORII_LOG_EX(ex, error, "access forbidden by rule%s", http::log_context(ex).c_str());
   http::send_error(ex, 403);
 }
 

@@ -40,7 +40,7 @@ void send_refusal(http::Exchange& ex, int status) {
     http::send_error(ex, status);
     return;
   }
-  TORII_LOG(info, "delaying unauthorized request%s", http::log_context(ex).c_str());
+  TORII_LOG_EX(ex, info, "delaying unauthorized request%s", http::log_context(ex).c_str());
   if (ex.handler_state) {  // an auth check's own state, maybe still on the stack
     std::shared_ptr<http::Exchange::HandlerState> old = std::move(ex.handler_state);
     loop->defer([old] {});

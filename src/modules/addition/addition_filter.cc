@@ -86,7 +86,7 @@ class AdditionSink final : public http::ResponseSink, public std::enable_shared_
     const auto r = output_.flush(*next_, kQueueMark, ex_);
     pumping_ = false;
     if (r == ssi::OrderedOutput::Flush::failed) {
-      TORII_LOG(crit, "pread() failed in the addition filter (%s)%s", strerror(errno), http::log_context(ex_).c_str());
+      TORII_LOG_EX(ex_, crit, "pread() failed in the addition filter (%s)%s", strerror(errno), http::log_context(ex_).c_str());
       done_ = true;
       ex_.abort();
       return;

@@ -114,12 +114,12 @@ bool read_file(const std::string& path, std::string& out, int& err) {
 int verdict(http::Exchange& ex, PasswordCheck check, const std::string& why, const std::string& user,
             const std::string& realm, std::string key) {
   if (check == PasswordCheck::error) {
-    TORII_LOG(error, "%s for user \"%s\"%s", why.empty() ? "unsupported password hash" : why.c_str(), user.c_str(),
+    TORII_LOG_EX(ex, error, "%s for user \"%s\"%s", why.empty() ? "unsupported password hash" : why.c_str(), user.c_str(),
               http::log_context(ex).c_str());
     return 500;
   }
   if (check == PasswordCheck::mismatch) {
-    TORII_LOG(error, "user \"%s\": password mismatch%s", user.c_str(), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "user \"%s\": password mismatch%s", user.c_str(), http::log_context(ex).c_str());
     return set_realm(ex, realm);
   }
   std::lock_guard lock(remembered_mu);
@@ -183,7 +183,7 @@ int check_basic(http::Exchange& ex, int refused) {
   if (realm == "off") return 0;
   std::string user, password;
   if (!basic_credentials(ex.req, user, password)) {
-    TORII_LOG(info, "no user/password was provided for basic authentication%s", http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, info, "no user/password was provided for basic authentication%s", http::log_context(ex).c_str());
     return set_realm(ex, realm);
   }
   std::string path = http::render(ls.auth_basic_user_file, ex);
@@ -191,16 +191,16 @@ int check_basic(http::Exchange& ex, int refused) {
   int err = 0;
   if (!read_file(path, file, err)) {
     if (err == ENOENT) {
-      TORII_LOG(error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, strerror(err), http::log_context(ex).c_str());
+      TORII_LOG_EX(ex, error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, strerror(err), http::log_context(ex).c_str());
       return 403;
     }
-    TORII_LOG(crit, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, strerror(err), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, crit, "open() \"%s\" failed (%d: %s)%s", path.c_str(), err, strerror(err), http::log_context(ex).c_str());
     return 500;
   }
   auto hash = find_hash(file, user);
   OPENSSL_cleanse(file.data(), file.size());
   if (!hash) {
-    TORII_LOG(error, "user \"%s\" was not found in \"%s\"%s", user.c_str(), path.c_str(), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "user \"%s\" was not found in \"%s\"%s", user.c_str(), path.c_str(), http::log_context(ex).c_str());
     return set_realm(ex, realm);
   }
   std::string key = remember_key(user, *hash, password);

@@ -79,7 +79,7 @@ void AuthRequestState::done() {
   } else if (status == 403) {
     verdict = 403;
   } else if (status < 200 || status >= 300) {
-    TORII_LOG(error, "auth request unexpected status: %d%s", status, http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "auth request unexpected status: %d%s", status, http::log_context(ex).c_str());
     verdict = 500;
   }
   // The request goes on and may hand its state to a handler: this object

@@ -55,7 +55,7 @@ handlers::HandlerResult serve(http::Exchange& ex, const std::string& dir) {
   if (cfg.format == config::AutoindexConfig::Format::jsonp) {
     options.callback = callback_arg(ex.req.query);
     if (!valid_callback(options.callback)) {
-      TORII_LOG(info, "client sent %s callback name: \"%.*s\"%s",
+      TORII_LOG_EX(ex, info, "client sent %s callback name: \"%.*s\"%s",
                 options.callback.size() > 128 ? "too long" : "invalid", static_cast<int>(options.callback.size()),
                 options.callback.data(), http::log_context(ex).c_str());
       return HandlerResult::error(400);
@@ -68,10 +68,10 @@ handlers::HandlerResult serve(http::Exchange& ex, const std::string& dir) {
     int err = errno;
     bool missing = err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG;
     if (missing || err == EACCES)
-      TORII_LOG(error, "opendir() \"%s\" failed (%d: %s)%s", dir.c_str(), err, strerror(err),
+      TORII_LOG_EX(ex, error, "opendir() \"%s\" failed (%d: %s)%s", dir.c_str(), err, strerror(err),
                 http::log_context(ex).c_str());
     else
-      TORII_LOG(crit, "opendir() \"%s\" failed (%d: %s)%s", dir.c_str(), err, strerror(err),
+      TORII_LOG_EX(ex, crit, "opendir() \"%s\" failed (%d: %s)%s", dir.c_str(), err, strerror(err),
                 http::log_context(ex).c_str());
     return HandlerResult::error(missing ? 404 : err == EACCES ? 403 : 500);
   }
@@ -84,7 +84,7 @@ handlers::HandlerResult serve(http::Exchange& ex, const std::string& dir) {
       int err = errno;
       // A dangling symlink is listed as itself.
       if ((err != ENOENT && err != ELOOP) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        TORII_LOG(crit, "stat() \"%s%s\" failed (%d: %s)%s", dir.c_str(), de->d_name, err, strerror(err),
+        TORII_LOG_EX(ex, crit, "stat() \"%s%s\" failed (%d: %s)%s", dir.c_str(), de->d_name, err, strerror(err),
                   http::log_context(ex).c_str());
         if (err == EACCES) continue;
         return HandlerResult::error(500);

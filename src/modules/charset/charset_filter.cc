@@ -150,7 +150,7 @@ std::shared_ptr<CharsetSink> header_filter(http::Exchange& ex, http::ResponseHea
   Recoder::Direction direction;
   std::shared_ptr<const config::CharsetMap> map = find_map(ex, from, to, direction);
   if (!map) {
-    TORII_LOG(error, "no \"charset_map\" between the charsets \"%s\" and \"%s\"%s", from.c_str(), to.c_str(),
+    TORII_LOG_EX(ex, error, "no \"charset_map\" between the charsets \"%s\" and \"%s\"%s", from.c_str(), to.c_str(),
               http::log_context(ex).c_str());
     return nullptr;
   }

@@ -20,12 +20,12 @@ int check(http::Exchange& ex) {
   // default server's context): it asked for nothing, so nothing came.
   if (cert && cert->present && cert->verify_result != 0 &&
       !(mode == V::optional_no_ca && net::verify_error_optional(cert->verify_result))) {
-    TORII_LOG(info, "client SSL certificate verify error: (%ld:%s)%s", cert->verify_result,
+    TORII_LOG_EX(ex, info, "client SSL certificate verify error: (%ld:%s)%s", cert->verify_result,
               cert->verify.c_str() + 7, http::log_context(ex).c_str());
     return 495;
   }
   if (mode == V::on && (!cert || !cert->present)) {
-    TORII_LOG(info, "client sent no required SSL certificate%s", http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, info, "client sent no required SSL certificate%s", http::log_context(ex).c_str());
     return 496;
   }
   return 0;

@@ -160,7 +160,7 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
       }
       std::string_view slice;
       if (!pending_.front_slice(kSlice, slice)) {
-        TORII_LOG(crit, "pread() failed while compressing (%s)%s", strerror(errno), http::log_context(ex_).c_str());
+        TORII_LOG_EX(ex_, crit, "pread() failed while compressing (%s)%s", strerror(errno), http::log_context(ex_).c_str());
         fail();
         return;
       }
@@ -225,7 +225,7 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
   // at once, the encoded stream is complete: nothing may follow it.
   bool whole_file_only() {
     if (!stream_complete_) return true;
-    TORII_LOG(alert, "body after a whole encoded body%s", http::log_context(ex_).c_str());
+    TORII_LOG_EX(ex_, alert, "body after a whole encoded body%s", http::log_context(ex_).c_str());
     fail();
     return false;
   }
@@ -250,7 +250,7 @@ class CompressSink final : public http::ResponseSink, public std::enable_shared_
       in.remove_prefix(part.size());
       const auto f = in.empty() ? flush : Encoder::Flush::none;
       if (!encoder_->write(part, f, out_)) {
-        TORII_LOG(error, "compression failed%s", http::log_context(ex_).c_str());
+        TORII_LOG_EX(ex_, error, "compression failed%s", http::log_context(ex_).c_str());
         fail();
         return false;
       }

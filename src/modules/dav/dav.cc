@@ -50,13 +50,13 @@ bool deep_enough(const Exchange& ex, uint32_t min_depth) {
   for (size_t i = 0; i < uri.size();) {
     if (uri[i++] == '/' && ++d >= min_depth && i < uri.size()) return true;
   }
-  TORII_LOG(error, "insufficient URI depth:%u to DELETE%s", d, http::log_context(ex).c_str());
+  TORII_LOG_EX(ex, error, "insufficient URI depth:%u to DELETE%s", d, http::log_context(ex).c_str());
   return false;
 }
 
 int delete_resource(Exchange& ex) {
   if (has_body(ex)) {
-    TORII_LOG(error, "DELETE with body is unsupported%s", http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "DELETE with body is unsupported%s", http::log_context(ex).c_str());
     return 415;
   }
   const DavSettings& dav = ex.settings().dav;
@@ -71,12 +71,12 @@ int delete_resource(Exchange& ex) {
   const bool slash = ex.req.path.back() == '/';
   if (S_ISDIR(st.st_mode)) {
     if (!slash) {
-      TORII_LOG(error, "DELETE \"%s\" failed (%d: %s)%s", path.c_str(), EISDIR, std::strerror(EISDIR),
+      TORII_LOG_EX(ex, error, "DELETE \"%s\" failed (%d: %s)%s", path.c_str(), EISDIR, std::strerror(EISDIR),
                 http::log_context(ex).c_str());
       return 409;
     }
     if (depth(ex, kInfinityDepth) != kInfinityDepth) {
-      TORII_LOG(error, "\"Depth\" header must be infinity%s", http::log_context(ex).c_str());
+      TORII_LOG_EX(ex, error, "\"Depth\" header must be infinity%s", http::log_context(ex).c_str());
       return 400;
     }
     while (path.size() > 1 && path.back() == '/') path.pop_back();
@@ -84,7 +84,7 @@ int delete_resource(Exchange& ex) {
   }
   const int d = depth(ex, 0);
   if (d != 0 && d != kInfinityDepth) {
-    TORII_LOG(error, "\"Depth\" header must be 0 or infinity%s", http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "\"Depth\" header must be 0 or infinity%s", http::log_context(ex).c_str());
     return 400;
   }
   return delete_path(ex, path, false);
@@ -92,11 +92,11 @@ int delete_resource(Exchange& ex) {
 
 int make_collection(Exchange& ex) {
   if (has_body(ex)) {
-    TORII_LOG(error, "MKCOL with body is unsupported%s", http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "MKCOL with body is unsupported%s", http::log_context(ex).c_str());
     return 415;
   }
   if (ex.req.path.back() != '/') {
-    TORII_LOG(error, "MKCOL can create a collection only%s", http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "MKCOL can create a collection only%s", http::log_context(ex).c_str());
     return 409;
   }
   std::string path;

@@ -27,7 +27,7 @@ using http::Exchange;
 using http::Method;
 
 int invalid_destination(const Exchange& ex, std::string_view value) {
-  TORII_LOG(error, "client sent invalid \"Destination\" header: \"%.*s\"%s", static_cast<int>(value.size()), value.data(),
+  TORII_LOG_EX(ex, error, "client sent invalid \"Destination\" header: \"%.*s\"%s", static_cast<int>(value.size()), value.data(),
             http::log_context(ex).c_str());
   return 400;
 }
@@ -49,14 +49,14 @@ int destination_path(const Exchange& ex, std::string_view value, std::string& ur
   } else {
     const std::string& host = ex.req.host;
     if (host.empty()) {
-      TORII_LOG(error, "client sent no \"Host\" header%s", http::log_context(ex).c_str());
+      TORII_LOG_EX(ex, error, "client sent no \"Host\" header%s", http::log_context(ex).c_str());
       return 400;
     }
     const std::string_view scheme = ex.conn().tls ? "https://" : "http://";
     if (!value.starts_with(scheme)) return invalid_destination(ex, value);
     std::string_view rest = value.substr(scheme.size());
     if (!rest.starts_with(host)) {
-      TORII_LOG(error, "\"Destination\" URI \"%.*s\" is handled by different repository than the source URI%s",
+      TORII_LOG_EX(ex, error, "\"Destination\" URI \"%.*s\" is handled by different repository than the source URI%s",
                 static_cast<int>(value.size()), value.data(), http::log_context(ex).c_str());
       return 400;
     }
@@ -84,13 +84,13 @@ void merge_slashes(std::string& p) {
 bool paths_conflict(const Exchange& ex, std::string_view src, std::string_view dst, bool slash, std::string_view dest) {
   if (!src.empty() && src.back() == '/') src.remove_suffix(1);
   if (src == dst) {
-    TORII_LOG(error, "both URI \"%s\" and \"Destination\" URI \"%.*s\" point to the same location%s", ex.req.path.c_str(),
+    TORII_LOG_EX(ex, error, "both URI \"%s\" and \"Destination\" URI \"%.*s\" point to the same location%s", ex.req.path.c_str(),
               static_cast<int>(dest.size()), dest.data(), http::log_context(ex).c_str());
     return true;
   }
   const size_t n = std::min(src.size(), dst.size());
   if (slash && src.substr(0, n) == dst.substr(0, n) && (src.size() < dst.size() ? dst[src.size()] == '/' : src[n] == '/')) {
-    TORII_LOG(error, "\"%s\" could not be %.*sed to collection \"%.*s\"%s", ex.req.path.c_str(),
+    TORII_LOG_EX(ex, error, "\"%s\" could not be %.*sed to collection \"%.*s\"%s", ex.req.path.c_str(),
               static_cast<int>(ex.req.method_name.size()), ex.req.method_name.data(), static_cast<int>(dest.size()),
               dest.data(), http::log_context(ex).c_str());
     return true;
@@ -103,12 +103,12 @@ bool paths_conflict(const Exchange& ex, std::string_view src, std::string_view d
 int copy_or_move(Exchange& ex) {
   const bool move = ex.req.method == Method::move;
   if (has_body(ex)) {
-    TORII_LOG(error, "COPY and MOVE with body are unsupported%s", http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "COPY and MOVE with body are unsupported%s", http::log_context(ex).c_str());
     return 415;
   }
   const http::Header* dest = ex.req.find("Destination");
   if (dest == nullptr) {
-    TORII_LOG(error, "client sent no \"Destination\" header%s", http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "client sent no \"Destination\" header%s", http::log_context(ex).c_str());
     return 400;
   }
   const std::string_view dv = dest->value;
@@ -116,18 +116,18 @@ int copy_or_move(Exchange& ex) {
   if (int refused = destination_path(ex, dv, duri)) return refused;
   const bool src_slash = ex.req.path.back() == '/';
   if (src_slash != (dv.back() == '/')) {
-    TORII_LOG(error, "both URI \"%s\" and \"Destination\" URI \"%.*s\" should be either collections or non-collections%s",
+    TORII_LOG_EX(ex, error, "both URI \"%s\" and \"Destination\" URI \"%.*s\" should be either collections or non-collections%s",
               ex.req.path.c_str(), static_cast<int>(dv.size()), dv.data(), http::log_context(ex).c_str());
     return 409;
   }
   const int d = depth(ex, kInfinityDepth);
   if (d != kInfinityDepth) {
     if (!move && d != 0) {
-      TORII_LOG(error, "\"Depth\" header must be 0 or infinity%s", http::log_context(ex).c_str());
+      TORII_LOG_EX(ex, error, "\"Depth\" header must be 0 or infinity%s", http::log_context(ex).c_str());
       return 400;
     }
     if (move) {
-      TORII_LOG(error, "\"Depth\" header must be infinity%s", http::log_context(ex).c_str());
+      TORII_LOG_EX(ex, error, "\"Depth\" header must be infinity%s", http::log_context(ex).c_str());
       return 400;
     }
   }
@@ -139,7 +139,7 @@ int copy_or_move(Exchange& ex) {
     } else if (v == "F" || v == "f") {
       overwrite = false;
     } else {
-      TORII_LOG(error, "client sent invalid \"Overwrite\" header: \"%.*s\"%s", static_cast<int>(v.size()), v.data(),
+      TORII_LOG_EX(ex, error, "client sent invalid \"Overwrite\" header: \"%.*s\"%s", static_cast<int>(v.size()), v.data(),
                 http::log_context(ex).c_str());
       return 400;
     }
@@ -162,13 +162,13 @@ int copy_or_move(Exchange& ex) {
     overwrite = false;  // nothing there to replace
   } else {
     if (S_ISDIR(st.st_mode) && !slash) {
-      TORII_LOG(error, "\"%s\" could not be %.*sed to collection \"%.*s\"%s", ex.req.path.c_str(),
+      TORII_LOG_EX(ex, error, "\"%s\" could not be %.*sed to collection \"%.*s\"%s", ex.req.path.c_str(),
                 static_cast<int>(ex.req.method_name.size()), ex.req.method_name.data(), static_cast<int>(dv.size()),
                 dv.data(), http::log_context(ex).c_str());
       return 409;
     }
     if (!overwrite) {
-      TORII_LOG(error, "\"%s\" could not be created (%d: %s)%s", dst.c_str(), EEXIST, std::strerror(EEXIST),
+      TORII_LOG_EX(ex, error, "\"%s\" could not be created (%d: %s)%s", dst.c_str(), EEXIST, std::strerror(EEXIST),
                 http::log_context(ex).c_str());
       return 412;
     }
@@ -187,7 +187,7 @@ int copy_or_move(Exchange& ex) {
   }
 
   if (!src_slash) {
-    TORII_LOG(error, "\"%s\" is collection%s", ex.req.path.c_str(), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "\"%s\" is collection%s", ex.req.path.c_str(), http::log_context(ex).c_str());
     return 400;
   }
   if (overwrite) {

@@ -21,9 +21,9 @@ using http::Exchange;
 
 void log_failure(const Exchange& ex, bool crit, const char* call, const std::string& path, int err) {
   if (crit) {
-    TORII_LOG(crit, "%s \"%s\" failed (%d: %s)%s", call, path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, crit, "%s \"%s\" failed (%d: %s)%s", call, path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
   } else {
-    TORII_LOG(error, "%s \"%s\" failed (%d: %s)%s", call, path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "%s \"%s\" failed (%d: %s)%s", call, path.c_str(), err, std::strerror(err), http::log_context(ex).c_str());
   }
 }
 
@@ -214,7 +214,7 @@ bool rename_file(const Exchange& ex, const std::string& from, const std::string&
         }
         return true;
       }
-      TORII_LOG(crit, "rename() \"%s\" to \"%s\" failed (%d: %s)%s", temp.c_str(), to.c_str(), errno, std::strerror(errno),
+      TORII_LOG_EX(ex, crit, "rename() \"%s\" to \"%s\" failed (%d: %s)%s", temp.c_str(), to.c_str(), errno, std::strerror(errno),
                 http::log_context(ex).c_str());
     }
     ::unlink(temp.c_str());
@@ -223,7 +223,7 @@ bool rename_file(const Exchange& ex, const std::string& from, const std::string&
 failed:
   if (o.delete_on_failure && ::unlink(from.c_str()) != 0) log_failure(ex, true, "unlink()", from, errno);
   if (err != 0)
-    TORII_LOG(crit, "%s \"%s\" to \"%s\" failed (%d: %s)%s", call, from.c_str(), to.c_str(), err, std::strerror(err),
+    TORII_LOG_EX(ex, crit, "%s \"%s\" to \"%s\" failed (%d: %s)%s", call, from.c_str(), to.c_str(), err, std::strerror(err),
               http::log_context(ex).c_str());
   return false;
 }

@@ -76,7 +76,7 @@ class PutUpload final : public Exchange::HandlerState, public http::BodyReader {
     struct stat st;
     if (::stat(target_.c_str(), &st) == 0) {
       if (S_ISDIR(st.st_mode)) {
-        TORII_LOG(error, "\"%s\" could not be created (%d: %s)%s", target_.c_str(), EISDIR, std::strerror(EISDIR),
+        TORII_LOG_EX(ex_, error, "\"%s\" could not be created (%d: %s)%s", target_.c_str(), EISDIR, std::strerror(EISDIR),
                   http::log_context(ex_).c_str());
         http::send_error(ex_, 409);
         return;
@@ -117,12 +117,12 @@ class PutUpload final : public Exchange::HandlerState, public http::BodyReader {
 
 void start_put(Exchange& ex) {
   if (ex.req.path.back() == '/') {
-    TORII_LOG(error, "cannot PUT to a collection%s", http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "cannot PUT to a collection%s", http::log_context(ex).c_str());
     http::send_error(ex, 409);
     return;
   }
   if (ex.req.find("Content-Range") != nullptr) {
-    TORII_LOG(error, "PUT with range is unsupported%s", http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "PUT with range is unsupported%s", http::log_context(ex).c_str());
     http::send_error(ex, 501);
     return;
   }
@@ -135,7 +135,7 @@ void start_put(Exchange& ex) {
   const config::LocationSettings& s = ex.settings();
   const int fd = core::create_temp_file(s.client_body_temp_path, s.client_body_temp_levels, temp);
   if (fd < 0) {
-    TORII_LOG(crit, "open() \"%s\" failed (%d: %s)%s", temp.c_str(), errno, std::strerror(errno), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, crit, "open() \"%s\" failed (%d: %s)%s", temp.c_str(), errno, std::strerror(errno), http::log_context(ex).c_str());
     http::send_error(ex, 500);
     return;
   }

@@ -19,7 +19,7 @@ int depth(const http::Exchange& ex, int absent) {
   if (h->value == "0") return 0;
   if (h->value == "1") return 1;
   if (h->value == "infinity") return kInfinityDepth;
-  TORII_LOG(error, "client sent invalid \"Depth\" header: \"%.*s\"%s", static_cast<int>(h->value.size()), h->value.data(),
+  TORII_LOG_EX(ex, error, "client sent invalid \"Depth\" header: \"%.*s\"%s", static_cast<int>(h->value.size()), h->value.data(),
             http::log_context(ex).c_str());
   return kInvalidDepth;
 }

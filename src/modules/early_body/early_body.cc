@@ -19,7 +19,7 @@ bool start(http::Exchange& ex, void (*then)(http::Exchange&)) {
   if (settings.client_body_early_read.empty() || !ex.has_body()) return false;
   if (!http::any_true(settings.client_body_early_read, ex)) return false;
   if (settings.client_max_body_size > 0 && ex.req.content_length > settings.client_max_body_size) {
-    TORII_LOG(error, "client intended to send too large body: %lld bytes%s",
+    TORII_LOG_EX(ex, error, "client intended to send too large body: %lld bytes%s",
               static_cast<long long>(ex.req.content_length), http::log_context(ex).c_str());
     ex.close_connection = true;
     http::send_error(ex, 413);

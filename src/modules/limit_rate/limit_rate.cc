@@ -154,7 +154,7 @@ int64_t rendered_size(const http::Exchange& ex, const config::Template& t) {
   const std::string value = http::render(t, ex);
   int64_t v = 0;
   if (!value.empty() && !config::parse_size(value, v)) {
-    TORII_LOG(error, "invalid size \"%s\"%s", value.c_str(), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "invalid size \"%s\"%s", value.c_str(), http::log_context(ex).c_str());
     return 0;
   }
   return v;
@@ -172,7 +172,7 @@ int64_t effective_limit_rate(const http::Exchange& ex) {
 void set_limit_rate(http::Exchange& ex, std::string_view value) {
   int64_t v = 0;
   if (!config::parse_size(value, v)) {
-    TORII_LOG(error, "invalid size \"%.*s\"%s", int(value.size()), value.data(), http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "invalid size \"%.*s\"%s", int(value.size()), value.data(), http::log_context(ex).c_str());
     return;
   }
   ex.access.limit_rate = v;

@@ -74,7 +74,7 @@ Gate run_limit_req(http::Exchange& ex) {
     http::render(zone.key, ex, key);
     if (key.empty()) continue;
     if (key.size() > 65535) {
-      TORII_LOG(error, "the value of the \"%s\" key is more than 65535 bytes: \"%s\"%s", zone.key.source.c_str(),
+      TORII_LOG_EX(ex, error, "the value of the \"%s\" key is more than 65535 bytes: \"%s\"%s", zone.key.source.c_str(),
                 key.c_str(), http::log_context(ex).c_str());
       continue;
     }

@@ -60,7 +60,7 @@ Mirrors::Run* Mirrors::prepare(http::Exchange& client, std::string_view what) {
   // for: it is one more descriptor, and none is taken from the reserve.
   core::FdBudget& fds = core::FdBudget::process();
   if (fds.limit() > 0 && fds.in_use() + 1 + fds.reserve() > fds.limit()) {
-    TORII_LOG(warn, "%.*s not started: no descriptor to spare%s", int(what.size()), what.data(),
+    TORII_LOG_EX(client, warn, "%.*s not started: no descriptor to spare%s", int(what.size()), what.data(),
               http::log_context(client).c_str());
     return nullptr;
   }
@@ -126,7 +126,7 @@ void Mirrors::start_post_action(http::Exchange& client, std::string_view target)
   } else {
     const config::Location* named = config::find_named_location(*ex.server, target);
     if (!named) {
-      TORII_LOG(error, "could not find named location \"%.*s\"%s", int(target.size()), target.data(),
+      TORII_LOG_EX(client, error, "could not find named location \"%.*s\"%s", int(target.size()), target.data(),
                 http::log_context(client).c_str());
       r->finish();
       return;

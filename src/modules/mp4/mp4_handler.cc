@@ -100,7 +100,7 @@ handlers::HandlerResult serve(http::Exchange& ex) {
     CutResult r = cut_movie(read_at, file->size, ex.request_filename, req);
     switch (r.kind) {
       case CutResult::Kind::refused:
-        TORII_LOG(error, "%s%s", r.error.c_str(), http::log_context(ex).c_str());
+        TORII_LOG_EX(ex, error, "%s%s", r.error.c_str(), http::log_context(ex).c_str());
         return handlers::HandlerResult::error(500);
       case CutResult::Kind::cut:
         cut.prefix = std::move(r.head);

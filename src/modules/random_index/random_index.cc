@@ -38,10 +38,10 @@ Pick pick_file(http::Exchange& ex, const std::string& dir) {
     const int err = errno;
     const int status = err == ENOENT || err == ENOTDIR || err == ENAMETOOLONG ? 404 : err == EACCES ? 403 : 500;
     if (status == 500) {
-      TORII_LOG(crit, "opendir() \"%s\" failed (%d: %s)%s", path.c_str(), err, strerror(err),
+      TORII_LOG_EX(ex, crit, "opendir() \"%s\" failed (%d: %s)%s", path.c_str(), err, strerror(err),
                 http::log_context(ex).c_str());
     } else {
-      TORII_LOG(error, "opendir() \"%s\" failed (%d: %s)%s", path.c_str(), err, strerror(err),
+      TORII_LOG_EX(ex, error, "opendir() \"%s\" failed (%d: %s)%s", path.c_str(), err, strerror(err),
                 http::log_context(ex).c_str());
     }
     return Pick{std::string(), status};
@@ -54,7 +54,7 @@ Pick pick_file(http::Exchange& ex, const std::string& dir) {
     if (e == nullptr) {
       if (errno == 0) break;
       const int err = errno;
-      TORII_LOG(crit, "readdir() \"%s\" failed (%d: %s)%s", path.c_str(), err, strerror(err),
+      TORII_LOG_EX(ex, crit, "readdir() \"%s\" failed (%d: %s)%s", path.c_str(), err, strerror(err),
                 http::log_context(ex).c_str());
       return Pick{std::string(), 500};
     }

@@ -107,7 +107,7 @@ bool match(Run& r, const config::Regex& re, std::string_view subject) {
   bool ok = re.capture_count() > 0 ? re.match(subject, &ex.captures) : re.match(subject, nullptr);
   if (ok && re.capture_count() == 0) ex.captures.spans.clear();  // as nginx: a match without groups empties $1..$9
   if (r.log) {
-    TORII_LOG(notice, "\"%s\" %s \"%.*s\"%s", re.pattern().c_str(), ok ? "matches" : "does not match",
+    TORII_LOG_EX(ex, notice, "\"%s\" %s \"%.*s\"%s", re.pattern().c_str(), ok ? "matches" : "does not match",
               static_cast<int>(subject.size()), subject.data(), http::log_context(ex).c_str());
   }
   if (!ok) {
@@ -137,7 +137,7 @@ bool file_test(const Exchange& ex, const Condition& c, const std::string& path) 
   if (const char* failed = stat_under_policy(ex, path, st); *failed != '\0') {
     if (errno != ENOENT && errno != ENOTDIR && errno != ENAMETOOLONG) {
       int err = errno;
-      TORII_LOG(crit, "%s \"%s\" failed (%d: %s)%s", failed, path.c_str(), err, std::strerror(err),
+      TORII_LOG_EX(ex, crit, "%s \"%s\" failed (%d: %s)%s", failed, path.c_str(), err, std::strerror(err),
                 http::log_context(ex).c_str());
     }
     return c.negate;
@@ -186,7 +186,7 @@ Next run_rewrite(Run& r, const RewriteStep& s) {
       uri.push_back(s.has_args ? '&' : '?');
       uri.append(ex.req.query);
     }
-    if (r.log) TORII_LOG(notice, "rewritten redirect: \"%s\"%s", uri.c_str(), http::log_context(ex).c_str());
+    if (r.log) TORII_LOG_EX(ex, notice, "rewritten redirect: \"%s\"%s", uri.c_str(), http::log_context(ex).c_str());
     ex.response.set("Location", http::absolute_location(ex, uri));
     http::send_error(ex, s.status);
     return Next::responded;
@@ -203,11 +203,11 @@ Next run_rewrite(Run& r, const RewriteStep& s) {
     set_args(ex, std::string());
   }
   if (r.log) {
-    TORII_LOG(notice, "rewritten data: \"%s\", args: \"%.*s\"%s", uri.c_str(), static_cast<int>(ex.req.query.size()),
+    TORII_LOG_EX(ex, notice, "rewritten data: \"%s\", args: \"%.*s\"%s", uri.c_str(), static_cast<int>(ex.req.query.size()),
               ex.req.query.data(), http::log_context(ex).c_str());
   }
   if (uri.empty()) {
-    TORII_LOG(error, "the rewritten URI has a zero length%s", http::log_context(ex).c_str());
+    TORII_LOG_EX(ex, error, "the rewritten URI has a zero length%s", http::log_context(ex).c_str());
     http::send_error(ex, 500);
     return Next::responded;
   }

@@ -183,7 +183,7 @@ void Part::set_drain_callback(std::function<void()> cb) {
 }
 
 bool Slicer::fail(const char* why) {
-  TORII_LOG(error, "%s%s", why, http::log_context(main_).c_str());
+  TORII_LOG_EX(main_, error, "%s%s", why, http::log_context(main_).c_str());
   mode_ = Mode::failed;
   return false;
 }
@@ -197,7 +197,7 @@ bool Slicer::on_head(Part& p, const http::ResponseHead& head) {
     return true;
   }
   if (head.status != 206) {
-    TORII_LOG(error, "unexpected status code %d in slice response%s", head.status, http::log_context(main_).c_str());
+    TORII_LOG_EX(main_, error, "unexpected status code %d in slice response%s", head.status, http::log_context(main_).c_str());
     mode_ = Mode::failed;
     return false;
   }
@@ -209,7 +209,7 @@ bool Slicer::on_head(Part& p, const http::ResponseHead& head) {
   if (mode_ == Mode::sliced && total != total_) return fail("invalid range in slice response");
   const int64_t expected_end = std::min(p.start + size_, total);
   if (start != p.start || end != expected_end) {
-    TORII_LOG(error, "unexpected range in slice response: %" PRId64 "-%" PRId64 ", expected: %" PRId64 "-%" PRId64 "%s",
+    TORII_LOG_EX(main_, error, "unexpected range in slice response: %" PRId64 "-%" PRId64 ", expected: %" PRId64 "-%" PRId64 "%s",
               start, end, p.start, expected_end, http::log_context(main_).c_str());
     mode_ = Mode::failed;
     return false;
@@ -290,7 +290,7 @@ void Slicer::on_end(bool aborted) {
     if (main_.head_sent()) {
       main_.abort();
     } else {
-      if (mode_ != Mode::failed) TORII_LOG(error, "missing slice response%s", http::log_context(main_).c_str());
+      if (mode_ != Mode::failed) TORII_LOG_EX(main_, error, "missing slice response%s", http::log_context(main_).c_str());
       http::send_error(main_, 500);
     }
     return;

@@ -87,7 +87,7 @@ std::string SsiSink::render_stub(const std::string& block) {
   inner->send_body(block);
   inner->finish();
   if (!capture->done)
-    TORII_LOG(warn, "an include inside an SSI stub is not waited for%s", http::log_context(ex_).c_str());
+    TORII_LOG_EX(ex_, warn, "an include inside an SSI stub is not waited for%s", http::log_context(ex_).c_str());
   ex_.services().loop->defer([inner, capture] {});
   return std::move(capture->out);
 }
@@ -219,7 +219,7 @@ bool SsiSink::lookup(std::string_view name, std::string& value) const {
 bool SsiSink::evaluate(std::string_view text, std::string& out) {
   std::string error;
   if (ssi::evaluate(text, [this](std::string_view n, std::string& v) { return lookup(n, v); }, out, error)) return true;
-  TORII_LOG(error, "%s%s", error.c_str(), http::log_context(ex_).c_str());
+  TORII_LOG_EX(ex_, error, "%s%s", error.c_str(), http::log_context(ex_).c_str());
   return false;
 }
 
@@ -317,7 +317,7 @@ void SsiSink::include_done() {
       if (sub->body_text(sub->output_limit(), value)) {
         main_->set(waiting_set_, std::move(value));
       } else {
-        TORII_LOG(error, "too big subrequest response while setting \"%s\"%s", waiting_set_.c_str(),
+        TORII_LOG_EX(ex_, error, "too big subrequest response while setting \"%s\"%s", waiting_set_.c_str(),
                   http::log_context(ex_).c_str());
       }
     }
@@ -339,7 +339,7 @@ bool SsiSink::echo(const std::string& var, const std::string* def, const std::st
     } else if (*encoding == "entity") {
       encoding_ = Encoding::entity;
     } else {
-      TORII_LOG(error, "unknown encoding \"%s\" in the \"echo\" command%s", encoding->c_str(),
+      TORII_LOG_EX(ex_, error, "unknown encoding \"%s\" in the \"echo\" command%s", encoding->c_str(),
                 http::log_context(ex_).c_str());
     }
   }
@@ -366,7 +366,7 @@ bool SsiSink::set(const std::string& var, const std::string& value) {
 
 bool SsiSink::condition(const Command& cmd, const std::string& expr) {
   if (cmd.name == "if" && conditional_) {
-    TORII_LOG(error, "the \"if\" command inside the \"if\" command%s", http::log_context(ex_).c_str());
+    TORII_LOG_EX(ex_, error, "the \"if\" command inside the \"if\" command%s", http::log_context(ex_).c_str());
     return false;
   }
   if (output_chosen_) {
@@ -378,7 +378,7 @@ bool SsiSink::condition(const Command& cmd, const std::string& expr) {
   std::string error;
   if (!evaluate_condition(expr, [this](std::string_view n, std::string& v) { return lookup(n, v); }, result, match,
                           error)) {
-    TORII_LOG(error, "%s%s", error.c_str(), http::log_context(ex_).c_str());
+    TORII_LOG_EX(ex_, error, "%s%s", error.c_str(), http::log_context(ex_).c_str());
     return false;
   }
   if (!match.groups.empty()) {

@@ -109,7 +109,7 @@ void SsiSink::step() {
   for (;;) {
     switch (output_.flush(*next_, kQueueMark, ex_)) {
       case OrderedOutput::Flush::failed:
-        TORII_LOG(crit, "pread() failed in the SSI filter (%s)%s", strerror(errno), http::log_context(ex_).c_str());
+        TORII_LOG_EX(ex_, crit, "pread() failed in the SSI filter (%s)%s", strerror(errno), http::log_context(ex_).c_str());
         done_ = true;
         ex_.abort();
         return;
@@ -133,7 +133,7 @@ void SsiSink::step() {
       parser_finished_ = true;
       std::string rest;
       if (parser_.finish(rest))
-        TORII_LOG(info, "unfinished SSI command at the end of the body%s", http::log_context(ex_).c_str());
+        TORII_LOG_EX(ex_, info, "unfinished SSI command at the end of the body%s", http::log_context(ex_).c_str());
       text(rest);
       pump_again_ = true;
       return;
@@ -150,7 +150,7 @@ void SsiSink::step() {
 bool SsiSink::parse_slice() {
   std::string_view slice;
   if (!input_.front_slice(kSlice, slice)) {
-    TORII_LOG(crit, "pread() failed in the SSI filter (%s)%s", strerror(errno), http::log_context(ex_).c_str());
+    TORII_LOG_EX(ex_, crit, "pread() failed in the SSI filter (%s)%s", strerror(errno), http::log_context(ex_).c_str());
     done_ = true;
     input_.clear();
     ex_.abort();
@@ -173,7 +173,7 @@ size_t SsiSink::parse(std::string_view data) {
     text(plain);
     if (event == Parser::Event::more) break;
     if (event == Parser::Event::error) {
-      TORII_LOG(error, "%s%s", parser_.error().c_str(), http::log_context(ex_).c_str());
+      TORII_LOG_EX(ex_, error, "%s%s", parser_.error().c_str(), http::log_context(ex_).c_str());
       error_message();
       continue;
     }

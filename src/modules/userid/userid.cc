@@ -78,13 +78,13 @@ UidState& state(const Exchange& ex, const UseridConfig& conf) {
   if (line == nullptr) return st;
   st.cookie.assign(value);
   if (value.size() < 22) {
-    TORII_LOG(error, "client sent too short userid cookie \"%.*s\"%s", static_cast<int>(line->value.size()),
+    TORII_LOG_EX(ex, error, "client sent too short userid cookie \"%.*s\"%s", static_cast<int>(line->value.size()),
               line->value.data(), http::log_context(ex).c_str());
     return st;
   }
   if (!decode_uid(value, st.got)) {
     std::memset(st.got, 0, sizeof st.got);
-    TORII_LOG(error, "client sent invalid userid cookie \"%.*s\"%s", static_cast<int>(line->value.size()),
+    TORII_LOG_EX(ex, error, "client sent invalid userid cookie \"%.*s\"%s", static_cast<int>(line->value.size()),
               line->value.data(), http::log_context(ex).c_str());
   }
   return st;
@@ -125,7 +125,7 @@ void create(const Exchange& ex, const UseridConfig& conf, UidState& st) {
     if (reset == "log") {
       char hex[40];
       std::snprintf(hex, sizeof hex, "%08X%08X%08X%08X", st.got[0], st.got[1], st.got[2], st.got[3]);
-      TORII_LOG(notice, "userid cookie \"%s=%s\" was reset%s", conf.name.c_str(), hex, http::log_context(ex).c_str());
+      TORII_LOG_EX(ex, notice, "userid cookie \"%s=%s\" was reset%s", conf.name.c_str(), hex, http::log_context(ex).c_str());
     }
   }
   const uint32_t now = static_cast<uint32_t>(ex.start_unix_ms > 0 ? ex.start_unix_ms / 1000 : ::time(nullptr));

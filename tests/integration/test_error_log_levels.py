@@ -1,0 +1,52 @@
+"""error_log in http, server and location blocks: a request's messages go
+to the log of its location (else its server's, else the http block's),
+at that log's own level, and only the process's own messages to the main
+log; every such file exists once the server has started. nginx's per-site
+error logs. Runs against nginx too."""
+
+from harness import base_conf, http, wait_until
+
+
+def test_request_lines_go_to_their_blocks_log(make_server):
+    srv = make_server(base_conf("""
+    error_log @PREFIX@/logs/http-error.log info;
+    root @PREFIX@/html;
+    server {
+        listen 127.0.0.1:@PORT@;
+        location /loc { error_log @PREFIX@/logs/loc-error.log info; }
+    }
+    server {
+        listen 127.0.0.1:@PORT1@;
+        error_log @PREFIX@/logs/srv-error.log error;
+        location /quiet { error_log @PREFIX@/logs/quiet-error.log crit; }
+    }
+    """), nports=2)
+    logs = srv.prefix / "logs"
+    for name in ("http", "loc", "srv", "quiet"):
+        assert (logs / f"{name}-error.log").exists(), name
+    assert http(srv.ports[0], "/loc/missing-a").status == 404
+    assert http(srv.ports[0], "/other/missing-b").status == 404
+    assert http(srv.ports[1], "/srv/missing-c").status == 404
+    assert http(srv.ports[1], "/quiet/missing-d").status == 404
+
+    def lines(name):
+        return (logs / f"{name}-error.log").read_text()
+    wait_until(lambda: "missing-a" in lines("loc"), 10, what="the location's log line")
+    wait_until(lambda: "missing-b" in lines("http"), 10, what="the http block's log line")
+    wait_until(lambda: "missing-c" in lines("srv"), 10, what="the server's log line")
+    assert "missing-a" not in lines("http") and "missing-b" not in lines("loc")
+    # crit: a 404's error line is below the location's level.
+    assert "missing-d" not in lines("quiet") and "missing-d" not in lines("srv")
+    main = srv.error_log_text()
+    assert not any(m in main for m in ("missing-a", "missing-b", "missing-c", "missing-d"))
+
+
+def test_a_log_that_cannot_be_opened_fails_the_check(tmp_path):
+    import harness
+    (tmp_path / "logs").mkdir()
+    conf = tmp_path / "t.conf"
+    conf.write_text("events {}\nhttp {\n server { listen 127.0.0.1:1;\n"
+                    f" error_log {tmp_path}/no/such/dir/site.log; }}\n}}\n")
+    r = harness.cli(["-t", "-c", str(conf)], prefix=tmp_path)
+    assert r.returncode != 0
+    assert f'open() "{tmp_path}/no/such/dir/site.log" failed (2: No such file or directory)' in r.stderr, r.stderr
