@@ -187,6 +187,7 @@ class ProxySession final : public http::Exchange::HandlerState,
 
   void close_upstream();
   void record_try(int status);
+  void note_try_head(int status);
   void arm(int64_t ms) { loop_.arm(timer_, std::max<int64_t>(ms, 1)); }
   static void on_timer(void* self) { static_cast<ProxySession*>(self)->on_timeout(); }
   void on_timeout();
@@ -226,6 +227,7 @@ class ProxySession final : public http::Exchange::HandlerState,
   unsigned tries_ = 0;
   int64_t first_try_ms_ = 0;
   int64_t try_start_ms_ = 0;
+  bool try_noted_ = false;  // this try's address and status are in the lists already
   int64_t connect_ms_ = -1;  // this try's connect and header times, -1 until reached
   int64_t header_ms_ = -1;
   int64_t response_length_ = 0;  // this try's body bytes as the upstream sent them
@@ -977,6 +979,7 @@ void ProxySession::on_head(size_t head_len) {
     return;
   }
   in_.erase(0, head_len);  // resp_'s views are dead from here on
+  note_try_head(status);
   if (status == 101) {
     ex_.send_head(std::move(head));
     start_tunnel();
@@ -1390,15 +1393,32 @@ void ProxySession::close_upstream() {
   upstream::SocketHandler::retire(loop_, handler_);
 }
 
+namespace {
+void append_listed(std::string& list, std::string_view item) {
+  if (!list.empty()) list += ", ";
+  list += item;
+}
+}  // namespace
+
+// The try's address and status as its head goes to the client: the header
+// filters (add_header X-Upstream $upstream_addr) read them then, as nginx's.
+void ProxySession::note_try_head(int status) {
+  if (peer_ < 0 || try_noted_) return;
+  append_listed(ex_.upstream_addr, group_->cfg->servers[size_t(peer_)].name);
+  append_listed(ex_.upstream_status, std::to_string(status));
+  try_noted_ = true;
+}
+
 void ProxySession::record_try(int status) {
   if (peer_ < 0) return;
+  if (!try_noted_) {
+    append_listed(ex_.upstream_addr, group_->cfg->servers[size_t(peer_)].name);
+    append_listed(ex_.upstream_status, status > 0 ? std::to_string(status) : "-");  // "-": no response came
+  }
+  try_noted_ = false;
   auto sep = [](std::string& s) {
     if (!s.empty()) s += ", ";
   };
-  sep(ex_.upstream_addr);
-  ex_.upstream_addr += group_->cfg->servers[size_t(peer_)].name;
-  sep(ex_.upstream_status);
-  ex_.upstream_status += status > 0 ? std::to_string(status) : "-";  // "-": no response came
   upstream::append_try_time(ex_.upstream_response_time, std::max<int64_t>(loop_.now_ms() - try_start_ms_, 0));
   upstream::append_try_time(ex_.upstream_connect_time, connect_ms_);
   upstream::append_try_time(ex_.upstream_header_time, header_ms_);

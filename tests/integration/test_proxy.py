@@ -138,6 +138,25 @@ def test_headers_forwarded_byte_for_byte(make_server, upstreams):
     assert resp.header("Server", "").startswith("nginx" if harness.IS_NGINX else "torii")
 
 
+def test_upstream_variables_in_add_header(make_server, upstreams):
+    # A header filter already sees the try that answered (a common
+    # `add_header X-Upstream $upstream_addr` for debugging).
+    up = upstreams()
+    srv = make_server(proxy_conf(f"""
+    upstream u {{ server 127.0.0.1:{up.port}; }}
+    server {{
+        listen 127.0.0.1:@PORT@;
+        location / {{
+            proxy_pass http://u;
+            add_header X-IP "[$upstream_addr]";
+            add_header X-St "[$upstream_status]";
+        }}
+    }}"""))
+    r = harness.http(srv.port, "/echo/")
+    assert r.status == 200
+    assert r.header("X-IP") == f"[127.0.0.1:{up.port}]" and r.header("X-St") == "[200]"
+
+
 def test_each_set_header_line_is_a_field(make_server, upstreams):
     # Two lines of one name send both, in order; an empty one is left out.
     # Jenkins' documented block writes `Connection $connection_upgrade;`
