@@ -3,6 +3,7 @@
 // signals: stop, graceful quit, reload, reopen.
 #include <signal.h>
 #include <sys/resource.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,6 +41,7 @@ struct Options {
   std::string prefix;
   std::string conf;
   std::string directives;  // -g
+  std::string error_log;   // -e
   std::string signal;      // -s
   bool test = false;       // -t
   bool dump = false;       // -T
@@ -48,7 +50,7 @@ struct Options {
 
 void usage() {
   fprintf(stderr,
-          "Usage: torii [-?hvVtTq] [-s signal] [-p prefix] [-c filename] [-g directives]\n\n"
+          "Usage: torii [-?hvVtTq] [-s signal] [-p prefix] [-e filename] [-c filename] [-g directives]\n\n"
           "Options:\n"
           "  -?,-h         : this help\n"
           "  -v            : show version and exit\n"
@@ -58,7 +60,8 @@ void usage() {
           "  -q            : suppress non-error messages during configuration testing\n"
           "  -s signal     : send signal to the running instance: stop, quit, reopen, reload\n"
           "  -p prefix     : set prefix path (default: the current directory)\n"
-          "  -c filename   : set configuration file (default: conf/torii.conf)\n"
+          "  -e filename   : set error log file (default: logs/error.log; \"stderr\": the terminal)\n"
+          "  -c filename   : set configuration file (default: conf/torii.conf, relative to the prefix)\n"
           "  -g directives : set global directives out of configuration file\n");
 }
 
@@ -106,6 +109,10 @@ int parse_args(int argc, char** argv, Options& o) {
       const char* v = need("file name");
       if (!v) return 1;
       o.conf = v;
+    } else if (a == "-e") {
+      const char* v = need("file name");
+      if (!v) return 1;
+      o.error_log = v;
     } else if (a == "-p") {
       const char* v = need("directory name");
       if (!v) return 1;
@@ -131,7 +138,8 @@ int parse_args(int argc, char** argv, Options& o) {
   std::string cwd = current_dir();
   o.prefix = o.prefix.empty() ? cwd : absolute(o.prefix, cwd);
   if (o.prefix.back() != '/') o.prefix += '/';
-  o.conf = absolute(o.conf.empty() ? "conf/torii.conf" : o.conf, o.conf.empty() ? o.prefix : cwd);
+  // As nginx: a relative -c names a file under the prefix.
+  o.conf = absolute(o.conf.empty() ? "conf/torii.conf" : o.conf, o.prefix);
   return -1;
 }
 
@@ -139,7 +147,7 @@ int parse_args(int argc, char** argv, Options& o) {
 // but a signaller's (-s).
 torii::Result<ConfigPtr> load(const Options& o, bool open_files = true) {
   torii::config::load_warnings().clear();
-  auto cfg = torii::config::load(o.conf, o.prefix, o.directives);
+  auto cfg = torii::config::load(o.conf, o.prefix, o.directives, o.error_log);
   for (const auto& w : torii::config::load_warnings()) {
     // Before the error log is open (start, -t) warnings go to the terminal, as nginx's do.
     if (torii::log::enabled(torii::config::LogLevel::warn)) TORII_LOG(warn, "%s", w.c_str());
@@ -148,6 +156,16 @@ torii::Result<ConfigPtr> load(const Options& o, bool open_files = true) {
   if (cfg && open_files) {
     if (auto created = torii::log::create_access_log_files(**cfg); !created) return torii::Error{created.error()};
     if (auto opened = torii::log::open_request_error_logs(**cfg); !opened) return torii::Error{opened.error()};
+    // The main log's file as well, so -t makes and checks it as nginx's does.
+    const auto& main_log = (**cfg).error_log;
+    if (!main_log.syslog && main_log.path != "stderr") {
+      const int fd = ::open(main_log.path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+      if (fd < 0) {
+        const int err = errno;
+        return torii::Error{"open() \"" + main_log.path + "\" failed (" + std::to_string(err) + ": " + strerror(err) + ")"};
+      }
+      ::close(fd);
+    }
   }
   return cfg;
 }

@@ -444,10 +444,12 @@ struct Config {
 };
 
 // Reads and compiles a config. `prefix` ends with '/'. `extra` holds -g
-// directives, parsed in the main context after the file. Errors read
-// "FILE:LINE: message" (with the directive's name in the message).
+// directives, parsed in the main context after the file. `error_log` (-e)
+// replaces the default main error log, logs/error.log ("stderr": the
+// terminal), where the file sets none. Errors read "FILE:LINE: message"
+// (with the directive's name in the message).
 Result<std::shared_ptr<const Config>> load(const std::string& path, const std::string& prefix,
-                                           const std::string& extra);
+                                           const std::string& extra, const std::string& error_log = "");
 
 // Warnings produced while loading (e.g. "user" when not root), FILE:LINE first.
 // Filled by load(); read by the caller to log them.

@@ -144,9 +144,11 @@ std::vector<std::string>& load_warnings() {
 }
 
 Result<std::shared_ptr<const Config>> load(const std::string& path, const std::string& prefix,
-                                           const std::string& extra) {
+                                           const std::string& extra, const std::string& error_log) {
   load_warnings().clear();
   auto cfg = new_config(prefix);
+  if (!error_log.empty())
+    cfg->error_log.path = error_log == "stderr" || error_log[0] == '/' ? error_log : cfg->prefix + error_log;
   // Like nginx, a relative -c path is relative to the prefix.
   cfg->conf_file = !path.empty() && path[0] == '/' ? path : cfg->prefix + path;
   std::string dir = cfg->conf_file.substr(0, cfg->conf_file.rfind('/') + 1);
@@ -183,7 +185,7 @@ const std::shared_ptr<const MimeTypes>& Compiler::default_types() {
 Status Compiler::run(const std::vector<Node>& main) {
   clear_defined_variables();  // map {} names belong to the config being compiled
   cfg_.pid_path = full_path("logs/torii.pid");
-  cfg_.error_log.path = full_path("logs/error.log");
+  if (cfg_.error_log.path.empty()) cfg_.error_log.path = full_path("logs/error.log");  // else -e's
   auto combined = std::make_shared<LogFormat>();
   combined->name = "combined";
   combined->format = *compile_template(kCombined);

@@ -2,6 +2,7 @@
 -s stop|quit|reload|reopen through the pid file, and -g."""
 
 import os
+import subprocess
 import re
 import signal
 
@@ -290,3 +291,16 @@ def test_foreground_signal_stop(make_server):
     server.signal(signal.SIGINT)
     assert server.wait_exit(10) is not None
     assert not os.path.exists(server.pid_file)
+
+
+def test_relative_c_is_under_the_prefix_and_e_names_the_error_log(tmp_path):
+    # nginx's rules: `-c conf/x.conf` is read from the prefix, wherever the
+    # command runs; `-e FILE` is the main error log where the file sets none.
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "conf" / "x.conf").write_text("events {}\nhttp {\n server { listen 127.0.0.1:1; }\n}\n")
+    r = subprocess.run([harness.BIN, "-p", f"{tmp_path}/", "-c", "conf/x.conf", "-e", f"{tmp_path}/logs/startup.log",
+                        "-t"], capture_output=True, text=True, timeout=60, cwd="/")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "logs" / "startup.log").exists()
+    assert not (tmp_path / "logs" / "error.log").exists()
