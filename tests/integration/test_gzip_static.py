@@ -46,6 +46,8 @@ def srv(make_server):
         (base / "page.html.gz").write_bytes(PRE_GZ)
         (base / "only.html.gz").write_bytes(PRE_GZ)
         (base / "plain.html").write_bytes(ORIGINAL)
+    # Two gzip members, as `cat a.gz b.gz` makes; gunzip decodes both.
+    (s.prefix / "html" / "unzip" / "two.txt.gz").write_bytes(gzip.compress(b"first\n") + gzip.compress(b"second\n"))
     # The .gz is older than the file: its own Last-Modified must be used.
     for d in ("on", "always", "unzip"):
         os.utime(s.prefix / "html" / d / "page.html.gz", (1_600_000_000, 1_600_000_000))
@@ -118,6 +120,11 @@ def test_always_with_gunzip_decodes_for_a_client_without_gzip(srv):
     assert resp.header("ETag", "").startswith("W/")
     with_gzip = get(srv.port, "/unzip/page.html")
     assert with_gzip.header("Content-Encoding") == "gzip" and with_gzip.body == PRE_GZ
+
+
+def test_gunzip_decodes_every_member(srv):
+    resp = get(srv.port, "/unzip/two.txt", ae=None)
+    assert resp.status == 200 and resp.body == b"first\nsecond\n"
 
 
 def test_range_head_and_304_on_the_gz(srv):

@@ -63,11 +63,16 @@ class GunzipDecoder final : public Encoder {
     if (!ok_) return false;
     z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
     z_.avail_in = uInt(in.size());
-    while (z_.avail_in > 0 || flush != Flush::none) {
-      if (done_) {
-        // Bytes after the gzip member's end: nginx ignores trailing garbage.
-        return true;
+    while (!trailing_garbage_) {
+      if (member_ended_) {
+        if (z_.avail_in == 0) break;
+        // Another member follows (a concatenated .gz, as `cat a.gz b.gz`
+        // makes): nginx decodes them all, one after the other.
+        inflateReset(&z_);
+        member_ended_ = false;
+        member_read_ = false;
       }
+      if (z_.avail_in == 0 && flush == Flush::none) break;
       const size_t before = out.size();
       out.resize(before + kOutStep);
       z_.next_out = reinterpret_cast<Bytef*>(out.data() + before);
@@ -75,21 +80,34 @@ class GunzipDecoder final : public Encoder {
       const int rc = inflate(&z_, Z_NO_FLUSH);
       out.resize(out.size() - z_.avail_out);
       if (rc == Z_STREAM_END) {
-        done_ = true;
+        member_ended_ = true;
+        ++members_;
         continue;
       }
       if (rc == Z_BUF_ERROR) break;  // needs more input
-      if (rc != Z_OK) return false;
+      if (rc != Z_OK) {
+        // Bytes after a whole member that start no member: trailing
+        // garbage, ignored as before; inside a member, a broken body.
+        if (members_ > 0 && !member_read_) {
+          trailing_garbage_ = true;
+          break;
+        }
+        return false;
+      }
+      member_read_ = true;
       if (z_.avail_out != 0 && z_.avail_in == 0) break;
     }
-    // The end of the input must be the end of the gzip stream.
-    return flush != Flush::finish || done_;
+    // The end of the input must be the end of a gzip member.
+    return flush != Flush::finish || member_ended_ || trailing_garbage_;
   }
 
  private:
   z_stream z_{};
   bool ok_ = false;
-  bool done_ = false;
+  bool member_ended_ = false;     // the last member read is whole
+  bool member_read_ = false;      // the member being read has taken bytes
+  bool trailing_garbage_ = false;
+  int members_ = 0;
 };
 
 }  // namespace
