@@ -584,7 +584,11 @@ Status set_server_name(Compiler& c, Scope& s, const Node& n) {
     if (raw.find('/') != std::string::npos) c.warn(n, "server name " + q(raw) + " has suspicious symbols");
     ServerName sn;
     if (!raw.empty() && raw[0] == '~') {
-      auto re = Regex::compile(std::string_view(raw).substr(1), false);
+      // The host is lower-cased before matching, so a pattern with a capital
+      // letter is compiled caseless (nginx's rule: any A-Z makes it so).
+      std::string_view pattern = std::string_view(raw).substr(1);
+      bool caseless = std::any_of(pattern.begin(), pattern.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; });
+      auto re = Regex::compile(pattern, caseless);
       if (!re) return node_error(n, re.error());
       sn.kind = ServerName::Kind::regex;
       sn.name = raw;

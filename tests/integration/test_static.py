@@ -65,6 +65,8 @@ CONF = r"""
     server { listen 127.0.0.1:@PORT1@; server_name *.wild.test; return 200 "wild-front"; }
     server { listen 127.0.0.1:@PORT1@; server_name mail.*; return 200 "wild-back"; }
     server { listen 127.0.0.1:@PORT1@; server_name ~^re\d+\.test$; return 200 "regex"; }
+    # A capital letter makes the pattern caseless: the host is lower-cased.
+    server { listen 127.0.0.1:@PORT1@; server_name ~^UPPER\.(?<rest>.+)$; return 200 "upper-regex"; }
     server { listen 127.0.0.1:@PORT1@ default_server; server_name _; return 200 "default"; }
     server { listen 127.0.0.1:@PORT1@; server_name late.test; return 200 "late"; }
 
@@ -395,6 +397,9 @@ def test_location_precedence(srv, path, expected):
     ("x.y.wild.test", "wild-front"),
     ("mail.example.org", "wild-back"),
     ("re42.test", "regex"),
+    ("RE42.TEST", "regex"),
+    ("upper.test", "upper-regex"),
+    ("Upper.Test", "upper-regex"),
     ("late.test", "late"),
     ("unknown.test", "default"),
 ])
