@@ -2,11 +2,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <strings.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -257,15 +259,33 @@ int evaluate_preconditions(const Exchange& ex, const http::OpenFile& f, std::str
   return 0;
 }
 
+// The value an `add_header NAME` will give the response in place of the
+// file's own validator (the last such line wins; empty removes it).
+std::optional<std::string> configured_validator(const Exchange& ex, std::string_view name) {
+  std::optional<std::string> value;
+  for (const auto& h : ex.settings().add_headers)
+    if (strcasecmp(h.name.c_str(), std::string(name).c_str()) == 0) value = http::render(h.value, ex);
+  return value;
+}
+
 // If-Range: the range applies only while the validator still matches — a
-// strong ETag, or the exact Last-Modified date.
+// strong ETag, or the exact Last-Modified date — judged against the ones
+// the response carries, add_header's included (as nginx's range filter
+// runs after the headers filter).
 bool if_range_holds(const Exchange& ex, const http::OpenFile& f, std::string_view etag) {
   const http::Header* h = ex.req.find(HeaderToken::if_range);
   if (h == nullptr) return true;
   const std::string_view v = h->value;
-  if (!v.empty() && (v[0] == '"' || v.substr(0, 2) == "W/"))
-    return !etag.empty() && v == etag;  // weak tags never match here
+  if (!v.empty() && (v[0] == '"' || v.substr(0, 2) == "W/")) {
+    const auto own = configured_validator(ex, "ETag");
+    const std::string_view sent = own ? std::string_view(*own) : etag;
+    return v[0] == '"' && v == sent;  // weak tags never match here
+  }
   const auto date = http::parse_http_date(v);
+  if (const auto own = configured_validator(ex, "Last-Modified")) {
+    const auto sent = http::parse_http_date(*own);
+    return date && sent && *date == *sent;
+  }
   return date && *date == f.mtime;
 }
 

@@ -39,6 +39,14 @@ CONF = r"""
             add_header Server extra;
         }
 
+        # add_header of a validator replaces the file's; empty removes it.
+        location /ah-set/ {
+            alias @PREFIX@/www/;
+            add_header Last-Modified "Mon, 28 Sep 1970 06:00:00 GMT";
+            add_header ETag '"own-tag"';
+        }
+        location /ah-hide/ { alias @PREFIX@/www/; add_header Last-Modified ""; add_header ETag ""; }
+
         location /ep/ { error_page 404 /custom404.html; }
         location /ep200/ { error_page 404 =200 /x.html; }
 
@@ -337,6 +345,26 @@ def test_add_header(srv):
     assert missing.status == 404
     assert missing.header("X-Plain") is None
     assert missing.header("X-Always") == "yes"
+
+
+def test_add_header_replaces_or_removes_the_validators(srv):
+    own = http(srv.port, "/ah-set/ah/a.txt")
+    assert own.status == 200
+    assert own.header_all("Last-Modified") == ["Mon, 28 Sep 1970 06:00:00 GMT"]
+    assert own.header_all("ETag") == ['"own-tag"']
+    hidden = http(srv.port, "/ah-hide/ah/a.txt")
+    assert hidden.status == 200
+    assert hidden.header("Last-Modified") is None and hidden.header("ETag") is None
+
+
+@pytest.mark.parametrize("if_range,status", [
+    ("Mon, 28 Sep 1970 06:00:00 GMT", 206),   # the date the response carries
+    ('"own-tag"', 206),
+    (MTIME_HTTP, 200),                        # the file's own, replaced: no longer holds
+])
+def test_if_range_judges_the_validators_sent(srv, if_range, status):
+    r = http(srv.port, "/ah-set/ah/a.txt", headers={"Range": "bytes=0-0", "If-Range": if_range})
+    assert r.status == status
 
 
 def test_error_page_uri(srv):
