@@ -36,6 +36,7 @@ CONF = r"""
         location /drop/ { rewrite ^ /new/dropped? last; }
         location /perm/ { rewrite ^/perm/(.*)$ /new/$1 permanent; }
         location /temp/ { rewrite ^/temp/(.*)$ /new/$1 redirect; }
+        location /go { rewrite ^ $arg_r? redirect; }
         location /chain/ { rewrite ^/chain/a(.*)$ /chain/b$1; rewrite ^/chain/b(.*)$ /new/c$1; }
         location /order/ { return 200 "first\n"; rewrite ^ /new/x last; }
         location ~ ^/user/(?<name>[a-z]+)/(\d+)$ { return 200 "name=$name id=$2\n"; }
@@ -158,6 +159,12 @@ CASES = [
     ("redirect", "/temp/a", {}, 302, "http://localhost:@PORT@/new/a", None),
     ("redirect-quoted", "/perm/a%20b", {}, 301, "http://localhost:@PORT@/new/a%20b", None),
     ("redirect-plus", "/perm/a+b%3F", {}, 301, "http://localhost:@PORT@/new/a+b?", None),
+    # A redirect's target is unescaped up to its query: the URL an
+    # argument carried goes out whole, line breaks stay escaped.
+    ("redirect-to-argument", "/go?r=http%3A%2F%2Fexample.com%2Fa%20b%3Ffrom%3D%2F", {}, 302,
+     "http://example.com/a%20b?from%3D%2F", None),
+    ("redirect-keeps-line-breaks-escaped", "/go?r=http%3A%2F%2Fexample.com%0D%0ASet-Cookie:x", {}, 302,
+     "http://example.com%0D%0ASet-Cookie:x", None),
     ("set-args", "/setargs/?z=9", {}, 200, None, "a=1 1\n"),
     ("no-flag-goes-on", "/noflag/x", {}, 200, None, "returned /new/x\n"),
     # error_page redirects start again at the server's rewrites.

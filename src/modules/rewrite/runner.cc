@@ -38,13 +38,10 @@ bool args_unsafe(unsigned char c) {
   }
 }
 
-void append_escaped_capture(std::string& out, std::string_view v, bool redirect_path) {
+void append_escaped_capture(std::string& out, std::string_view v) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   for (unsigned char c : v) {
-    // A redirect's path is unescaped again except for what is at or below
-    // '%' or from 0x7f (NGX_UNESCAPE_REDIRECT), so only those stay escaped.
-    bool escape = args_unsafe(c) && !(redirect_path && c > '%' && c < 0x7f);
-    if (escape) {
+    if (args_unsafe(c)) {
       out.push_back('%');
       out.push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 15]);
@@ -54,16 +51,64 @@ void append_escaped_capture(std::string& out, std::string_view v, bool redirect_
   }
 }
 
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  c = static_cast<char>(c | 0x20);
+  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+// A redirect's target is unescaped up to its query (NGX_UNESCAPE_REDIRECT),
+// so `rewrite ^ $arg_url? redirect` sends the URL the argument carried:
+// %XX above '%' and below 0x7f turns back into its byte, the others (line
+// breaks, spaces, '%' itself, bytes from 0x7f) stay escaped, and a '?',
+// written or decoded, ends the unescaping. Broken escapes lose their '%'
+// as nginx's do.
+std::string unescape_redirect(std::string_view in) {
+  std::string out;
+  out.reserve(in.size());
+  size_t i = 0;
+  while (i < in.size()) {
+    const char c = in[i];
+    if (c == '?') break;
+    if (c != '%') {
+      out.push_back(c);
+      ++i;
+      continue;
+    }
+    if (i + 1 >= in.size()) return out;  // a '%' at the end is dropped
+    const int hi = hex_digit(in[i + 1]);
+    if (hi < 0) {  // "%" and a non-hex byte: the byte stays
+      out.push_back(in[i + 1]);
+      i += 2;
+      continue;
+    }
+    if (i + 2 >= in.size()) return out;
+    const int lo = hex_digit(in[i + 2]);
+    i += 3;
+    if (lo < 0) continue;  // "%X" and a non-hex byte: all three go
+    const auto decoded = static_cast<unsigned char>(hi << 4 | lo);
+    if (decoded == '?') {
+      out.push_back('?');
+      out.append(in.substr(i));
+      return out;
+    }
+    if (decoded > '%' && decoded < 0x7f) {
+      out.push_back(static_cast<char>(decoded));
+    } else {
+      out.append(in.substr(i - 3, 3));
+    }
+  }
+  out.append(in.substr(i));
+  return out;
+}
+
 // Renders a replacement. With `quote`, captures are escaped as nginx does
 // when the request's URI came percent-encoded or with a '+' (so a decoded
 // "%26" does not turn into an argument separator).
-void render_replacement(const config::Template& t, const Exchange& ex, std::string& out, bool quote,
-                        bool redirect) {
-  bool in_args = false;
+void render_replacement(const config::Template& t, const Exchange& ex, std::string& out, bool quote) {
   for (const config::TemplatePart& p : t.parts) {
     if (!p.is_variable) {
       out.append(p.literal);
-      if (p.literal.find('?') != std::string::npos) in_args = true;
       continue;
     }
     if (!quote || p.variable.id != config::VarId::capture) {
@@ -73,7 +118,7 @@ void render_replacement(const config::Template& t, const Exchange& ex, std::stri
     thread_local std::string capture;
     capture.clear();
     http::append_variable(p.variable, ex, capture);
-    append_escaped_capture(out, capture, redirect && !in_args);
+    append_escaped_capture(out, capture);
   }
 }
 
@@ -162,7 +207,7 @@ bool test(Run& r, const Condition& c) {
     case Condition::Kind::equal: {
       thread_local std::string operand;
       operand.clear();
-      render_replacement(c.operand, r.ex, operand, r.quote, false);
+      render_replacement(c.operand, r.ex, operand, r.quote);
       return (subject == operand) != c.negate;
     }
     case Condition::Kind::regex:
@@ -180,8 +225,9 @@ Next run_rewrite(Run& r, const RewriteStep& s) {
   r.quote = false;
   bool quote = quoted_uri(ex);
   std::string uri;
-  render_replacement(s.path, ex, uri, s.redirect && quote, s.redirect);
+  render_replacement(s.path, ex, uri, s.redirect && quote);
   if (s.redirect) {
+    uri = unescape_redirect(uri);
     if (s.add_args && !ex.req.query.empty()) {
       uri.push_back(s.has_args ? '&' : '?');
       uri.append(ex.req.query);
@@ -193,7 +239,7 @@ Next run_rewrite(Run& r, const RewriteStep& s) {
   }
   if (s.has_args) {
     std::string args;
-    render_replacement(s.args, ex, args, quote, false);
+    render_replacement(s.args, ex, args, quote);
     if (s.add_args && !ex.req.query.empty()) {
       args.push_back('&');
       args.append(ex.req.query);
@@ -228,7 +274,7 @@ Outcome run(Exchange& ex, const Program& program) {
     if (const auto* s = std::get_if<SetStep>(&step)) {
       thread_local std::string value;
       value.clear();
-      render_replacement(s->value, ex, value, r.quote, false);
+      render_replacement(s->value, ex, value, r.quote);
       if (s->args) {
         set_args(ex, value);
       } else if (s->limit_rate) {
