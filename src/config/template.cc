@@ -48,6 +48,8 @@ constexpr Named kPlain[] = {
     {"request", VarId::request},
     {"request_filename", VarId::request_filename},
     {"request_id", VarId::request_id},
+    {"request_body", VarId::request_body},
+    {"request_body_file", VarId::request_body_file},
     {"request_length", VarId::request_length},
     {"request_method", VarId::request_method},
     {"request_scheme", VarId::request_scheme},

@@ -58,6 +58,8 @@ enum class VarId : uint8_t {
   remote_port,
   remote_user,
   request,
+  request_body,       // the body a handler read whole into memory (proxy_pass...), else not found
+  request_body_file,  // the name of the file it went to (client_body_in_file_only)
   request_filename,
   request_id,  // 32 hex digits, random, one per request
   request_length,

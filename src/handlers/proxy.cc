@@ -84,6 +84,13 @@ bool carries_content(http::Method m) {
   return m == http::Method::post || m == http::Method::put || m == http::Method::patch;
 }
 
+bool reads_request_body(const config::Template& t) {
+  for (const auto& p : t.parts)
+    if (p.is_variable && (p.variable.id == config::VarId::request_body || p.variable.id == config::VarId::request_body_file))
+      return true;
+  return false;
+}
+
 char* scratch() {
   thread_local std::unique_ptr<char[]> buf(new char[kReadChunk]);
   return buf.get();
@@ -206,7 +213,10 @@ class ProxySession final : public http::Exchange::HandlerState,
 
   // The request as it goes upstream.
   std::string head_;
-  std::optional<RequestBodyBuffer> body_;  // buffered body (request buffering)
+  std::shared_ptr<RequestBodyBuffer> body_;  // buffered body (request buffering); $request_body reads it
+  // A streamed body's bytes while they fit client_body_buffer_size: nginx's
+  // $request_body has a body that came in its one buffer, unbuffered too.
+  std::shared_ptr<RequestBodyBuffer> streamed_copy_;
   int64_t body_file_sent_ = 0;             // of a body in a file, on this try
   size_t record_left_ = 0;                 // of the body record being sent from the file
   std::string record_head_;                // that record's header, while not all sent
@@ -271,7 +281,10 @@ void ProxySession::start() {
   tried_.assign(group_->cfg->servers.size(), 0);
   queue_limit_ = cfg_.buffering ? cfg_.buffers_number * cfg_.buffers_size : cfg_.buffer_size;
   const auto& req = ex_.req;
-  if (cfg_.has_set_body) {
+  // proxy_set_body with $request_body in it is rendered once the body is
+  // read whole (on_body_end), as nginx reads it before making the request.
+  const bool set_body_reads_body = cfg_.has_set_body && ex_.has_body() && reads_request_body(cfg_.set_body);
+  if (cfg_.has_set_body && !set_body_reads_body) {
     // proxy_set_body: the rendered string goes instead of the client's
     // body, which the codec reads and drops.
     body_done_ = true;
@@ -281,10 +294,11 @@ void ProxySession::start() {
     next_try();
     return;
   }
-  bool has_body = cfg_.pass_request_body && ex_.has_body();
+  bool has_body = (cfg_.pass_request_body || set_body_reads_body) && ex_.has_body();
   // HTTP/1.0 upstreams cannot take a chunked body (nor FastCGI or uwsgi
   // applications, which are told the length first): it is read whole first.
-  streaming_body_ = has_body && !cfg_.request_buffering && (req.content_length >= 0 || codec_->streams_unknown_length());
+  streaming_body_ = has_body && !cfg_.request_buffering && !set_body_reads_body &&
+                    (req.content_length >= 0 || codec_->streams_unknown_length());
   if (!has_body) {
     body_done_ = true;
     // An empty body still has a length: the client gave one, or the method
@@ -297,6 +311,9 @@ void ProxySession::start() {
   if (streaming_body_) {
     upgrade_sent_ = codec_->request_head(req.content_length < 0 ? RequestBody::chunked : RequestBody::length,
                                          req.content_length, head_);
+    const size_t memory = ex_.settings().client_body_buffer_size;
+    if (req.content_length < 0 || req.content_length <= int64_t(memory))
+      streamed_copy_ = std::make_shared<RequestBodyBuffer>(memory, std::string());
     ex_.read_body(this);
     if (phase_ == Phase::reading_client_body) next_try();
     return;
@@ -305,10 +322,11 @@ void ProxySession::start() {
   const auto& settings = ex_.settings();
   using InFile = config::CoreSettings::BodyInFileOnly;
   const auto in_file = settings.core.client_body_in_file_only;
-  body_.emplace(settings.client_body_buffer_size, settings.client_body_temp_path, settings.client_body_temp_levels,
-                in_file == InFile::on      ? RequestBodyBuffer::FileOnly::keep
-                : in_file == InFile::clean ? RequestBodyBuffer::FileOnly::clean
-                                           : RequestBodyBuffer::FileOnly::off);
+  body_ = std::make_shared<RequestBodyBuffer>(
+      settings.client_body_buffer_size, settings.client_body_temp_path, settings.client_body_temp_levels,
+      in_file == InFile::on      ? RequestBodyBuffer::FileOnly::keep
+      : in_file == InFile::clean ? RequestBodyBuffer::FileOnly::clean
+                                 : RequestBodyBuffer::FileOnly::off);
   ex_.read_body(this);  // on_body_end starts the first try
 }
 
@@ -332,6 +350,9 @@ bool ProxySession::on_body_data(std::string_view data) {
     }
     return true;
   }
+  if (streamed_copy_ && (streamed_copy_->size() + int64_t(data.size()) > int64_t(ex_.settings().client_body_buffer_size) ||
+                         !streamed_copy_->append(data)))
+    streamed_copy_.reset();
   // Streamed: bytes that reach the upstream are gone, so no retry after,
   // unless the codec still holds the whole body.
   codec_->body_piece(data, out_);
@@ -366,6 +387,7 @@ void ProxySession::on_body_end() {
   if (phase_ == Phase::tunnel || body_done_) return;
   body_done_ = true;
   if (streaming_body_) {
+    ex_.request_body = std::move(streamed_copy_);
     codec_->body_end(out_);
     if (fd_ >= 0 && (phase_ == Phase::exchanging || phase_ == Phase::streaming)) write_request();
     return;
@@ -375,6 +397,15 @@ void ProxySession::on_body_end() {
     TORII_LOG_EX(ex_, notice, "a client request body is buffered to a temporary file %s%s", body_->file_name().c_str(),
               http::log_context(ex_).c_str());
   if (ex_.req.content_length < 0) ex_.body_length_read = body_->size();
+  ex_.request_body = body_;
+  if (cfg_.has_set_body) {  // proxy_set_body that reads the body: it goes instead
+    const std::string body = http::render(cfg_.set_body, ex_);
+    upgrade_sent_ = codec_->request_head(RequestBody::length, int64_t(body.size()), head_);
+    codec_->body_piece(body, head_);
+    body_.reset();
+    next_try();
+    return;
+  }
   upgrade_sent_ = codec_->request_head(RequestBody::length, body_->size(), head_);
   next_try();
 }

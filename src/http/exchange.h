@@ -26,6 +26,7 @@ struct UidState;
 }
 namespace torii::handlers {
 class OpenFileCache;
+class RequestBodyBuffer;
 }
 namespace torii::core {
 class EventLoop;
@@ -181,6 +182,10 @@ class Exchange {
     virtual void resume_body() = 0;
   };
   std::unique_ptr<BodySource> body_source;
+  // The body a handler read whole (request buffering, mirror_request_body,
+  // client_body_early_read), for $request_body and $request_body_file;
+  // null until one has.
+  std::shared_ptr<const handlers::RequestBodyBuffer> request_body;
   size_t queued_bytes() const { return body_filter ? body_filter->queued_bytes() : below().queued_bytes(); }
   void set_drain_callback(std::function<void()> cb) {
     (body_filter ? *body_filter : below()).set_drain_callback(std::move(cb));

@@ -19,6 +19,7 @@
 #include "core/ascii.h"
 #include "http/basic_credentials.h"
 #include "handlers/fastcgi/split_path.h"
+#include "handlers/request_body_buffer.h"
 #include "http/document_root.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
@@ -636,6 +637,13 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
     case VarId::request_length:
       append_int(out, ex.request_length);
       return true;
+    // As nginx: the body only while it is in memory, the file only by name.
+    case VarId::request_body:
+      if (!ex.request_body || ex.request_body->in_file()) return false;
+      out.append(ex.request_body->memory());
+      return true;
+    case VarId::request_body_file:
+      return ex.request_body && append_owned(ex.request_body->file_name(), out);
     case VarId::request_time: {
       auto elapsed = std::chrono::steady_clock::now() - ex.start;
       append_seconds_ms(out, std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count());

@@ -63,6 +63,7 @@ struct WholeBodyRead final : Exchange::HandlerState, BodyReader {
 
   void proceed() {
     if (ex.req.content_length < 0) ex.body_length_read = body->size();
+    ex.request_body = body;
     ex.body_source = std::make_unique<BodyReplay>(*ex.services().loop, std::move(body));
     // This state lives to the end of the turn; what `then` starts may put
     // its own in its place.
