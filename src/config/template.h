@@ -77,6 +77,18 @@ enum class VarId : uint8_t {
   ssl_protocol,
   ssl_server_name,
   ssl_session_reused,
+  ssl_session_id,     // hex; these four are asked of the TLS library when read
+  ssl_curve,
+  ssl_curves,
+  ssl_alpn_protocol,
+  connection_time,    // seconds with milliseconds since the connection was accepted
+  pipe,               // "p" for a request that came with the previous one's bytes, else "."
+  tcpinfo_rtt,        // the client socket's TCP_INFO, as nginx on Linux
+  tcpinfo_rttvar,
+  tcpinfo_snd_cwnd,
+  tcpinfo_rcv_space,
+  date_gmt,           // now, in ssi_timefmt's default form (SSI's variables, everywhere)
+  date_local,
   status,
   time_iso8601,
   time_local,

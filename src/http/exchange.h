@@ -47,6 +47,7 @@ namespace torii::ssi {
 struct MainState;
 }
 namespace torii::net {
+class TlsDetails;
 struct ProxyProtocolAddrs;
 struct ClientCertInfo;
 }
@@ -57,6 +58,7 @@ namespace torii::http {
 struct ConnectionInfo {
   uint64_t id = 0;  // $connection
   uint64_t requests = 0;  // requests so far on it, this one included
+  int fd = -1;            // the client's TCP socket ($tcpinfo_*); -1 over QUIC
   int64_t start_ms = 0;   // accepted at, on the worker loop's clock (keepalive_time)
   sockaddr_storage peer{};
   std::string remote_addr;  // text form, no port
@@ -72,6 +74,9 @@ struct ConnectionInfo {
   std::string ssl_server_name;    // SNI, lower-case
   bool ssl_session_reused = false;
   bool ssl_early_data = false;  // the first request came in TLS early data: 425 unless idempotent
+  // The session's other facts, asked when a variable reads them; lives as
+  // long as the connection's TLS state.
+  const net::TlsDetails* tls_details = nullptr;
   // The PROXY protocol header's addresses (`listen ... proxy_protocol`);
   // null without one, or for UNKNOWN and LOCAL headers.
   std::shared_ptr<const net::ProxyProtocolAddrs> proxy_protocol;
@@ -121,6 +126,7 @@ class Exchange {
   void set_real_client(std::unique_ptr<ConnectionInfo> client);
   bool realip_done = false;  // the realip module ran (it runs once per request)
   WorkerServices& services() { return services_; }
+  const WorkerServices& services() const { return services_; }
 
   // The request came in TLS early data (0-RTT), so an attacker may replay
   // it: over TCP the first request of a connection that sent early data,
@@ -272,6 +278,7 @@ class Exchange {
   // !valid_location). Cleared when the location's rewrite phase starts.
   bool location_uri_rewritten = false;
   bool header_only = false;      // HEAD, or a status without body: send_body is dropped
+  bool pipelined = false;        // $pipe: read with the previous request's bytes
   // The request reached its content handler (or the pre-content phases are
   // over): from here on a body no reader takes is read and dropped. Before
   // it (an auth_request or a limit_req delay pending) the body waits.

@@ -4,6 +4,7 @@
 #include <openssl/crypto.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "config/map_config.h"
 #include "config/proxy_config.h"
 #include "core/ascii.h"
+#include "core/event_loop.h"
 #include "http/basic_credentials.h"
 #include "handlers/fastcgi/split_path.h"
 #include "handlers/request_body_buffer.h"
@@ -35,6 +37,8 @@
 #include "modules/browser/browser.h"
 #include "modules/referer/referer.h"
 #include "modules/secure_link/secure_link.h"
+#include "modules/ssi/date.h"
+#include "net/tls_details.h"
 #include "modules/userid/userid.h"
 #include "modules/split_clients/split_clients.h"
 #include "modules/realip/variables.h"
@@ -427,6 +431,20 @@ void append_request_id(const Exchange& ex, std::string& out) {
   out.append(ex.request_id);
 }
 
+// The client socket's TCP_INFO field (microseconds, segments, bytes);
+// not found over QUIC or a unix socket.
+bool append_tcpinfo(const Exchange& ex, VarId id, std::string& out) {
+  struct tcp_info ti {};
+  socklen_t len = sizeof ti;
+  if (ex.conn().fd < 0 || getsockopt(ex.conn().fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return false;
+  uint32_t value = id == VarId::tcpinfo_rtt        ? ti.tcpi_rtt
+                   : id == VarId::tcpinfo_rttvar   ? ti.tcpi_rttvar
+                   : id == VarId::tcpinfo_snd_cwnd ? ti.tcpi_snd_cwnd
+                                                   : ti.tcpi_rcv_space;
+  append_uint(out, value);
+  return true;
+}
+
 bool append_owned(const std::string& v, std::string& out) {
   if (v.empty()) return false;
   out.append(v);
@@ -585,6 +603,29 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
     case VarId::ssl_session_reused:
       if (!ex.conn().tls) return false;
       out.append(ex.conn().ssl_session_reused ? "r" : ".");
+      return true;
+    case VarId::ssl_session_id:
+      return ex.conn().tls_details && ex.conn().tls_details->append_session_id(out);
+    case VarId::ssl_curve:
+      return ex.conn().tls_details && ex.conn().tls_details->append_curve(out);
+    case VarId::ssl_curves:
+      return ex.conn().tls_details && ex.conn().tls_details->append_curves(out);
+    case VarId::ssl_alpn_protocol:
+      return ex.conn().tls_details && ex.conn().tls_details->append_alpn(out);
+    case VarId::connection_time:
+      append_seconds_ms(out, ex.services().loop->now_ms() - ex.conn().start_ms);
+      return true;
+    case VarId::pipe:
+      out.push_back(ex.pipelined ? 'p' : '.');
+      return true;
+    case VarId::tcpinfo_rtt:
+    case VarId::tcpinfo_rttvar:
+    case VarId::tcpinfo_snd_cwnd:
+    case VarId::tcpinfo_rcv_space:
+      return append_tcpinfo(ex, v.id, out);
+    case VarId::date_gmt:
+    case VarId::date_local:
+      out.append(ssi::format_date(v.id == VarId::date_gmt, std::string(ssi::kDefaultTimefmt)));
       return true;
     case VarId::ssl_early_data:
       if (ex.conn().tls && ex.in_early_data()) out.append("1");

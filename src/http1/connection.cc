@@ -58,6 +58,7 @@ Connection::Connection(core::Worker& worker, std::unique_ptr<net::Transport> tra
   const int fd = transport_->fd();
   info_.id = core::next_connection_id();
   info_.start_ms = worker_.loop().now_ms();
+  info_.fd = fd;
   info_.peer = peer;
   info_.remote_addr = net::address_text(peer);
   info_.remote_port = net::address_port(peer);
@@ -302,6 +303,7 @@ void Connection::drive() {
           info_.ssl_server_name.assign(tls.server_name);
           info_.ssl_session_reused = tls.session_reused;
           info_.ssl_early_data = tls.early_data;
+          info_.tls_details = transport_->tls_details();
           info_.client_cert = std::move(tls.client_cert);
           server_ = &first_server();
           in_limit_ = head_limit(*server_) + 1;
@@ -468,6 +470,7 @@ void Connection::start_next_request() {
     head_len_ = 0;
   }
   head_start_ = 0;
+  next_pipelined_ = !in_.empty();  // its bytes came before this response went
   if (draining_ || binding_->retired) {
     if (in_.empty()) {
       close_now();
@@ -522,6 +525,7 @@ void Connection::begin_request() {
   request_ = std::make_unique<PendingRequest>(limits, *this, info_, worker_.services());
   request_->exchange.config = config_;
   request_->exchange.server = &srv;
+  request_->exchange.pipelined = next_pipelined_;
 }
 
 void Connection::on_head(size_t head_len) {

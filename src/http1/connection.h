@@ -127,6 +127,7 @@ class Connection final : public core::IoHandler, public http::ResponseSink, publ
   bool watching_writes_ = false;  // EPOLLOUT registered (after the first blocked write)
   bool draining_ = false;
   bool keep_alive_ = true;
+  bool next_pipelined_ = false;  // the next request's bytes were here before it began ($pipe)
   bool chunked_response_ = false;
   std::vector<std::pair<std::string, std::string>> trailers_;  // for the response's last chunk
   bool use_sendfile_ = false;

@@ -57,6 +57,8 @@ class Session::Callbacks {
     s.info_.ssl_protocol = "TLSv1.3";
     if (const char* c = gnutls_ciphersuite_get(s.tls_)) s.info_.ssl_cipher = c;
     s.info_.ssl_session_reused = gnutls_session_is_resumed(s.tls_) != 0;
+    s.tls_details_ = net::GnutlsDetails(s.tls_);
+    s.info_.tls_details = &s.tls_details_;
     s.quiet_since_ms_ = s.host_.now_ms();
     s.host_.handshake_completed();
     // One ticket per handshake, resumed or not: TLS 1.3 clients use each

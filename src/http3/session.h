@@ -22,6 +22,7 @@
 #include "config/config.h"
 #include "http/exchange.h"
 #include "http2/flood_guard.h"
+#include "net/quic_tls_details.h"
 
 namespace torii::core {
 struct ListenBinding;
@@ -193,6 +194,7 @@ class Session {
   nghttp3_conn* h3_ = nullptr;
   std::unique_ptr<HqSession> hq_;  // instead of h3_ when the client chose hq-interop
   gnutls_session_t tls_ = nullptr;
+  net::GnutlsDetails tls_details_;  // info_.tls_details once the handshake is done
   ngtcp2_crypto_conn_ref conn_ref_{};
   ngtcp2_connection_close_error last_error_{};
   std::string close_packet_;

@@ -582,4 +582,10 @@ TlsInfo TlsTransport::tls_info() const {
   return info;
 }
 
+bool TlsTransport::append_alpn(std::string& out) const {
+  const std::string_view p = alpn();
+  out.append(p);
+  return !p.empty();
+}
+
 }  // namespace torii::net

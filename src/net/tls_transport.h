@@ -19,11 +19,12 @@
 
 #include "config/config.h"
 #include "net/tls_context.h"
+#include "net/tls_details.h"
 #include "net/transport.h"
 
 namespace torii::net {
 
-class TlsTransport final : public Transport, private TlsHandshakeHooks {
+class TlsTransport final : public Transport, private TlsHandshakeHooks, private TlsDetails {
  public:
   // A record sealed in a write: where its ciphertext ends, and how many of
   // the caller's plaintext bytes it carries.
@@ -54,6 +55,7 @@ class TlsTransport final : public Transport, private TlsHandshakeHooks {
   bool is_tls() const override { return phase_ != Phase::plain; }
   std::string_view alpn() const override;
   TlsInfo tls_info() const override;
+  const TlsDetails* tls_details() const override { return phase_ == Phase::done ? this : nullptr; }
   bool plain_http() const override { return phase_ == Phase::plain; }
   void release_idle_buffers() override;
   // How many connections of this thread gave their record buffers back
@@ -68,6 +70,12 @@ class TlsTransport final : public Transport, private TlsHandshakeHooks {
 
  private:
   enum class Phase : uint8_t { detect, early_data, handshake, done, plain, failed };
+
+  // TlsDetails
+  bool append_session_id(std::string& out) const override { return append_openssl_session_id(ssl_, out); }
+  bool append_curve(std::string& out) const override { return append_openssl_curve(ssl_, out); }
+  bool append_curves(std::string& out) const override { return append_openssl_curves(ssl_, out); }
+  bool append_alpn(std::string& out) const override;
 
   // TlsHandshakeHooks
   bool on_server_name(SSL* ssl, std::string_view name) override;

@@ -13,6 +13,8 @@
 
 namespace torii::net {
 
+class TlsDetails;
+
 enum class IoStatus : uint8_t {
   ok,     // `bytes` moved (for handshake: finished)
   again,  // would block: wait for readiness (see wants_write)
@@ -61,6 +63,7 @@ class Transport {
   virtual bool is_tls() const { return false; }
   virtual std::string_view alpn() const { return {}; }  // negotiated protocol, e.g. "h2"
   virtual TlsInfo tls_info() const { return {}; }
+  virtual const TlsDetails* tls_details() const { return nullptr; }  // for the seldom-read $ssl_* variables
   // A TLS port that received plain HTTP: the transport now passes bytes
   // through unencrypted so the connection can answer with a 400 page.
   virtual bool plain_http() const { return false; }

@@ -62,6 +62,9 @@ def h3_conf(cert, listen="listen 127.0.0.1:@PORT0@ ssl;\n        http3 on;", ext
         location = /hello {{
             return 200 "proto=$server_protocol h3=$http3\\n";
         }}
+        location = /details {{
+            return 200 "$ssl_curve|$ssl_alpn_protocol|$ssl_session_id|$tcpinfo_rtt|$pipe\\n";
+        }}
         location = /moved {{
             return 301 /index.html;
         }}
@@ -151,6 +154,11 @@ def test_404_error_page_and_return(make_server, cert):
     assert header(out, "location") == f"https://a.test:{srv.port}/index.html"
     gtls(srv.port, "/hello", download=dl)
     assert (dl / "hello").read_text() == "proto=HTTP/3.0 h3=h3\n"
+    # The TLS variables asked of GnuTLS read as over TCP; no TCP_INFO over QUIC.
+    gtls(srv.port, "/details", download=dl)
+    curve, alpn, session_id, rtt, pipe = (dl / "details").read_text().strip().split("|")
+    assert curve in ("X25519", "prime256v1", "secp384r1") and alpn == "h3" and rtt == "" and pipe == ".", curve
+    assert re.fullmatch(r"([0-9a-f]{2})*", session_id), session_id
     # A body short enough to live inside its string object (no heap buffer).
     gtls(srv.port, "/short", download=dl)
     assert (dl / "short").read_bytes() == b"ok\n"

@@ -117,6 +117,24 @@ GET_CLOSE = "GET /vars HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n"
 # ---------------------------------------------------------------------------
 
 
+def test_session_detail_variables(make_server, certs):
+    details = """
+        location = /details {
+            return 200 "$ssl_session_id|$ssl_curve|$ssl_curves|$ssl_alpn_protocol\\n";
+        }"""
+    srv = make_server(tls_conf(certs, extra_server=details))
+    r = curl(srv.port, "/details", extra=["--tlsv1.3", "--http1.1", "--curves", "X25519:P-256"])
+    assert r.returncode == 0, r.stderr
+    session_id, curve, curves, alpn = r.stdout.decode().strip().split("|")
+    assert re.fullmatch(r"([0-9a-f]{2})+", session_id), session_id
+    assert (curve, curves, alpn) == ("X25519", "X25519:prime256v1", "http/1.1")
+    r = curl(srv.port, "/details", extra=["--tlsv1.2", "--tls-max", "1.2", "--curves", "P-256"])
+    _, curve, curves, _ = r.stdout.decode().strip().split("|")
+    assert (curve, curves) == ("prime256v1", "prime256v1")
+    plain = s_client(srv.port, "-tls1_3", "-groups", "P-384", request="GET /details HTTP/1.0\r\n\r\n")
+    assert "|secp384r1|secp384r1|\n" in plain  # no ALPN asked: not found
+
+
 def test_curl_verifies_chain_and_gets_files(make_server, tmp_path, certs):
     srv = make_server(tls_conf(certs), start=False)
     data, big = write_site(srv.prefix)

@@ -275,3 +275,34 @@ def test_set_of_a_header_variable_stands_only_where_it_ran(make_server):
     assert harness.http(srv.port, "/").body == b"[http]\n"
     r = harness.http(srv.port, "/plain?a=1", headers={"X-Forwarded-Proto": "https"})
     assert r.body == b"[https][1]\n"
+
+
+def test_connection_variables(make_server):
+    """$pipe, $connection_time, $tcpinfo_*, $date_gmt and $date_local."""
+    srv = make_server(harness.base_conf(access_log=False, http="""
+    server {
+        listen 127.0.0.1:@PORT@;
+        location / {
+            return 200 "$pipe|$connection_time|$tcpinfo_rtt|$tcpinfo_rttvar|$tcpinfo_snd_cwnd|$tcpinfo_rcv_space|$date_gmt|$date_local\\n";
+        }
+    }"""))
+    one = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+    last = "GET /b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as s:
+        s.sendall(one.encode())  # alone, answered before the next is sent
+        first = b""
+        while not first.endswith(b"\n") or b"\r\n\r\n" not in first:
+            first += s.recv(4096)
+        s.sendall((one + last).encode())  # two at once: the second is pipelined
+        rest = b""
+        while chunk := s.recv(4096):
+            rest += chunk
+    lines = [first.split(b"\r\n\r\n", 1)[1].decode()] + [m.decode() for m in re.findall(rb"\r\n\r\n([^\n]*\n)", rest)]
+    assert len(lines) == 3, (first, rest)
+    fields = [line.strip().split("|") for line in lines]
+    assert [f[0] for f in fields] == [".", ".", "p"]
+    for f in fields:
+        assert re.fullmatch(r"\d+\.\d{3}", f[1]), f
+        assert all(re.fullmatch(r"\d+", v) for v in f[2:6]), f
+        assert re.fullmatch(r"\w+, \d\d-\w{3}-\d{4} \d\d:\d\d:\d\d GMT", f[6]), f
+        assert re.fullmatch(r"\w+, \d\d-\w{3}-\d{4} \d\d:\d\d:\d\d \w+", f[7]), f

@@ -223,19 +223,7 @@ bool SsiSink::evaluate(std::string_view text, std::string& out) {
   return false;
 }
 
-std::string SsiSink::date(bool gmt) const {
-  const time_t now = time(nullptr);
-  if (timefmt_ == "%s") return std::to_string(int64_t(now));
-  struct tm tm {};
-  if (gmt) {
-    gmtime_r(&now, &tm);
-  } else {
-    localtime_r(&now, &tm);
-  }
-  char buf[2048];
-  const size_t n = strftime(buf, sizeof buf, timefmt_.c_str(), &tm);
-  return std::string(buf, n);
-}
+std::string SsiSink::date(bool gmt) const { return format_date(gmt, timefmt_); }
 
 bool SsiSink::include(const std::string* virt, const std::string* file, const std::string* wait, const std::string* set,
                       const std::string* stub) {

@@ -10,6 +10,7 @@
 #include "config/ssi_config.h"
 #include "http/exchange.h"
 #include "http/piece_queue.h"
+#include "modules/ssi/date.h"
 #include "modules/ssi/main_state.h"
 #include "modules/ssi/ordered_output.h"
 #include "modules/ssi/parser.h"
@@ -85,7 +86,7 @@ class SsiSink final : public http::ResponseSink, public std::enable_shared_from_
   bool in_block_ = false;       // between block and endblock
   enum class Encoding : unsigned char { none, url, entity } encoding_ = Encoding::entity;
   std::string errmsg_ = "[an error occurred while processing the directive]";
-  std::string timefmt_ = "%A, %d-%b-%Y %H:%M:%S %Z";
+  std::string timefmt_ = std::string(kDefaultTimefmt);
   // An include the parsing waits for (wait="yes", file=, set=).
   std::shared_ptr<Subrequest> waiting_;
   std::string waiting_set_;  // the variable it sets; empty: none
