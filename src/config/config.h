@@ -158,9 +158,15 @@ struct AccessRule {
   uint8_t mask[16] = {};
 };
 
+struct Location;
+
 struct LimitExcept {
   std::vector<http::Method> methods;  // GET implies HEAD
-  std::vector<AccessRule> rules;
+  // What a method not listed runs under, as nginx's limit_except block (a
+  // location of its own): the location's settings with the block's lines
+  // applied (allow/deny replacing the location's rules, auth_basic,
+  // proxy_pass, access_log); no rewrite directives or try_files.
+  std::shared_ptr<const Location> location;
 };
 
 struct Expires {

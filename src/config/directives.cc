@@ -819,10 +819,6 @@ Result<AccessRule> parse_rule(Compiler& c, const Node& n) {
 Status set_access_rule(Compiler& c, Scope& s, const Node& n) {
   auto r = parse_rule(c, n);
   if (!r) return Error{r.error()};
-  if (s.limit_except) {
-    s.limit_except->rules.push_back(*r);
-    return Ok{};
-  }
   if (!s.access_rules_here) {
     s.settings->access_rules.clear();
     s.access_rules_here = true;
@@ -841,12 +837,28 @@ Status set_limit_except(Compiler& c, Scope& s, const Node& n) {
     le->methods.push_back(method);
     if (method == http::Method::get) le->methods.push_back(http::Method::head);
   }
+  // Run after the location's own lines (a block directive), so the copy
+  // has all of them, as nginx merges the block from its location.
+  auto loc = std::make_shared<Location>();
+  if (s.location) {
+    loc->match = s.location->match;
+    loc->pattern = s.location->pattern;
+    loc->regex = s.location->regex;
+  }
+  loc->file = n.file ? *n.file : std::string();
+  loc->line = n.line;
+  loc->settings = *s.settings;
+  loc->settings.rewrite.reset();
+  loc->settings.try_files.clear();
+  loc->settings.limit_except.reset();
   Scope inner;
   inner.ctx = kLimitExcept;
-  inner.settings = s.settings;
+  inner.settings = &loc->settings;
+  inner.location = loc.get();
   inner.limit_except = le.get();
   auto st = c.block(n.children, inner);
   if (!st) return st;
+  le->location = std::move(loc);
   s.settings->limit_except = std::move(le);
   return Ok{};
 }
@@ -890,7 +902,7 @@ const DirectiveSpec kDirectives[] = {
     {"open_file_cache_min_uses", kHSL, kArgs1, true, false, kNone, &set_ofc_min_uses},
     {"open_file_cache_errors", kHSL, kFlag, true, false, kNone, &set_ofc_errors},
     {"server_tokens", kHSL, kArgs1, true, false, kNone, &set_server_tokens},
-    {"access_log", kHSL | kLocationIf, kArgs1More, false, false, kNone, &set_access_log},
+    {"access_log", kHSL | kLocationIf | kLimitExcept, kArgs1More, false, false, kNone, &set_access_log},
     {"log_format", kHttp, kArgs2More, false, false, kNone, &set_log_format},
     {"client_header_timeout", kHS, kArgs1, true, false, kNone, &srv_time<&Server::client_header_timeout>},
     {"client_header_buffer_size", kHS, kArgs1, true, false, kNone, &set_client_header_buffer},

@@ -75,8 +75,8 @@ constexpr uint16_t kHSL = kHttp | kServer | kLocation;
 constexpr Context kNone = kMain;
 
 const DirectiveSpec kAuthDirectives[] = {
-    {"auth_basic", kHSL, kArgs1, true, false, kNone, &set_auth_basic},
-    {"auth_basic_user_file", kHSL, kArgs1, true, false, kNone, &set_auth_basic_user_file},
+    {"auth_basic", kHSL | kLimitExcept, kArgs1, true, false, kNone, &set_auth_basic},
+    {"auth_basic_user_file", kHSL | kLimitExcept, kArgs1, true, false, kNone, &set_auth_basic_user_file},
     {"auth_request", kHSL, kArgs1, true, false, kNone, &set_auth_request},
     {"auth_request_set", kHSL, kArgs2, false, false, kNone, &set_auth_request_set},
     {"satisfy", kHSL, kArgs1, true, false, kNone, &set_satisfy},

@@ -772,7 +772,7 @@ const DirectiveSpec kProxyDirectives[] = {
     // map's lines are keys, checked by set_map; kUpstream asks the generic
     // validation to leave a block's children to its setter.
     {"map", kHttp, kArgs2 | kBlock, false, false, kUpstream, &set_map},
-    {"proxy_pass", kLocation | kLocationIf, kArgs1, true, false, kMain, &set_proxy_pass},
+    {"proxy_pass", kLocation | kLocationIf | kLimitExcept, kArgs1, true, false, kMain, &set_proxy_pass},
     {"proxy_http_version", kHSL, kArgs1, true, false, kMain, &set_http_version},
     {"proxy_method", kHSL, kArgs1, true, false, kMain, &set_method},
     {"proxy_set_header", kHSL, kArgs2, false, false, kMain, &set_set_header},

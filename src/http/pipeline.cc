@@ -197,8 +197,9 @@ bool before_content(Exchange& ex, bool server_phase) {
       return false;
     }
     // A method limit_except does not list runs under the limit_except
-    // block's settings in nginx, which have no rewrite directives.
-    bool limited = ex.settings().limit_except && !method_listed(*ex.settings().limit_except, ex.req.method);
+    // block's settings, as nginx's, which have no rewrite directives.
+    const bool limited = ex.settings().limit_except && !method_listed(*ex.settings().limit_except, ex.req.method);
+    if (limited) ex.location = ex.settings().limit_except->location.get();
     switch (limited ? rewrite::Outcome::proceed : rewrite::run_location(ex)) {
       case rewrite::Outcome::responded:
         return false;
@@ -216,12 +217,6 @@ bool before_content(Exchange& ex, bool server_phase) {
     }
     const auto& s = ex.settings();  // an `if` block's settings when one held
     realip::run(ex, s.realip.get());  // nginx's preaccess run, with the location's settings
-    if (s.limit_except && !method_listed(*s.limit_except, ex.req.method) &&
-        !access::rules_allow(s.limit_except->rules, ex)) {
-      TORII_LOG_EX(ex, error, "access forbidden by rule%s", log_context(ex).c_str());
-      send_error(ex, 403);
-      return false;
-    }
     return access::run_access_phases(ex, Phase::start) == access::Gate::proceed;
   }
 }

@@ -393,10 +393,11 @@ TEST(ConfigLoad, EveryDirectiveTyped) {
   ASSERT_TRUE(api->settings.limit_except);
   EXPECT_EQ(api->settings.limit_except->methods,
             (std::vector<http::Method>{http::Method::get, http::Method::head, http::Method::post}));
-  ASSERT_EQ(api->settings.limit_except->rules.size(), 2u);
-  EXPECT_EQ(api->settings.limit_except->rules[0].addr[2], 1);
-  EXPECT_EQ(api->settings.limit_except->rules[0].mask[2], 0xff);
-  EXPECT_EQ(api->settings.limit_except->rules[0].mask[3], 0);
+  ASSERT_TRUE(api->settings.limit_except->location);
+  ASSERT_EQ(api->settings.limit_except->location->settings.access_rules.size(), 2u);
+  EXPECT_EQ(api->settings.limit_except->location->settings.access_rules[0].addr[2], 1);
+  EXPECT_EQ(api->settings.limit_except->location->settings.access_rules[0].mask[2], 0xff);
+  EXPECT_EQ(api->settings.limit_except->location->settings.access_rules[0].mask[3], 0);
   ASSERT_EQ(api->settings.error_pages.size(), 2u);  // replaced the inherited one
   EXPECT_EQ(api->settings.error_pages[0].response_code, 200);
   EXPECT_EQ(api->settings.error_pages[1].response_code, 0);
