@@ -14,7 +14,7 @@
 #include "core/timer_wheel.h"
 #include "handlers/proxy_headers.h"
 #include "http/exchange.h"
-#include "http/if_modified_since.h"
+#include "http/preconditions.h"
 #include "http/date.h"
 #include "http/pipeline.h"
 #include "http/range.h"
@@ -300,19 +300,15 @@ void send_entry(http::Exchange& ex, const config::ProxyConfig& cfg, const Entry&
   // Client conditionals and ranges against the stored response, as for a
   // static file: a 200 with validators may become a 304, or a 206.
   if (head.status == 200) {
-    const http::Header* inm = ex.req.find(http::HeaderToken::if_none_match);
-    const http::Header* ims = ex.req.find(http::HeaderToken::if_modified_since);
     const std::string* etag = head.find("ETag");
     const std::string* lm = head.find("Last-Modified");
-    bool not_modified = false;
-    if (inm && etag) {
-      not_modified = inm->value == "*" || inm->value.find(*etag) != std::string_view::npos;
-    } else if (!inm && ims && lm) {
-      const int64_t modified = header_date(*lm);
-      not_modified = modified >= 0 &&
-                     http::not_modified_since(ex.settings().core.if_modified_since, ims->value, modified);
+    const int pre = http::evaluate_preconditions(ex, etag ? std::string_view(*etag) : std::string_view(),
+                                                 lm ? header_date(*lm) : -1);
+    if (pre == 412) {
+      http::send_error(ex, 412);
+      return;
     }
-    if (not_modified) {
+    if (pre == 304) {
       head.status = 304;
       head.content_length = -1;
       ex.header_only = true;

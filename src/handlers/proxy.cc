@@ -35,6 +35,8 @@
 #include "handlers/proxy_http_codec.h"
 #include "handlers/upstream_codec.h"
 #include "handlers/request_body_buffer.h"
+#include "http/date.h"
+#include "http/preconditions.h"
 #include "handlers/upstream_store.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
@@ -1003,7 +1005,23 @@ void ProxySession::on_head(size_t head_len) {
   }
   // nginx stores only what its buffered pipe reads, never a HEAD's answer.
   if (buffering && !head_request) store_ = ResponseStore::begin(ex_, cfg_, resp_);
-  if (fill_ && fill_->storing() && status == 200 &&
+  // A response the cache keeps meets the client's preconditions now, as
+  // nginx's not-modified filter does for a cacheable response: a 304 goes
+  // out while the whole body still fills the cache; a 412 stores nothing.
+  if (fill_ && fill_->storing() && status == 200) {
+    const std::string* etag = head.find("ETag");
+    const std::string* lm = head.find("Last-Modified");
+    const auto modified = lm ? http::parse_http_date(*lm) : std::nullopt;
+    const int pre = http::evaluate_preconditions(ex_, etag ? std::string_view(*etag) : std::string_view(),
+                                                 modified ? *modified : -1);
+    if (pre == 412) {
+      record_try(status);
+      respond(412);
+      return;
+    }
+    if (pre == 304) head.status = 304;
+  }
+  if (fill_ && fill_->storing() && head.status == 200 &&
       fill_->client_range.start(ex_, head) == cache::StreamedRange::Outcome::unsatisfiable) {
     record_try(status);  // as nginx: a 416, and the response is not stored
     respond(416);

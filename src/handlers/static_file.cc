@@ -21,7 +21,7 @@
 #include "http/document_root.h"
 #include "http/etag.h"
 #include "http/exchange.h"
-#include "http/if_modified_since.h"
+#include "http/preconditions.h"
 #include "http/range.h"
 #include "http/range_response.h"
 #include "http/slash_redirect.h"
@@ -241,24 +241,6 @@ bool body_filters_change(const Exchange& ex, const http::ResponseHead& head, std
 
 // ---- conditional requests --------------------------------------------------
 
-// RFC 9110 13.2.2: If-Match, else If-Unmodified-Since (412); then
-// If-None-Match, else If-Modified-Since (304). Returns 0 to carry on.
-int evaluate_preconditions(const Exchange& ex, const http::OpenFile& f, std::string_view etag) {
-  const http::RequestHead& req = ex.req;
-  if (const http::Header* h = req.find(HeaderToken::if_match)) {
-    if (!http::match_hits_strong(h->value, etag)) return 412;
-  } else if (const http::Header* h = req.find(HeaderToken::if_unmodified_since)) {
-    const auto date = http::parse_http_date(h->value);
-    if (date && f.mtime > *date) return 412;
-  }
-  if (const http::Header* h = req.find(HeaderToken::if_none_match)) {
-    if (http::none_match_hits(h->value, etag)) return 304;
-  } else if (const http::Header* h = req.find(HeaderToken::if_modified_since)) {
-    if (http::not_modified_since(ex.settings().core.if_modified_since, h->value, f.mtime)) return 304;
-  }
-  return 0;
-}
-
 // The value an `add_header NAME` will give the response in place of the
 // file's own validator (the last such line wins; empty removes it).
 std::optional<std::string> configured_validator(const Exchange& ex, std::string_view name) {
@@ -423,7 +405,7 @@ HandlerResult open_failure(const Exchange& ex, const std::string& path, int err)
 
 std::optional<HandlerResult> answer_preconditions(Exchange& ex, const http::OpenFile& f, std::string_view etag,
                                                  std::string_view last_modified) {
-  const int pre = evaluate_preconditions(ex, f, etag);
+  const int pre = http::evaluate_preconditions(ex, etag, f.mtime);
   if (pre == 412) return HandlerResult::error(412);
   if (pre != 304) return std::nullopt;
   // A 304 carries the validators but no body, length or type.

@@ -203,6 +203,43 @@ def test_client_conditionals_and_range_not_sent_upstream(make_server, up):
     assert up.count("/r") == 1
 
 
+@pytest.mark.parametrize("first", ["MISS", "HIT"])
+def test_client_preconditions_against_the_cached_response(make_server, up, first):
+    lm = "Wed, 01 Jan 2020 00:00:00 GMT"
+    up.route("/p", body=b"0123456789", headers={"ETag": '"v1"', "Last-Modified": lm})
+    srv = make_server(cache_conf(up.port, "proxy_cache_valid 200 10m;"))
+    if first == "HIT":
+        assert status_of(srv, "/p")[0] == "MISS"
+    cases = [
+        ({"If-Unmodified-Since": "Fri, 05 Jul 1985 14:30:52 GMT"}, 412),
+        ({"If-Unmodified-Since": lm}, 200),
+        ({"If-Match": '"bad"'}, 412),
+        ({"If-Match": '"v1"'}, 200),
+        ({"If-None-Match": '"v1"'}, 304),
+        ({"If-None-Match": 'W/"v1"'}, 304),
+        ({"If-None-Match": '"other"', "If-Modified-Since": lm}, 200),
+        ({"If-Modified-Since": lm}, 304),
+    ]
+    for headers, status in cases:
+        st, r = status_of(srv, "/p", headers=headers)
+        assert r.status == status, (headers, st, r)
+    # (On a miss nginx stores nothing after a 412; a 304 still fills the cache.)
+    if first == "HIT":
+        assert up.count("/p") == 1
+
+
+def test_a_miss_answered_304_still_fills_the_cache(make_server, up):
+    body = b"x" * 100_000
+    up.route("/m", body=body, headers={"ETag": '"v2"'})
+    srv = make_server(cache_conf(up.port, "proxy_cache_valid 200 10m;"))
+    st, r = status_of(srv, "/m", headers={"If-None-Match": '"v2"'})
+    assert (st, r.status, r.body) == ("MISS", 304, b"")
+    harness.wait_until(lambda: status_of(srv, "/m")[0] == "HIT", 10, what="the entry")
+    st, r = status_of(srv, "/m")
+    assert (st, r.status, r.body) == ("HIT", 200, body)
+    assert up.count("/m") == 1
+
+
 def test_range_served_from_the_cached_file(make_server, up):
     body = bytes(range(256)) * 80  # 20 KB
     up.route("/r", body=body, headers={"Accept-Ranges": "bytes"})
