@@ -262,7 +262,7 @@ void serve(http::Exchange& ex, const config::ProxyConfig& cfg, StartUpstream sta
   a->zone = s.zone->zone;
   a->start = std::move(start);
   if (s.key.empty()) {
-    a->key = default_key(ex, cfg);
+    if (s.key_defaults_to_url) a->key = default_key(ex, cfg);
   } else {
     http::render(s.key, ex, a->key);
   }

@@ -56,7 +56,11 @@ enum CacheMethod : uint32_t { kCacheGet = 1, kCacheHead = 2, kCachePost = 4 };
 
 struct CacheSettings {
   std::shared_ptr<const CacheZoneConfig> zone;  // null: proxy_cache off
-  Template key;                                 // empty: $scheme$proxy_host$request_uri
+  // Empty: proxy_cache's default, the upstream URL (cache/front.cc); the
+  // FastCGI, SCGI and uwsgi caches have none, so every request has the
+  // empty key, as nginx's (which warns at load).
+  Template key;
+  bool key_defaults_to_url = false;  // proxy_cache
   std::vector<CacheValid> valid;
   uint32_t methods = kCacheGet | kCacheHead;
   std::vector<Template> bypass;    // proxy_cache_bypass

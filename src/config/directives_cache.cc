@@ -172,6 +172,7 @@ Status set_cache(Compiler& c, Scope& s, const Node& n) {
     });
   }
   cache_of<M>(s).zone = z;
+  cache_of<M>(s).key_defaults_to_url = n.name == "proxy_cache";
   return Ok{};
 }
 

@@ -3,10 +3,22 @@
 #include <algorithm>
 #include <string>
 
+#include "config/cache_config.h"
+#include "core/ascii.h"
 #include "http/exchange.h"
 #include "http/variables.h"
 
 namespace torii::handlers {
+
+namespace {
+
+bool cache_keeps(const http::Header& h) {
+  using T = http::HeaderToken;
+  return h.token == T::if_modified_since || h.token == T::if_none_match || h.token == T::if_range ||
+         h.token == T::if_match || h.token == T::range || core::iequals(h.name, "if-unmodified-since");
+}
+
+}  // namespace
 
 void build_cgi_params(const http::Exchange& ex, const config::CgiConfig& cfg, CgiParamSink& sink) {
   std::string value;
@@ -21,8 +33,12 @@ void build_cgi_params(const http::Exchange& ex, const config::CgiConfig& cfg, Cg
     sink.add(p.name, value);
   }
   if (!cfg.upstream.pass_request_headers) return;
+  // A cache wants the whole response: the client's conditionals and range
+  // stay here (nginx's *_cache adds them to the params, empty).
+  const bool caching = cfg.upstream.cache && cfg.upstream.cache->enabled();
   std::string name;
   for (const auto& h : ex.req.headers) {
+    if (caching && cache_keeps(h)) continue;
     name.assign("HTTP_");
     for (char c : h.name) {
       if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');

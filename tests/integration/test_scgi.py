@@ -19,7 +19,7 @@ import time
 
 KEYS = ["REQUEST_METHOD", "REQUEST_URI", "PATH_INFO", "QUERY_STRING", "CONTENT_LENGTH", "CONTENT_TYPE",
         "SERVER_PROTOCOL", "REQUEST_SCHEME", "REMOTE_ADDR", "SERVER_PORT", "HTTP_HOST", "SCGI",
-        "HTTP_X_CUSTOM", "DOCUMENT_ROOT", "EXTRA"]
+        "HTTP_X_CUSTOM", "DOCUMENT_ROOT", "EXTRA", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_NONE_MATCH", "HTTP_RANGE"]
 
 
 def application(environ, start_response):
@@ -142,6 +142,21 @@ def test_scgi_cache(make_server, app):
     second = harness.wait_until(lambda: (lambda r: r if r.header("X-Cache") == "HIT" else None)(
         harness.http(srv.port, "/stamp")), 5, what="a cache hit")
     assert second.body == first.body
+
+
+def test_cache_keeps_the_clients_conditionals_and_range(make_server, app):
+    conditionals = {"If-Modified-Since": "Wed, 01 Jan 2020 00:00:00 GMT", "If-None-Match": '"x"',
+                    "Range": "bytes=0-1", "X-Custom": "kept"}
+    # (No scgi_cache_key: every request has the empty key, as nginx's; this
+    # used to end the server.)
+    cached = site(make_server, f"scgi_pass {app.address}; scgi_cache one;",
+                  extra_http="scgi_cache_path @PREFIX@/cache keys_zone=one:1m;")
+    env = json.loads(harness.http(cached.port, "/env", headers=conditionals).body)
+    assert env["HTTP_X_CUSTOM"] == "kept"
+    assert not {"HTTP_IF_MODIFIED_SINCE", "HTTP_IF_NONE_MATCH", "HTTP_RANGE"} & set(env)
+    plain = site(make_server, f"scgi_pass {app.address};")
+    env = json.loads(harness.http(plain.port, "/env", headers=conditionals).body)
+    assert env["HTTP_IF_NONE_MATCH"] == '"x"' and env["HTTP_RANGE"] == "bytes=0-1"
 
 
 def test_dead_application_is_502(make_server):
