@@ -7,6 +7,7 @@
 #include <string>
 
 #include "config/cgi_config.h"
+#include "handlers/declared_length.h"
 #include "handlers/upstream_codec.h"
 #include "upstream/cgi_head.h"
 
@@ -30,7 +31,12 @@ class CgiStreamCodec : public UpstreamCodec {
   const char* error() const override { return head_.error(); }
   http1::BodyFraming start_body(const http1::ParsedResponse& r, bool head_request) override;
   Body feed_body(std::string_view in, size_t& consumed, const std::function<void(std::string_view)>& emit) override;
-  bool ends_at_eof() const override { return true; }
+  // The end of the stream ends the body, unless it came short of the
+  // declared length.
+  bool ends_at_eof() const override { return !length_.short_of_it(); }
+  bool take_log_line(config::LogLevel& level, std::string& line) override {
+    return length_.take_excess_warning(level, line);
+  }
   bool reusable(const http1::ParsedResponse&) const override { return false; }
 
  protected:
@@ -39,6 +45,7 @@ class CgiStreamCodec : public UpstreamCodec {
 
  private:
   upstream::CgiHeadParser head_;
+  DeclaredLength length_;
 };
 
 }  // namespace torii::handlers

@@ -71,6 +71,14 @@ for ($i = 0; $i < $mb; $i++) { echo $block; flush(); }
 error_log("FATAL-MARK in the application");
 echo "should not be seen";
 """,
+    "extra.php": r"""<?php
+header("Content-Length: 8");
+echo "SEE-THIS-BUT-NOT-THIS";
+""",
+    "short.php": r"""<?php
+header("Content-Length: 100");
+echo "TOO-SHORT";
+""",
     "pid.php": r"""<?php
 echo getmypid();
 """,
@@ -254,6 +262,23 @@ def test_status_and_location_from_php(make_server, tmp_path, php):
     # As the app sent it: FastCGI has no proxy_redirect, and nginx makes
     # only its own redirects absolute.
     assert r.status == 302 and r.header("Location") == "/elsewhere", r
+
+
+def test_the_declared_length_is_held_to(make_server, tmp_path, php):
+    fpm = php()
+    srv = site(make_server, tmp_path, php_location(fpm, php.www, "fastcgi_keep_conn on;"))
+    with harness.Conn(srv.port) as c:  # keep-alive: a byte too many would start the next response
+        c.send(harness.build_request("GET", "/extra.php", headers=[("Connection", "keep-alive")]))
+        r = c.read_response()
+        assert r.status == 200 and r.body == b"SEE-THIS"
+        c.send(harness.build_request("GET", "/pid.php"))
+        assert c.read_response().status == 200
+    harness.wait_until(lambda: "upstream sent more data than specified in \"Content-Length\" header"
+                       in srv.error_log.read_text(), 10, what="the warning")
+    # Short of its length: the client sees the connection end, not a whole response.
+    raw = harness.raw_until_close(srv.port, b"GET /short.php HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert raw.endswith(b"TOO-SHORT"), raw
+    harness.wait_until(lambda: "upstream prematurely closed" in srv.error_log.read_text(), 10, what="the error")
 
 
 def test_intercept_errors(make_server, tmp_path, php):

@@ -33,6 +33,12 @@ def application(environ, start_response):
     if path == "/stamp":
         start_response("200 OK", [("Content-Type", "text/plain"), ("Cache-Control", "max-age=60")])
         return [str(time.time_ns()).encode()]
+    if path == "/extra":  # more than its Content-Length
+        start_response("200 OK", [("Content-Type", "text/html"), ("Content-Length", "8")])
+        return [b"SEE-THIS", b"-BUT-NOT-THIS\n"]
+    if path == "/short":  # less than its Content-Length
+        start_response("200 OK", [("Content-Type", "text/html"), ("Content-Length", "100")])
+        return [b"TOO-SHORT\n"]
     if path == "/big":
         start_response("200 OK", [("Content-Type", "text/plain")])
         return (b"%07d\n" % i for i in range(100000))
@@ -157,6 +163,23 @@ def test_cache_keeps_the_clients_conditionals_and_range(make_server, app):
     plain = site(make_server, f"scgi_pass {app.address};")
     env = json.loads(harness.http(plain.port, "/env", headers=conditionals).body)
     assert env["HTTP_IF_NONE_MATCH"] == '"x"' and env["HTTP_RANGE"] == "bytes=0-1"
+
+
+def test_the_declared_length_is_held_to(make_server, app):
+    srv = site(make_server, f"scgi_pass {app.address}; add_after_body /err.html;")
+    (srv.prefix / "html").mkdir(exist_ok=True)
+    (srv.prefix / "html" / "err.html").write_text(":after\n")
+    with harness.Conn(srv.port) as c:  # keep-alive: a byte too many would start the next response
+        c.send(harness.build_request("GET", "/extra", headers=[("Connection", "keep-alive")]))
+        r = c.read_response()
+        assert r.status == 200 and r.body == b"SEE-THIS:after\n"
+        c.send(harness.build_request("GET", "/created"))
+        assert c.read_response().status == 201
+    # Short of its length: cut, not taken as whole (no add_after_body).
+    raw = harness.raw_until_close(srv.port, b"GET /short HTTP/1.0\r\nHost: x\r\n\r\n")
+    assert b"TOO-SHORT\n" in raw and b":after" not in raw
+    harness.wait_until(lambda: "upstream prematurely closed connection" in srv.error_log.read_text(), 10,
+                       what="the error")
 
 
 def test_dead_application_is_502(make_server):

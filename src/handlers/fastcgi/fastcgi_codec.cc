@@ -87,7 +87,8 @@ http1::ParseStatus FastcgiCodec::parse_head(std::string_view in, http1::ParsedRe
   return http1::ParseStatus::need_more;
 }
 
-http1::BodyFraming FastcgiCodec::start_body(const http1::ParsedResponse& r, bool) {
+http1::BodyFraming FastcgiCodec::start_body(const http1::ParsedResponse& r, bool head_request) {
+  length_.reset(length_to_hold(r.content_length, r.status, head_request));
   // The body ends with END_REQUEST; a length the application gave is the
   // client's too. A HEAD response's body is read (to keep the connection)
   // and dropped by the exchange.
@@ -98,10 +99,10 @@ UpstreamCodec::Body FastcgiCodec::feed_body(std::string_view in, size_t& consume
                                             const std::function<void(std::string_view)>& emit) {
   consumed = 0;
   if (!head_.rest().empty()) {
-    emit(head_.rest());  // what came in the head's records
+    length_.pass(head_.rest(), emit);  // what came in the head's records
     head_.drop_rest();
   }
-  if (decoder_.ended()) return Body::done;
+  if (decoder_.ended()) return ended();
   emit_ = &emit;
   const auto st = decoder_.feed(in, consumed, *this);
   emit_ = nullptr;
@@ -109,12 +110,19 @@ UpstreamCodec::Body FastcgiCodec::feed_body(std::string_view in, size_t& consume
     error_ = decoder_.error();
     return Body::error;
   }
-  return st == fcgi::Decoder::Status::done ? Body::done : Body::more;
+  return st == fcgi::Decoder::Status::done ? ended() : Body::more;
+}
+
+// The request ended: the body is whole unless short of its declared length.
+UpstreamCodec::Body FastcgiCodec::ended() {
+  if (!length_.short_of_it()) return Body::done;
+  error_ = "upstream prematurely closed FastCGI request";
+  return Body::error;
 }
 
 void FastcgiCodec::on_stdout(std::string_view data) {
   if (head_done_ && emit_) {
-    (*emit_)(data);
+    length_.pass(data, *emit_);
     return;
   }
   head_.append(data);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "config/cgi_config.h"
+#include "handlers/declared_length.h"
 #include "handlers/upstream_codec.h"
 #include "upstream/cgi_head.h"
 #include "upstream/fastcgi/record.h"
@@ -42,9 +43,13 @@ class FastcgiCodec final : public UpstreamCodec, private upstream::fastcgi::Deco
   bool ends_at_eof() const override { return false; }
   bool reusable(const http1::ParsedResponse&) const override { return cfg_.keep_conn && decoder_.ended(); }
   bool take_stderr(std::string& out) override;
+  bool take_log_line(config::LogLevel& level, std::string& line) override {
+    return length_.take_excess_warning(level, line);
+  }
 
  private:
   void on_stdout(std::string_view data) override;
+  Body ended();
   void on_stderr(std::string_view data, bool record_end) override;
 
   const http::Exchange& ex_;
@@ -53,6 +58,7 @@ class FastcgiCodec final : public UpstreamCodec, private upstream::fastcgi::Deco
   upstream::CgiHeadParser head_;
   bool head_done_ = false;
   bool caught_ = false;  // fastcgi_catch_stderr matched
+  DeclaredLength length_;
   const std::function<void(std::string_view)>* emit_ = nullptr;
   std::string stderr_record_;
   std::deque<std::string> stderr_lines_;
