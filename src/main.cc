@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -322,9 +323,26 @@ void reload(const Options& o, ConfigPtr& current, Workers& workers, torii::upstr
   TORII_LOG(notice, "reconfiguration done");
 }
 
+// An exception nobody catches ends the process, every worker with it: the
+// error log says which before it does, so a stop is never silent.
+[[noreturn]] void on_terminate() {
+  std::string what = "unknown";
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+  }
+  TORII_LOG(alert, "exiting on an uncaught exception: %s", what.c_str());
+  std::abort();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::set_terminate(on_terminate);
   torii::core::tune_allocator();
   Options o;
   int rc = parse_args(argc, argv, o);
