@@ -25,7 +25,8 @@ struct CgiParam {
 };
 
 struct CgiConfig {
-  ProxyConfig upstream;  // upstream.upstream set: *_pass is this location's handler
+  ProxyConfig upstream;  // upstream.upstream or url_template set: *_pass is this location's handler
+  bool passes() const { return upstream.upstream || !upstream.url_template.empty(); }
   std::vector<CgiParam> params;  // *_param (a block with any replaces the inherited list)
   // FastCGI.
   std::string index;                       // fastcgi_index: appended to a URI ending in '/'

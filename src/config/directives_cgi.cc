@@ -37,7 +37,18 @@ bool first_here(Scope& s, uint32_t bit) {
 
 Status set_pass(Compiler& c, Scope& s, const Node& n, Member m, std::string_view strip_scheme) {
   std::string_view host = n.args[0];
-  if (host.find('$') != std::string_view::npos) return node_error(n, "variables in " + q(n.name) + " are not yet supported");
+  if (host.find('$') != std::string_view::npos) {
+    // Rendered and taken apart per request (handlers/proxy_target.cc).
+    if (!std::string_view(strip_scheme).empty() && strip_scheme != "uwsgi://")
+      return node_error(n, "variables in " + q(n.name) + " over TLS are not supported");
+    auto t = compile_template(host);
+    if (!t) return node_error(n, t.error());
+    auto& cfg = editable(s, m).upstream;
+    cfg.upstream.reset();
+    cfg.url_template = std::move(*t);
+    cfg.url = std::string(host);
+    return Ok{};
+  }
   if (!strip_scheme.empty() && host.substr(0, strip_scheme.size()) == strip_scheme) host.remove_prefix(strip_scheme.size());
   if (host.find("://") != std::string_view::npos) return invalid_value(n, n.args[0]);
   if (host.empty()) return node_error(n, "no host in " + q(n.args[0]));
@@ -182,9 +193,10 @@ void reset_uninherited_cgi(LocationSettings& s) {
   for (auto member : {&LocationSettings::fastcgi, &LocationSettings::uwsgi, &LocationSettings::scgi,
                         &LocationSettings::grpc, &LocationSettings::memcached}) {
     auto& slot = s.*member;
-    if (!slot || !slot->upstream.upstream) continue;
+    if (!slot || !slot->passes()) continue;
     auto copy = std::make_shared<CgiConfig>(*slot);
     copy->upstream.upstream.reset();
+    copy->upstream.url_template = Template{};
     slot = std::move(copy);
   }
 }

@@ -19,6 +19,8 @@ constexpr uint32_t kShift = 8;
 // (directives_proxy_ssl.cc).
 Status set_pass(Compiler& c, Scope& s, const Node& n) {
   const bool ssl = n.args[0].rfind("suwsgi://", 0) == 0;
+  if (ssl && n.args[0].find('$') != std::string::npos)
+    return node_error(n, "variables in \"uwsgi_pass\" over TLS are not supported");
   Status st = cgi::set_pass(c, s, n, kMember, ssl ? "suwsgi://" : "uwsgi://");
   if (!st) return st;
   auto& cfg = cgi::editable(s, kMember).upstream;

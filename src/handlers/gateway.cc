@@ -15,6 +15,11 @@ namespace torii::handlers {
 HandlerResult serve_fastcgi(http::Exchange& ex) {
   if (auto decided = apply_try_files(ex)) return std::move(*decided);
   const auto& cfg = *ex.settings().fastcgi;
+  if (!cfg.upstream.url_template.empty()) {
+    http::Exchange* e = &ex;
+    serve_gateway_with_variables(ex, cfg.upstream, [e, &cfg] { return std::make_unique<fastcgi::FastcgiCodec>(*e, cfg); });
+    return HandlerResult::done();
+  }
   serve_upstream(ex, cfg.upstream, std::make_unique<fastcgi::FastcgiCodec>(ex, cfg));
   return HandlerResult::done();
 }
@@ -22,6 +27,11 @@ HandlerResult serve_fastcgi(http::Exchange& ex) {
 HandlerResult serve_uwsgi(http::Exchange& ex) {
   if (auto decided = apply_try_files(ex)) return std::move(*decided);
   const auto& cfg = *ex.settings().uwsgi;
+  if (!cfg.upstream.url_template.empty()) {
+    http::Exchange* e = &ex;
+    serve_gateway_with_variables(ex, cfg.upstream, [e, &cfg] { return std::make_unique<uwsgi::UwsgiCodec>(*e, cfg); });
+    return HandlerResult::done();
+  }
   serve_upstream(ex, cfg.upstream, std::make_unique<uwsgi::UwsgiCodec>(ex, cfg));
   return HandlerResult::done();
 }
@@ -29,6 +39,11 @@ HandlerResult serve_uwsgi(http::Exchange& ex) {
 HandlerResult serve_scgi(http::Exchange& ex) {
   if (auto decided = apply_try_files(ex)) return std::move(*decided);
   const auto& cfg = *ex.settings().scgi;
+  if (!cfg.upstream.url_template.empty()) {
+    http::Exchange* e = &ex;
+    serve_gateway_with_variables(ex, cfg.upstream, [e, &cfg] { return std::make_unique<scgi::ScgiCodec>(*e, cfg); });
+    return HandlerResult::done();
+  }
   serve_upstream(ex, cfg.upstream, std::make_unique<scgi::ScgiCodec>(ex, cfg));
   return HandlerResult::done();
 }

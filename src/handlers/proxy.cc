@@ -1561,6 +1561,11 @@ void start_proxy(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<ups
   start_session(ex, cfg, std::move(group), std::make_unique<HttpUpstreamCodec>(ex, cfg), std::move(owned));
 }
 
+void start_upstream(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
+                    std::unique_ptr<UpstreamCodec> codec, std::shared_ptr<const ProxyConfig> owned) {
+  start_session(ex, cfg, std::move(group), std::move(codec), std::move(owned));
+}
+
 void serve_proxy(http::Exchange& ex) {
   const auto& cfg = *ex.settings().proxy;
   if (!cfg.url_template.empty()) {

@@ -18,6 +18,7 @@
 // error_page applies).
 #pragma once
 
+#include <functional>
 #include <memory>
 
 namespace torii::http {
@@ -47,5 +48,14 @@ class UpstreamCodec;
 // `cfg` holds the shared upstream settings (group, timeouts, buffers,
 // retries, hidden and passed fields).
 void serve_upstream(http::Exchange& ex, const config::ProxyConfig& cfg, std::unique_ptr<UpstreamCodec> codec);
+// As start_proxy, over another wire protocol.
+void start_upstream(http::Exchange& ex, const config::ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
+                    std::unique_ptr<UpstreamCodec> codec, std::shared_ptr<const config::ProxyConfig> owned);
+// fastcgi_pass, scgi_pass, uwsgi_pass with variables (proxy_target.cc): the
+// address ("host:port", "unix:/path", an upstream {} name) is rendered and
+// found or resolved as proxy_pass's host; `make_codec` makes the
+// protocol's codec once the session starts.
+void serve_gateway_with_variables(http::Exchange& ex, const config::ProxyConfig& cfg,
+                                  std::function<std::unique_ptr<UpstreamCodec>()> make_codec);
 
 }  // namespace torii::handlers

@@ -4,9 +4,12 @@
 // name goes to the location's `resolver` (dns/resolver.h), asynchronously,
 // and its addresses become a round-robin group for this request. A URI
 // part replaces the request's whole URI; without one the client's URI
-// goes as it came.
+// goes as it came. fastcgi_pass, scgi_pass and uwsgi_pass with variables
+// take the same way with an address ("host:port", "unix:/path", a group's
+// name) in place of the URL.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/un.h>
 
 #include <cstring>
 
@@ -15,6 +18,7 @@
 #include "core/ascii.h"
 #include "dns/resolver.h"
 #include "handlers/proxy.h"
+#include "handlers/upstream_codec.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "http/pipeline.h"
@@ -31,14 +35,20 @@ using config::UpstreamGroupConfig;
 
 using core::iequals;
 
+using MakeCodec = std::function<std::unique_ptr<UpstreamCodec>()>;  // empty: HTTP
+
 struct Target {
   std::string host;       // without brackets
   std::string authority;  // as written: "app:8080", "[::1]:81", "app"
   uint16_t port = 80;
   bool no_port = true;
   bool https = false;
-  std::string uri;  // empty: none given
+  std::string uri;        // empty: none given
+  std::string unix_path;  // a gateway's "unix:/path"
 };
+
+bool parse_authority(std::string_view authority, Target& t, std::string& why);
+bool parse_gateway_target(std::string_view addr, Target& t, std::string& why);
 
 // "http[s]://host[:port][/uri]"; false (with the reason) when unusable.
 bool parse_target(std::string_view url, Target& t, std::string& why) {
@@ -49,12 +59,41 @@ bool parse_target(std::string_view url, Target& t, std::string& why) {
   }
   if (t.https) t.port = 443;
   std::string_view rest = url.substr(t.https ? 8 : 7);
+  if (rest.size() > 5 && iequals(rest.substr(0, 5), "unix:")) {  // "unix:/path[:/uri]"
+    const size_t colon = rest.find(':', 5);
+    if (!parse_gateway_target(rest.substr(0, colon), t, why)) return false;
+    if (colon != std::string_view::npos) t.uri = std::string(rest.substr(colon + 1));
+    return true;
+  }
   size_t end = rest.find_first_of("/?");
   std::string_view authority = rest.substr(0, end);
   if (end != std::string_view::npos) {
     t.uri = std::string(rest.substr(end));
     if (t.uri[0] == '?') t.uri.insert(0, "/");
   }
+  return parse_authority(authority, t, why);
+}
+
+// A gateway's address: "[uwsgi://]host[:port]", "unix:/path".
+bool parse_gateway_target(std::string_view addr, Target& t, std::string& why) {
+  if (addr.size() > 8 && iequals(addr.substr(0, 8), "uwsgi://")) addr.remove_prefix(8);
+  if (addr.size() > 5 && iequals(addr.substr(0, 5), "unix:")) {
+    t.authority = std::string(addr);
+    t.unix_path = std::string(addr.substr(5));
+    if (t.unix_path.size() >= sizeof(sockaddr_un::sun_path)) {
+      why = "too long path in the unix domain socket in upstream \"" + t.authority + "\"";
+      return false;
+    }
+    return true;
+  }
+  if (addr.find('/') != std::string_view::npos) {
+    why = "invalid host in upstream \"" + std::string(addr) + "\"";
+    return false;
+  }
+  return parse_authority(addr, t, why);
+}
+
+bool parse_authority(std::string_view authority, Target& t, std::string& why) {
   t.authority = std::string(authority);
   std::string_view host = authority;
   std::string_view port;
@@ -117,6 +156,7 @@ std::shared_ptr<const UpstreamGroupConfig> find_group(const config::Config& cfg,
 }
 
 std::string address_text(const sockaddr_storage& ss) {
+  if (ss.ss_family == AF_UNIX) return "unix:" + std::string(reinterpret_cast<const sockaddr_un&>(ss).sun_path);
   char text[INET6_ADDRSTRLEN] = {};
   if (ss.ss_family == AF_INET6) {
     const auto& s6 = reinterpret_cast<const sockaddr_in6&>(ss);
@@ -128,9 +168,17 @@ std::string address_text(const sockaddr_storage& ss) {
   return std::string(text) + ":" + std::to_string(ntohs(s4.sin_port));
 }
 
-// A literal IPv4/IPv6 address, with the port set.
+// A literal IPv4/IPv6 address, with the port set, or a unix socket.
 bool literal_address(const Target& t, dns::Address& out) {
   out = {};
+  if (!t.unix_path.empty()) {
+    sockaddr_un su{};
+    su.sun_family = AF_UNIX;
+    std::memcpy(su.sun_path, t.unix_path.data(), t.unix_path.size());
+    std::memcpy(&out.addr, &su, sizeof su);
+    out.len = socklen_t(offsetof(sockaddr_un, sun_path) + t.unix_path.size() + 1);
+    return true;
+  }
   sockaddr_in s4{};
   if (inet_pton(AF_INET, t.host.c_str(), &s4.sin_addr) == 1) {
     s4.sin_family = AF_INET;
@@ -170,10 +218,11 @@ std::shared_ptr<upstream::Group> group_of(http::Exchange& ex, const Target& t, s
 // The request's own copy of the location's proxy settings, with what the
 // rendered URL says.
 std::shared_ptr<const ProxyConfig> config_for(const ProxyConfig& cfg, const Target& t,
-                                              std::shared_ptr<const UpstreamGroupConfig> group) {
+                                              std::shared_ptr<const UpstreamGroupConfig> group, bool gateway) {
   auto p = std::make_shared<ProxyConfig>(cfg);
   p->upstream = std::move(group);
-  p->proxy_host = t.authority;
+  if (gateway) return p;  // the address is all the request's own
+  p->proxy_host = t.unix_path.empty() ? t.authority : "localhost";  // nginx's Host for a socket
   const std::string_view default_port = t.https ? ":443" : ":80";
   if (p->proxy_host.size() > default_port.size() && p->proxy_host.ends_with(default_port))
     p->proxy_host.resize(p->proxy_host.size() - default_port.size());
@@ -186,8 +235,14 @@ std::shared_ptr<const ProxyConfig> config_for(const ProxyConfig& cfg, const Targ
   return p;
 }
 
-void start(http::Exchange& ex, const ProxyConfig& cfg, const Target& t, std::shared_ptr<upstream::Group> group) {
-  auto owned = config_for(cfg, t, group->cfg);
+void start(http::Exchange& ex, const ProxyConfig& cfg, const Target& t, std::shared_ptr<upstream::Group> group,
+           const MakeCodec& make_codec) {
+  auto owned = config_for(cfg, t, group->cfg, bool(make_codec));
+  if (make_codec) {
+    const ProxyConfig& ref = *owned;
+    start_upstream(ex, ref, std::move(group), make_codec(), std::move(owned));
+    return;
+  }
   ex.proxy_host = owned->proxy_host;
   const ProxyConfig& ref = *owned;
   start_proxy(ex, ref, std::move(group), std::move(owned));
@@ -209,20 +264,56 @@ void fail(http::Exchange& ex, int status) {
   });
 }
 
-void start_resolved(http::Exchange& ex, const ProxyConfig& cfg, const Target& t, const dns::Answer& a) {
+void start_resolved(http::Exchange& ex, const ProxyConfig& cfg, const Target& t, const dns::Answer& a,
+                    const MakeCodec& make_codec) {
   if (a.state != 0) {
     TORII_LOG_EX(ex, error, "%s could not be resolved (%d: %s)%s", t.host.c_str(), a.state, dns::state_text(a.state),
               http::log_context(ex).c_str());
     fail(ex, 502);
     return;
   }
-  start(ex, cfg, t, group_of(ex, t, a.addrs));
+  start(ex, cfg, t, group_of(ex, t, a.addrs), make_codec);
 }
 
 // Waiting for the resolver; dropped (and the wait with it) if the client goes.
 struct WaitingForName final : http::Exchange::HandlerState {
   std::shared_ptr<dns::Lookup> lookup;
 };
+
+// The target found, resolved or refused, then the session.
+void serve_target(http::Exchange& ex, const ProxyConfig& cfg, const Target& t, const MakeCodec& make_codec) {
+  if (auto named = find_group(*ex.config, t)) {
+    start(ex, cfg, t, ex.services().upstreams->group(named), make_codec);
+    return;
+  }
+  if (make_codec && t.no_port && t.unix_path.empty()) {  // a gateway's address has no default port
+    TORII_LOG_EX(ex, error, "no port in upstream \"%s\"%s", t.authority.c_str(), http::log_context(ex).c_str());
+    fail(ex, 500);
+    return;
+  }
+  if (dns::Address a; literal_address(t, a)) {
+    start(ex, cfg, t, group_of(ex, t, {a}), make_codec);
+    return;
+  }
+  const auto& settings = ex.settings();
+  if (!settings.resolver || !ex.services().resolvers) {
+    TORII_LOG_EX(ex, error, "no resolver defined to resolve %s%s", t.host.c_str(), http::log_context(ex).c_str());
+    fail(ex, 502);
+    return;
+  }
+  dns::Resolver& resolver = ex.services().resolvers->get(*settings.resolver);
+  if (const dns::Answer* cached = resolver.cached(t.host)) {
+    start_resolved(ex, cfg, t, *cached, make_codec);
+    return;
+  }
+  auto wait = std::make_unique<WaitingForName>();
+  http::Exchange* e = &ex;
+  // `cfg` lives in the exchange's config, which the exchange holds.
+  wait->lookup = resolver.resolve(t.host, settings.resolver_timeout.count(), [e, &cfg, t, make_codec](const dns::Answer& a) {
+    start_resolved(*e, cfg, t, a, make_codec);
+  });
+  ex.handler_state = std::move(wait);
+}
 
 }  // namespace
 
@@ -235,31 +326,19 @@ void serve_proxy_with_variables(http::Exchange& ex, const ProxyConfig& cfg) {
     fail(ex, 500);
     return;
   }
-  if (auto named = find_group(*ex.config, t)) {
-    start(ex, cfg, t, ex.services().upstreams->group(named));
+  serve_target(ex, cfg, t, MakeCodec());
+}
+
+void serve_gateway_with_variables(http::Exchange& ex, const ProxyConfig& cfg, MakeCodec make_codec) {
+  const std::string addr = http::render(cfg.url_template, ex);
+  Target t;
+  std::string why;
+  if (!parse_gateway_target(addr, t, why)) {
+    TORII_LOG_EX(ex, error, "%s%s", why.c_str(), http::log_context(ex).c_str());
+    fail(ex, 500);
     return;
   }
-  if (dns::Address a; literal_address(t, a)) {
-    start(ex, cfg, t, group_of(ex, t, {a}));
-    return;
-  }
-  const auto& settings = ex.settings();
-  if (!settings.resolver || !ex.services().resolvers) {
-    TORII_LOG_EX(ex, error, "no resolver defined to resolve %s%s", t.host.c_str(), http::log_context(ex).c_str());
-    fail(ex, 502);
-    return;
-  }
-  dns::Resolver& resolver = ex.services().resolvers->get(*settings.resolver);
-  if (const dns::Answer* cached = resolver.cached(t.host)) {
-    start_resolved(ex, cfg, t, *cached);
-    return;
-  }
-  auto wait = std::make_unique<WaitingForName>();
-  http::Exchange* e = &ex;
-  // `cfg` lives in the exchange's config, which the exchange holds.
-  wait->lookup = resolver.resolve(t.host, settings.resolver_timeout.count(),
-                                  [e, &cfg, t](const dns::Answer& a) { start_resolved(*e, cfg, t, a); });
-  ex.handler_state = std::move(wait);
+  serve_target(ex, cfg, t, make_codec);
 }
 
 }  // namespace torii::handlers

@@ -266,16 +266,16 @@ void route(Exchange& ex, Phase from) {
       empty_gif::serve(ex);
       return;
     }
-    if (dav::handles(ex) && !(s.fastcgi && s.fastcgi->upstream.upstream) && !(s.uwsgi && s.uwsgi->upstream.upstream) &&
-        !(s.grpc && s.grpc->upstream.upstream) && !(s.memcached && s.memcached->upstream.upstream)) {
+    if (dav::handles(ex) && !(s.fastcgi && s.fastcgi->passes()) && !(s.uwsgi && s.uwsgi->passes()) &&
+        !(s.grpc && s.grpc->passes()) && !(s.memcached && s.memcached->passes())) {
       dav::serve(ex);  // dav_methods: PUT, DELETE, MKCOL, COPY, MOVE on the files
       return;
     }
     // fastcgi_pass / uwsgi_pass (try_files first, then the session, which
     // answers later), else static files.
-    auto result = s.fastcgi && s.fastcgi->upstream.upstream ? handlers::serve_fastcgi(ex)
-                  : s.uwsgi && s.uwsgi->upstream.upstream   ? handlers::serve_uwsgi(ex)
-                  : s.scgi && s.scgi->upstream.upstream     ? handlers::serve_scgi(ex)
+    auto result = s.fastcgi && s.fastcgi->passes() ? handlers::serve_fastcgi(ex)
+                  : s.uwsgi && s.uwsgi->passes()   ? handlers::serve_uwsgi(ex)
+                  : s.scgi && s.scgi->passes()     ? handlers::serve_scgi(ex)
                   : s.grpc && s.grpc->upstream.upstream     ? handlers::serve_grpc(ex)
                   : s.memcached && s.memcached->upstream.upstream ? handlers::serve_memcached(ex)
                   : s.pseudo_streaming == config::PseudoStreaming::flv ? flv::serve(ex)

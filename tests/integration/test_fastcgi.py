@@ -281,6 +281,26 @@ def test_the_declared_length_is_held_to(make_server, tmp_path, php):
     harness.wait_until(lambda: "upstream prematurely closed" in srv.error_log.read_text(), 10, what="the error")
 
 
+@pytest.mark.parametrize("tcp", [False, True])
+def test_fastcgi_pass_with_variables(make_server, tmp_path, php, tcp):
+    """fastcgi_pass $var: an address (unix: or host:port) rendered per
+    request, or the name of an upstream {}; a value that is no address is a
+    500 with nginx's words."""
+    fpm = php(tcp=tcp)
+    srv = site(make_server, tmp_path, f"""
+    upstream phpgroup {{ server {fpm.address}; }}
+    map $arg_via $php_backend {{
+        default {fpm.address};
+        group   phpgroup;
+        bad     "127.0.0.1";
+    }}""" + php_location(fpm, php.www).replace(f"fastcgi_pass {fpm.address};", "fastcgi_pass $php_backend;"))
+    for via in ("", "group"):
+        r = harness.http(srv.port, f"/pid.php?via={via}")
+        assert r.status == 200 and r.body.isdigit(), r
+    assert harness.http(srv.port, "/pid.php?via=bad").status == 500
+    harness.wait_until(lambda: "no port in upstream \"127.0.0.1\"" in srv.error_log.read_text(), 10, what="the error")
+
+
 def test_intercept_errors(make_server, tmp_path, php):
     fpm = php()
     srv = site(make_server, tmp_path, php_location(

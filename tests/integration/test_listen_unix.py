@@ -141,10 +141,17 @@ def test_proxy_pass_to_a_unix_listen_of_the_same_server(make_server, sockdir):
             proxy_pass http://unix:{sock}:;
             proxy_set_header X-Via front;
         }}
+        location /var/ {{
+            set $target "unix:{sock}:/rewritten";
+            proxy_pass http://$target;   # a socket named by a variable
+            proxy_set_header X-Via "var $host";
+        }}
     }}
 """))
     r = http(srv.port, "/x")
     assert r.status == 200 and r.body == b"app saw unix: front\n"
+    r = http(srv.port, "/var/y")
+    assert r.status == 200 and r.body == b"app saw unix: var localhost\n"
 
 
 def test_many_requests_with_two_workers(make_server, sockdir):
