@@ -4,6 +4,8 @@
 // proxy_bind). A directive torii knows in http but not here is refused as
 // nginx refuses it: "X" directive is not allowed here.
 #include "stream/compile.h"
+
+#include "config/realip_config.h"
 #include "core/quote.h"
 
 #include <algorithm>
@@ -50,6 +52,7 @@ struct Scope {
   // (copied on write, so a server that sets none shares the stream's).
   config::Server* twin = nullptr;
   bool access_rules_here = false;
+  bool realip_from_here = false;
   bool conn_limits_here = false;
   bool access_log_here = false;
   std::vector<std::string_view> seen;
@@ -312,6 +315,22 @@ Status set_access_rule(StreamCompiler& sc, Scope& s, const Node& n) {
   return Ok{};
 }
 
+Status set_real_ip_from(StreamCompiler& sc, Scope& s, const Node& n) {
+  // The http reader (CIDR masks, "unix:", host names, its warnings).
+  config::Scope probe;
+  config::LocationSettings scratch;
+  probe.ctx = config::kServer;
+  probe.settings = &scratch;
+  auto st = config::find_directive(n.name)->set(sc.base(), probe, n);
+  if (!st) return st;
+  if (!s.realip_from_here) {  // the first one here replaces the inherited list
+    s.settings->realip_from.clear();
+    s.realip_from_here = true;
+  }
+  for (const auto& c : scratch.realip->from) s.settings->realip_from.push_back(c);
+  return Ok{};
+}
+
 Status set_log_format(StreamCompiler& sc, Scope&, const Node& n) {
   if (sc.format(n.args[0])) return node_error(n, "duplicate \"log_format\" name " + q(n.args[0]));
   auto fmt = std::make_shared<LogFormat>();
@@ -546,6 +565,7 @@ const Directive kDirectives[] = {
     {"error_log", kBoth, 1, 2, false, false, &set_error_log},
     {"access_log", kBoth, 1, kMany, false, false, &set_access_log},
     {"allow", kBoth, 1, 1, false, false, &set_access_rule},
+    {"set_real_ip_from", kBoth, 1, 1, false, false, &set_real_ip_from},
     {"deny", kBoth, 1, 1, false, false, &set_access_rule},
     {"log_format", kStream, 2, kMany, false, false, &set_log_format},
     {"geoip_country", kStream, 1, 2, false, true, &set_geoip},
@@ -599,7 +619,6 @@ const Directive kDirectives[] = {
 
 // nginx stream directives torii has not got yet: refused by name.
 constexpr std::string_view kNotYet[] = {
-    "set_real_ip_from",
     "pass", "js_import", "js_set", "server_name", "proxy_socket_rcvbuf",
     "proxy_socket_sndbuf",
 };

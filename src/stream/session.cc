@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "modules/realip/realip.h"
 #include "config/directives.h"
 #include "log/error_log.h"
 #include "net/address.h"
@@ -102,9 +103,23 @@ void Session::read_proxy_header() {
     facts_.pp_dst_addr = r.addrs->dst_addr;
     facts_.pp_src_port = r.addrs->src_port;
     facts_.pp_dst_port = r.addrs->dst_port;
+    take_real_address();
   }
   worker_.loop().cancel(timer_);
   begin();
+}
+
+// set_real_ip_from: a trusted peer's PROXY header names the client, which
+// is then the session's address for allow/deny, limits and logs.
+void Session::take_real_address() {
+  const auto& trusted = server_.settings.realip_from;
+  if (trusted.empty() || !realip::trusted_peer(net::ip_of(facts_.peer), trusted)) return;
+  net::IpAddress client;
+  if (!net::parse_ip(facts_.pp_src_addr, client)) return;
+  facts_.realip_peer = facts_.peer;
+  facts_.peer = net::to_sockaddr(client);
+  if (facts_.peer.ss_family == AF_INET) reinterpret_cast<sockaddr_in&>(facts_.peer).sin_port = htons(facts_.pp_src_port);
+  if (facts_.peer.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6&>(facts_.peer).sin6_port = htons(facts_.pp_src_port);
 }
 
 void Session::begin() {

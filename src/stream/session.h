@@ -63,6 +63,7 @@ class Session : private SessionBase {
   static void on_rested(void* self);
 
   void read_proxy_header();
+  void take_real_address();  // set_real_ip_from
   void begin();  // after the PROXY header, if any: access, set, TLS, preread, the handler
   void start_handshake();
   void drive_handshake();

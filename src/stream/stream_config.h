@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "net/ip_address.h"
 #include "config/map_table.h"
 #include "config/split_clients_config.h"
 #include "config/upstream_bind.h"
@@ -39,6 +40,8 @@ using config::Ms;
 enum class Var : uint8_t {
   remote_addr,
   remote_port,
+  realip_remote_addr,  // the peer before set_real_ip_from replaced it
+  realip_remote_port,
   binary_remote_addr,
   server_addr,
   server_port,
@@ -197,6 +200,9 @@ struct Settings {
   std::vector<AccessLog> access_logs;
   bool access_log_off = false;
   std::vector<config::AccessRule> access_rules;  // allow/deny in order
+  // set_real_ip_from (ngx_stream_realip_module): a peer in these sends the
+  // client's address in its PROXY header, which then is $remote_addr.
+  std::vector<net::Cidr> realip_from;
   // limit_conn ZONE NUMBER (ngx_stream_limit_conn_module), checked before
   // allow/deny; a session over a limit ends with 503.
   std::vector<ConnLimit> conn_limits;

@@ -27,6 +27,8 @@ struct Named {
 constexpr Named kVariables[] = {
     {"remote_addr", Var::remote_addr},
     {"remote_port", Var::remote_port},
+    {"realip_remote_addr", Var::realip_remote_addr},
+    {"realip_remote_port", Var::realip_remote_port},
     {"binary_remote_addr", Var::binary_remote_addr},
     {"server_addr", Var::server_addr},
     {"server_port", Var::server_port},
@@ -239,6 +241,14 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
     case Var::remote_port:
       if (net::address_port(f.peer)) out.append(std::to_string(net::address_port(f.peer)));  // none on a unix socket
       return true;
+    case Var::realip_remote_addr:
+      out.append(net::address_text(f.realip_peer.ss_family ? f.realip_peer : f.peer));
+      return true;
+    case Var::realip_remote_port: {
+      const sockaddr_storage& p = f.realip_peer.ss_family ? f.realip_peer : f.peer;
+      if (net::address_port(p)) out.append(std::to_string(net::address_port(p)));
+      return true;
+    }
     case Var::binary_remote_addr:
       if (f.peer.ss_family == AF_UNIX) {
         out.append(net::address_text(f.peer));  // "unix:", as nginx

@@ -17,6 +17,7 @@ namespace torii::stream {
 // What a template may read about a session.
 struct Facts {
   sockaddr_storage peer{};
+  sockaddr_storage realip_peer{};  // the peer set_real_ip_from replaced; family 0: none
   sockaddr_storage local{};
   uint64_t connection = 0;
   int64_t start_ms = 0;  // the loop's clock when accepted

@@ -357,6 +357,33 @@ def test_listen_proxy_protocol_reads_the_header(make_server, peers):
                f"198.51.100.7:4321 127.0.0.1:{port}" in server.access_log.read_text(), 10, what="the log line")
 
 
+def test_set_real_ip_from_takes_the_proxy_protocol_client(make_server):
+    """set_real_ip_from (ngx_stream_realip_module): a trusted peer's PROXY
+    header names the client, for $remote_addr and allow/deny; an untrusted
+    peer's does not."""
+    server = make_server(stream_conf("""
+        server {
+            listen 127.0.0.1:@PORT0@ proxy_protocol;
+            set_real_ip_from 127.0.0.0/8;
+            deny 192.0.2.66;
+            return "$remote_addr:$remote_port $realip_remote_addr\\n";
+        }
+        server {
+            listen 127.0.0.1:@PORT1@ proxy_protocol;
+            set_real_ip_from 10.0.0.0/8;
+            return "$remote_addr $realip_remote_addr\\n";
+        }"""), nports=2)
+    with connect(server.ports[0]) as s:
+        s.sendall(b"PROXY TCP4 192.0.2.1 192.0.2.2 1234 80\r\n")
+        assert read_to_end(s) == b"192.0.2.1:1234 127.0.0.1\n"
+    with connect(server.ports[0]) as s:  # the client's address is what allow/deny judge
+        s.sendall(b"PROXY TCP4 192.0.2.66 192.0.2.2 1234 80\r\n")
+        assert read_to_end(s) == b""
+    with connect(server.ports[1]) as s:
+        s.sendall(b"PROXY TCP4 192.0.2.1 192.0.2.2 1234 80\r\n")
+        assert read_to_end(s) == b"127.0.0.1 127.0.0.1\n"
+
+
 def test_proxy_pass_with_variable(make_server, peers):
     a = peers("echo", "a")
     server = make_server(stream_conf(f"""

@@ -10,8 +10,6 @@
 
 namespace torii::realip {
 
-namespace {
-
 bool trusted_peer(const net::IpAddress& ip, const std::vector<net::Cidr>& trusted) {
   for (const auto& c : trusted) {
     // A client of a `listen unix:` socket has no IP address (family 0):
@@ -20,6 +18,8 @@ bool trusted_peer(const net::IpAddress& ip, const std::vector<net::Cidr>& truste
   }
   return false;
 }
+
+namespace {
 
 enum class Walk : uint8_t { declined, done, ok };
 

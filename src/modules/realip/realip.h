@@ -17,6 +17,10 @@ class Exchange;
 
 namespace torii::realip {
 
+// Whether the peer is one set_real_ip_from trusts ("unix:" for a client of
+// a unix socket, which has no IP address).
+bool trusted_peer(const net::IpAddress& ip, const std::vector<net::Cidr>& trusted);
+
 // nginx runs the module in its post-read phase with the server's settings
 // and again before access checks with the location's; the first that
 // replaces the address wins, later calls do nothing.
