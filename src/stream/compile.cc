@@ -299,14 +299,18 @@ Status set_error_log(StreamCompiler& sc, Scope& s, const Node& n) {
   return Ok{};
 }
 
-Status set_access_rule(StreamCompiler& sc, Scope& s, const Node& n) {
-  // The http reader (addresses, CIDR masks, "all", its warnings).
+// Runs the http module's setter of `n` on scratch settings: its reading
+// (addresses, CIDR masks, "all", "unix:", host names) and its warnings.
+Status run_http_setter(StreamCompiler& sc, const Node& n, config::LocationSettings& scratch) {
   config::Scope probe;
-  config::LocationSettings scratch;
   probe.ctx = config::kServer;
   probe.settings = &scratch;
-  auto st = config::find_directive(n.name)->set(sc.base(), probe, n);
-  if (!st) return st;
+  return config::find_directive(n.name)->set(sc.base(), probe, n);
+}
+
+Status set_access_rule(StreamCompiler& sc, Scope& s, const Node& n) {
+  config::LocationSettings scratch;
+  if (auto st = run_http_setter(sc, n, scratch); !st) return st;
   if (!s.access_rules_here) {
     s.settings->access_rules.clear();
     s.access_rules_here = true;
@@ -316,13 +320,8 @@ Status set_access_rule(StreamCompiler& sc, Scope& s, const Node& n) {
 }
 
 Status set_real_ip_from(StreamCompiler& sc, Scope& s, const Node& n) {
-  // The http reader (CIDR masks, "unix:", host names, its warnings).
-  config::Scope probe;
   config::LocationSettings scratch;
-  probe.ctx = config::kServer;
-  probe.settings = &scratch;
-  auto st = config::find_directive(n.name)->set(sc.base(), probe, n);
-  if (!st) return st;
+  if (auto st = run_http_setter(sc, n, scratch); !st) return st;
   if (!s.realip_from_here) {  // the first one here replaces the inherited list
     s.settings->realip_from.clear();
     s.realip_from_here = true;
