@@ -95,6 +95,8 @@ constexpr Named kPlain[] = {
     {"modern_browser", VarId::modern_browser},
     {"ancient_browser", VarId::ancient_browser},
     {"msie", VarId::msie},
+    {"upstream_bytes_sent", VarId::upstream_bytes_sent},
+    {"upstream_bytes_received", VarId::upstream_bytes_received},
     {"upstream_response_length", VarId::upstream_response_length},
     {"uri", VarId::uri},
     {"binary_remote_addr", VarId::binary_remote_addr},

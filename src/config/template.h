@@ -97,6 +97,8 @@ enum class VarId : uint8_t {
   upstream_connect_time,
   upstream_header_time,
   upstream_response_length,
+  upstream_bytes_sent,
+  upstream_bytes_received,
   upstream_status,
   upstream_cache_status,
   slice_range,  // slice module: the part this request fetches ("bytes=START-END")

@@ -161,6 +161,8 @@ class ProxySession final : public http::Exchange::HandlerState,
   ssize_t send_upstream(const char* data, size_t len, int flags);
   ssize_t recv_upstream(char* buf, size_t len);
   ssize_t sendfile_upstream(int file_fd, off_t* off, size_t len);
+  int64_t try_bytes_sent_ = 0;      // $upstream_bytes_sent of this try
+  int64_t try_bytes_received_ = 0;  // $upstream_bytes_received
   // What a multiplexed codec must send after reading (acknowledgements,
   // window updates, body the upstream's window now lets through).
   void pump_codec();
@@ -454,6 +456,7 @@ void ProxySession::next_try() {
 void ProxySession::connect_to(int peer) {
   peer_ = peer;
   try_start_ms_ = loop_.now_ms();
+  try_bytes_sent_ = try_bytes_received_ = 0;
   connect_ms_ = header_ms_ = -1;
   response_length_ = 0;
   const auto& server = group_->cfg->servers[size_t(peer)];
@@ -652,29 +655,43 @@ void ProxySession::continue_handshake() {
 }
 
 ssize_t ProxySession::send_upstream(const char* data, size_t len, int flags) {
-  if (!tls_) return ::send(fd_, data, len, flags | MSG_NOSIGNAL);
-  const auto r = tls_->write(data, len);
-  if (r.status == net::IoStatus::ok) return ssize_t(r.bytes);
-  if (r.status == net::IoStatus::again) errno = EAGAIN;
-  return -1;  // errno set by the TLS layer
+  ssize_t n = -1;
+  if (!tls_) {
+    n = ::send(fd_, data, len, flags | MSG_NOSIGNAL);
+  } else {
+    const auto r = tls_->write(data, len);
+    if (r.status == net::IoStatus::ok) n = ssize_t(r.bytes);
+    if (r.status == net::IoStatus::again) errno = EAGAIN;  // else errno set by the TLS layer
+  }
+  if (n > 0) try_bytes_sent_ += n;
+  return n;
 }
 
 ssize_t ProxySession::recv_upstream(char* buf, size_t len) {
-  if (!tls_) return ::recv(fd_, buf, len, 0);
-  const auto r = tls_->read(buf, len);
-  switch (r.status) {
-    case net::IoStatus::ok: return ssize_t(r.bytes);
-    case net::IoStatus::again: errno = EAGAIN; return -1;
-    case net::IoStatus::eof: return 0;
-    case net::IoStatus::error: return -1;
+  ssize_t n = -1;
+  if (!tls_) {
+    n = ::recv(fd_, buf, len, 0);
+  } else {
+    const auto r = tls_->read(buf, len);
+    switch (r.status) {
+      case net::IoStatus::ok: n = ssize_t(r.bytes); break;
+      case net::IoStatus::again: errno = EAGAIN; break;
+      case net::IoStatus::eof: n = 0; break;
+      case net::IoStatus::error: break;
+    }
   }
-  return -1;
+  if (n > 0) try_bytes_received_ += n;
+  return n;
 }
 
 // Over TLS the file's bytes are read and sealed: a piece at a time, the
 // same piece again after the socket was full (OpenSSL wants the retry).
 ssize_t ProxySession::sendfile_upstream(int file_fd, off_t* off, size_t len) {
-  if (!tls_) return ::sendfile(fd_, file_fd, off, len);
+  if (!tls_) {
+    const ssize_t n = ::sendfile(fd_, file_fd, off, len);
+    if (n > 0) try_bytes_sent_ += n;
+    return n;
+  }
   const ssize_t got = ::pread(file_fd, scratch(), std::min(len, kReadChunk), *off);
   if (got <= 0) return got;
   const ssize_t n = send_upstream(scratch(), size_t(got), 0);
@@ -1473,6 +1490,8 @@ void ProxySession::record_try(int status) {
   upstream::append_try_time(ex_.upstream_header_time, header_ms_);
   sep(ex_.upstream_response_length);
   ex_.upstream_response_length += std::to_string(response_length_);
+  append_listed(ex_.upstream_bytes_sent, std::to_string(try_bytes_sent_));
+  append_listed(ex_.upstream_bytes_received, std::to_string(try_bytes_received_));
 }
 
 // nginx's form: the scheme, the server tried (a unix socket's path ends

@@ -259,6 +259,8 @@ class Exchange {
   // when no cache took part.
   std::string_view upstream_cache_status;
   std::string upstream_response_length;  // body bytes per try, as the upstream sent them
+  std::string upstream_bytes_sent;       // bytes per try written to the upstream connection
+  std::string upstream_bytes_received;   // and read from it, head included
   bool is_internal = false;      // reached by internal redirect (error_page...)
   bool background = false;       // no client waits: a cache's background update
   // The slice module: $slice_range, and whether this exchange fetches one

@@ -531,6 +531,10 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return true;
     case VarId::upstream_response_length:
       return append_owned(ex.upstream_response_length, out);
+    case VarId::upstream_bytes_sent:
+      return append_owned(ex.upstream_bytes_sent, out);
+    case VarId::upstream_bytes_received:
+      return append_owned(ex.upstream_bytes_received, out);
     case VarId::upstream_response_time:
       return append_owned(ex.upstream_response_time, out);
     case VarId::upstream_connect_time:

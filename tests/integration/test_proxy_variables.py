@@ -165,3 +165,33 @@ def test_alias_with_variables_in_a_prefix_location(make_server):
     assert r.text() == "rel file of a.test\n"
     assert harness.http(srv.port, "/al/rel/f.txt?s=none").status == 404
     assert harness.http(srv.port, "/al/rel/f.txt?s=..").status in (403, 404)
+
+
+def test_upstream_bytes_sent_and_received(make_server):
+    """$upstream_bytes_sent and $upstream_bytes_received: what went over
+    the upstream connection each way, head included, per try."""
+    from scripted_upstream import replying
+    seen = []
+    answer = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Pad: " + b"p" * 100 + b"\r\n\r\nhello"
+
+    def reply(request):
+        seen.append(request)
+        return answer
+    up = replying(reply)
+    try:
+        srv = make_server(harness.base_conf(http=f"""
+    log_format bytes '$upstream_bytes_sent $upstream_bytes_received';
+    server {{
+        listen 127.0.0.1:@PORT@;
+        location / {{
+            proxy_pass http://127.0.0.1:{up.port};
+            access_log @PREFIX@/logs/bytes.log bytes;
+        }}
+    }}"""))
+        r = harness.http(srv.port, "/x")
+        assert r.status == 200 and r.body == b"hello"
+        log = srv.prefix / "logs" / "bytes.log"
+        harness.wait_until(lambda: log.exists() and log.read_text().strip(), 10, what="the log line")
+        assert log.read_text().split() == [str(len(seen[0])), str(len(answer))]
+    finally:
+        up.close()
