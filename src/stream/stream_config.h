@@ -73,6 +73,9 @@ enum class Var : uint8_t {
   ssl_server_name,
   ssl_session_reused,
   ssl_alpn_protocol,
+  ssl_session_id,
+  ssl_curve,
+  ssl_curves,
   limit_conn_status,  // PASSED, REJECTED, REJECTED_DRY_RUN
   geo_,    // a `geo` variable: `index` is its place in StreamConfig::geos
   split_,  // a `split_clients` variable: `index` is its place in StreamConfig::split_clients

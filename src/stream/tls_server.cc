@@ -10,6 +10,7 @@
 #include "config/ssl_config.h"
 #include "net/client_cert.h"
 #include "net/tls_context.h"
+#include "net/tls_details.h"
 #include "stream/variables.h"
 
 namespace torii::stream {
@@ -90,6 +91,9 @@ void TlsServerEndpoint::describe(Facts& f) const {
   const char* name = SSL_get_servername(ssl_, TLSEXT_NAMETYPE_host_name);
   f.ssl_server_name = name ? name : "";
   f.ssl_session_reused = SSL_session_reused(ssl_) == 1;
+  net::append_openssl_session_id(ssl_, f.ssl_session_id);
+  net::append_openssl_curve(ssl_, f.ssl_curve);
+  net::append_openssl_curves(ssl_, f.ssl_curves);
   const unsigned char* alpn = nullptr;
   unsigned alpn_len = 0;
   SSL_get0_alpn_selected(ssl_, &alpn, &alpn_len);

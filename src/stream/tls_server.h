@@ -37,7 +37,7 @@ class TlsServerEndpoint final : public Endpoint, private net::TlsHandshakeHooks 
   // stream module judges it: empty when the session may go on, else the
   // line to log (the session then ends).
   std::string check_client_certificate(const config::SslServerConfig& s) const;
-  // $ssl_protocol, $ssl_cipher, $ssl_server_name, $ssl_session_reused.
+  // $ssl_protocol, $ssl_cipher, $ssl_server_name, $ssl_session_reused, $ssl_session_id, $ssl_curve(s).
   void describe(Facts& f) const;
 
   net::IoResult read(char* buf, size_t len) override;

@@ -61,6 +61,9 @@ constexpr Named kVariables[] = {
     {"ssl_server_name", Var::ssl_server_name},
     {"ssl_session_reused", Var::ssl_session_reused},
     {"ssl_alpn_protocol", Var::ssl_alpn_protocol},
+    {"ssl_session_id", Var::ssl_session_id},
+    {"ssl_curve", Var::ssl_curve},
+    {"ssl_curves", Var::ssl_curves},
 };
 
 bool name_char(char c) {
@@ -352,6 +355,12 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       return append_if(f.tls, f.ssl_session_reused ? "r" : ".", out);
     case Var::ssl_alpn_protocol:
       return append_if(f.tls, f.ssl_alpn_protocol, out);
+    case Var::ssl_session_id:
+      return append_if(f.tls && !f.ssl_session_id.empty(), f.ssl_session_id, out);
+    case Var::ssl_curve:
+      return append_if(f.tls && !f.ssl_curve.empty(), f.ssl_curve, out);
+    case Var::ssl_curves:
+      return append_if(f.tls && !f.ssl_curves.empty(), f.ssl_curves, out);
     case Var::geo_: {
       if (!f.geos || p.index >= f.geos->size()) return false;
       const Geo& g = *(*f.geos)[p.index];

@@ -256,7 +256,7 @@ def tls_front(make_server, pki):
         server {{
             listen 127.0.0.1:@PORT3@ ssl;
             ssl_alpn imap http/1.1;
-            return "alpn=$ssl_alpn_protocol\n";
+            return "alpn=$ssl_alpn_protocol curve=$ssl_curve curves=$ssl_curves id=$ssl_session_id\n";
         }}
     }}
 """
@@ -324,10 +324,23 @@ def test_alpn_server_order_and_refusal(tls_front, pki):
         raw = socket.create_connection(("127.0.0.1", tls_front.ports[3]), timeout=10)
         with ctx.wrap_socket(raw, server_hostname="upstream.test") as s:
             return read_to_end(s)
-    assert hello(["http/1.1", "imap"]) == b"alpn=imap\n"
-    assert hello(None) == b"alpn=\n"
+    def alpn_of(answer):
+        return answer.split()[0]
+    assert alpn_of(hello(["http/1.1", "imap"])) == b"alpn=imap"
+    assert alpn_of(hello(None)) == b"alpn="
     with pytest.raises(ssl.SSLError, match="NO_APPLICATION_PROTOCOL|no application protocol"):
         hello(["h2"])
+
+
+def test_session_detail_variables(tls_front, pki):
+    """$ssl_curve, $ssl_curves (OpenSSL's names) and $ssl_session_id (hex)."""
+    ctx = ssl.create_default_context(cafile=f"{pki}/ca.crt")
+    ctx.set_ecdh_curve("prime256v1")  # Python offers one group this way
+    raw = socket.create_connection(("127.0.0.1", tls_front.ports[3]), timeout=10)
+    with ctx.wrap_socket(raw, server_hostname="upstream.test") as s:
+        fields = dict(f.split("=", 1) for f in read_to_end(s).decode().split())
+    assert fields["curve"] == "prime256v1" and fields["curves"] == "prime256v1", fields
+    assert re.fullmatch(r"([0-9a-f]{2})*", fields["id"]), fields  # (none without a session cache in nginx)
 
 
 def test_handshake_timeout(tls_front):
