@@ -106,6 +106,7 @@ def basic(user, password):
 def srv(make_server):
     s = make_server(harness.base_conf(CONF, error_level="info"), start=False)
     lines = ["# a comment line", ""] + [f"{k}:{v}" for k, v in users().items()] + ["withcomment:{PLAIN}pw:a comment"]
+    lines += ["badssha:{SSHA}_____wQadOA1e+/f+T+H3eCQQhRzYWx0", "shortssha:{SSHA}Zm9vCg=="]  # malformed hashes
     (s.prefix / "htpasswd").write_text("\n".join(lines) + "\n")
     (s.conf_path.parent / "rel").mkdir()
     (s.conf_path.parent / "rel" / "htpasswd").write_text("rel:{PLAIN}relpw\n")
@@ -154,6 +155,12 @@ def test_unknown_user(srv):
     assert r.status == 401
     assert re.search(r'\[error\] .*user "nobody" was not found in ".*/htpasswd", client: 127\.0\.0\.1',
                      srv.error_log_text())
+
+
+@pytest.mark.parametrize("user", ["badssha", "shortssha"])
+def test_a_malformed_hash_matches_nothing(srv, user):
+    r = http(srv.port, "/private/", headers=basic(user, "1"))
+    assert r.status == 401 and r.header("WWW-Authenticate") == 'Basic realm="Members only"'
 
 
 def test_the_hash_ends_at_a_colon(srv):

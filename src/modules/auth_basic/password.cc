@@ -45,7 +45,8 @@ PasswordCheck check_sha(std::string_view password, std::string_view hash, bool s
   std::string salt;
   if (salted) {
     std::string raw;
-    if (!unbase64(hash, raw) || raw.size() < SHA_DIGEST_LENGTH) return PasswordCheck::error;
+    // A malformed hash matches no password (nginx's 401), it is no error.
+    if (!unbase64(hash, raw) || raw.size() < SHA_DIGEST_LENGTH) return PasswordCheck::mismatch;
     salt = raw.substr(SHA_DIGEST_LENGTH);
   }
   unsigned char digest[SHA_DIGEST_LENGTH + 64];
