@@ -1,5 +1,7 @@
 #include "http/sub_exchange.h"
 
+#include "http/variables.h"
+
 namespace torii::http {
 
 void take_route_of(Exchange& sub, const Exchange& client) {
@@ -8,6 +10,7 @@ void take_route_of(Exchange& sub, const Exchange& client) {
   sub.location = client.location;
   sub.captures = client.captures;
   sub.variables = client.variables;
+  share_request_id(sub, client);
   sub.is_internal = client.is_internal;
   sub.location_uri_rewritten = client.location_uri_rewritten;
   sub.start_unix_ms = client.start_unix_ms;

@@ -453,6 +453,14 @@ bool append_owned(const std::string& v, std::string& out) {
 
 }  // namespace
 
+void share_request_id(Exchange& sub, const Exchange& parent) {
+  if (parent.request_id.empty()) {
+    std::string scratch;
+    append_request_id(parent, scratch);
+  }
+  sub.request_id = parent.request_id;
+}
+
 bool append_variable(const config::Variable& v, const Exchange& ex, std::string& out) {
   const RequestHead& req = ex.req;
   // A block variable that a `set` wrote in this request reads as what it wrote.

@@ -22,6 +22,10 @@ bool any_true(const std::vector<config::Template>& list, const Exchange& ex);
 // Appends one variable's value; returns false if it has no value here.
 bool append_variable(const config::Variable& v, const Exchange& ex, std::string& out);
 
+// A subrequest (SSI include, auth_request, mirror, slice, cache update)
+// has its request's $request_id, as nginx's share their variables.
+void share_request_id(Exchange& sub, const Exchange& parent);
+
 // The proxy hands over the upstream's response fields (when the config
 // reads them, see Config::keep_upstream_headers).
 struct Header;

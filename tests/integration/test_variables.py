@@ -306,3 +306,24 @@ def test_connection_variables(make_server):
         assert all(re.fullmatch(r"\d+", v) for v in f[2:6]), f
         assert re.fullmatch(r"\w+, \d\d-\w{3}-\d{4} \d\d:\d\d:\d\d GMT", f[6]), f
         assert re.fullmatch(r"\w+, \d\d-\w{3}-\d{4} \d\d:\d\d:\d\d \w+", f[7]), f
+
+
+def test_subrequests_share_the_request_id(make_server):
+    """An SSI include sees its page's $request_id (nginx's subrequests
+    share the request's variables; auth_request, mirror and slice
+    subrequests take it the same way), so a tracing ID passed on with
+    proxy_set_header is one ID for all of them."""
+    srv = make_server(harness.base_conf(access_log=False, http="""
+    server {
+        listen 127.0.0.1:@PORT@;
+        location /page {
+            ssi on;
+            default_type text/html;
+            add_header X-Request-Id $request_id;
+            return 200 'main=$request_id sub=<!--#include virtual="/id" -->';
+        }
+        location /id { return 200 $request_id; }
+    }"""))
+    r = harness.http(srv.port, "/page")
+    assert re.fullmatch(r"[0-9a-f]{32}", r.header("X-Request-Id"))
+    assert r.text() == f"main={r.header('X-Request-Id')} sub={r.header('X-Request-Id')}"

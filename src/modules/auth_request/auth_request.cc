@@ -126,6 +126,7 @@ bool start_auth_request(http::Exchange& ex, int prior) {
   }
   sub.config = ex.config;
   sub.server = ex.server;
+  http::share_request_id(sub, ex);
   sub.is_internal = true;
   sub.start = ex.start;
   sub.start_unix_ms = ex.start_unix_ms;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "http/variables.h"
 #include "core/event_loop.h"
 #include "http/pipeline.h"
 
@@ -42,6 +43,7 @@ Subrequest::Subrequest(http::Exchange& parent, std::string path, std::string arg
   ex_.config = parent.config;
   ex_.server = parent.server;
   ex_.variables = parent.variables;
+  http::share_request_id(ex_, parent);
   ex_.is_internal = true;  // a subrequest may reach `internal` locations
   ex_.access.subrequest = true;
   ex_.start = parent.start;
