@@ -545,6 +545,11 @@ void Connection::on_head(size_t head_len) {
   server_ = &config::find_server(*binding_->group, ex.req.host);
   ex.server = server_;
   if (!ex.req.keep_alive) keep_alive_ = false;
+  // The parser merged slashes (the server is known only now): a server with
+  // merge_slashes off reads the path again keeping them, so "//.." cancels
+  // the empty segment alone, as nginx's. The path was valid merged, so it
+  // is valid unmerged too.
+  if (!server_->merge_slashes) normalize_path(ex.req.raw_path, false, ex.req.path);
 
   const auto& req = ex.req;
   // What follows the head is body or the next request: set it apart.

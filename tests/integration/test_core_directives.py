@@ -355,3 +355,24 @@ def test_max_ranges(site):
 def test_max_ranges_bad_value(make_server):
     ok, out = config_check(make_server, "max_ranges lots;")
     assert not ok and '"max_ranges" directive invalid number' in out
+
+
+@pytest.mark.parametrize("path,merged,kept", [
+    ("/foo//bar", "/foo/bar", "/foo//bar"),
+    ("/foo//../bar", "/bar", "/foo/bar"),       # ".." cancels the empty segment alone
+    ("/foo///../bar", "/bar", "/foo//bar"),
+    ("/a/./b//", "/a/b/", "/a/b//"),
+])
+def test_merge_slashes(make_server, path, merged, kept):
+    srv = make_server(harness.base_conf(access_log=False, http="""
+    server {
+        listen 127.0.0.1:@PORT0@;
+        location / { return 200 "uri=$uri"; }
+    }
+    server {
+        listen 127.0.0.1:@PORT1@;
+        merge_slashes off;
+        location / { return 200 "uri=$uri"; }
+    }"""), nports=2)
+    assert harness.http(srv.ports[0], path).text() == "uri=" + merged
+    assert harness.http(srv.ports[1], path).text() == "uri=" + kept
