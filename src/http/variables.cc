@@ -403,10 +403,15 @@ bool append_upstream_header(const Exchange& ex, std::string_view name, std::stri
 bool append_upstream_cookie(const Exchange& ex, std::string_view name, std::string& out) {
   for (const auto& [n, v] : ex.upstream_headers) {
     if (!iequals(n, "set-cookie")) continue;
+    // nginx's ngx_http_parse_set_cookie_lines: NAME, spaces, '=', spaces,
+    // then the value up to ';'.
     std::string_view c = v;
+    if (c.size() <= name.size() || !iequals(c.substr(0, name.size()), name)) continue;
+    c.remove_prefix(name.size());
     while (!c.empty() && c.front() == ' ') c.remove_prefix(1);
-    if (c.size() <= name.size() || c[name.size()] != '=' || !iequals(c.substr(0, name.size()), name)) continue;
-    c.remove_prefix(name.size() + 1);
+    if (c.empty() || c.front() != '=') continue;
+    c.remove_prefix(1);
+    while (!c.empty() && c.front() == ' ') c.remove_prefix(1);
     out.append(c.substr(0, c.find(';')));
     return true;
   }

@@ -327,3 +327,24 @@ def test_subrequests_share_the_request_id(make_server):
     r = harness.http(srv.port, "/page")
     assert re.fullmatch(r"[0-9a-f]{32}", r.header("X-Request-Id"))
     assert r.text() == f"main={r.header('X-Request-Id')} sub={r.header('X-Request-Id')}"
+
+
+def test_upstream_cookie_spacing(make_server):
+    """$upstream_cookie_NAME reads Set-Cookie as nginx: spaces around '='
+    are skipped, the value ends at ';'."""
+    from scripted_upstream import replying
+    up = replying(lambda request: b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n"
+                                  b"Set-Cookie: empty= ;Path=/\r\nSet-Cookie: spaced = content\r\n"
+                                  b"Set-Cookie: plain=v1; HttpOnly\r\n\r\n")
+    try:
+        srv = make_server(harness.base_conf(access_log=False, http=f"""
+    server {{
+        listen 127.0.0.1:@PORT@;
+        location / {{
+            proxy_pass http://127.0.0.1:{up.port};
+            add_header X-Cookies "[$upstream_cookie_empty][$upstream_cookie_spaced][$upstream_cookie_plain]";
+        }}
+    }}"""))
+        assert harness.http(srv.port, "/").header("X-Cookies") == "[][content][v1]"
+    finally:
+        up.close()
