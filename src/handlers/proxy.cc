@@ -615,12 +615,7 @@ void ProxySession::start_tls() {
   } else {
     name = cfg_.proxy_host;
   }
-  if (!name.empty() && name[0] == '[') {
-    const size_t close = name.find(']');
-    if (close != std::string::npos) name = name.substr(1, close - 1);  // an IPv6 literal, without brackets
-  } else if (const size_t colon = name.find(':'); colon != std::string::npos) {
-    name.resize(colon);
-  }
+  name = net::tls_server_name(name);
   tls_name_ = name;
   std::string error;
   auto slot = t.session_reuse ? group_->tls_session(t.ctx.get(), peer_) : nullptr;

@@ -11,6 +11,16 @@
 
 namespace torii::net {
 
+std::string tls_server_name(std::string_view name) {
+  if (!name.empty() && name[0] == '[') {
+    const size_t close = name.find(']');
+    return std::string(close == std::string_view::npos ? name : name.substr(1, close - 1));
+  }
+  const size_t colon = name.find(':');
+  if (colon != std::string_view::npos && name.find(':', colon + 1) == std::string_view::npos) name = name.substr(0, colon);
+  return std::string(name);
+}
+
 namespace {
 
 int client_index() {

@@ -35,6 +35,11 @@ class TlsSessionSlot {
   SSL_SESSION* session_ = nullptr;
 };
 
+// The name a client sends as SNI and checks the certificate against, from
+// proxy_ssl_name or the proxy_pass host: a port is not part of it, and an
+// IPv6 literal loses its brackets ("[::1]:8443" -> "::1").
+std::string tls_server_name(std::string_view name);
+
 class TlsClient {
  public:
   // `server_name`: sent as SNI when not empty. `slot` (may be null): the

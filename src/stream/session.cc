@@ -322,22 +322,16 @@ void Session::connected() {
 
 // ---- proxy_ssl -----------------------------------------------------------------
 
-// nginx: proxy_ssl_name, else the host of proxy_pass (an upstream {}'s name).
+// nginx: proxy_ssl_name, else the host of proxy_pass (an upstream {}'s
+// name); a port is not part of either.
 std::string Session::upstream_tls_name() {
   if (server_.settings.proxy_ssl_name) {
     std::string name;
     render(*server_.settings.proxy_ssl_name, facts_, name);
-    return name;
+    return net::tls_server_name(name);
   }
-  std::string name = tries_.upstream().group->name;
-  if (!tries_.upstream().group->implicit) return name;
-  const size_t colon = name.rfind(':');
-  if (colon != std::string::npos && name.find(']') == std::string::npos && name.find(':') == colon) {
-    name.resize(colon);
-  } else if (!name.empty() && name[0] == '[') {
-    name = name.substr(1, name.find(']') - 1);
-  }
-  return name;
+  const std::string& name = tries_.upstream().group->name;
+  return tries_.upstream().group->implicit ? net::tls_server_name(name) : name;
 }
 
 void Session::start_upstream_tls() {

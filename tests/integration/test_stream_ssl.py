@@ -395,8 +395,9 @@ def proxy_ssl_server(make_server, pki, backend, name):
         }}"""))
 
 
-def test_proxy_ssl_verified_backend(make_server, pki, tls_backend):
-    server = proxy_ssl_server(make_server, pki, tls_backend, "upstream.test")
+@pytest.mark.parametrize("name", ["upstream.test", "upstream.test:123"])  # a port is not part of the name
+def test_proxy_ssl_verified_backend(make_server, pki, tls_backend, name):
+    server = proxy_ssl_server(make_server, pki, tls_backend, name)
     with connect(server.port) as s:
         s.sendall(b"ping over tls\n")
         assert read_exactly(s, 14) == b"ping over tls\n"
