@@ -140,10 +140,18 @@ Result<std::string> read_file(const std::string& path) {
   return text;
 }
 
+// For -T: each file once, however often it is included (nginx's dump).
+void Parser::keep_source(const std::string& path, const std::string& text) {
+  if (!sources_) return;
+  for (const auto& [name, _] : *sources_)
+    if (name == path) return;
+  sources_->emplace_back(path, text);
+}
+
 Result<std::vector<Node>> Parser::parse_file(const std::string& path) {
   auto text = read_file(path);
   if (!text) return Error{text.error()};
-  if (sources_) sources_->emplace_back(path, *text);
+  keep_source(path, *text);
   return parse_text_at_depth(path, *text);
 }
 
@@ -217,7 +225,7 @@ Result<std::vector<Node>> Parser::include(const Node& n) {
       --depth_;
       return make_error(n.where() + text.error());
     }
-    if (sources_) sources_->emplace_back(f, *text);
+    keep_source(f, *text);
     auto nodes = parse_text_at_depth(f, *text);
     if (!nodes) {
       --depth_;

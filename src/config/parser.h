@@ -17,7 +17,7 @@ class Parser {
   using Sources = std::vector<std::pair<std::string, std::string>>;
 
   // `conf_dir` ends with '/'. Every file read is appended to `sources`
-  // (may be null). With `allow_include` false, `include` is an error: the
+  // (may be null), once. With `allow_include` false, `include` is an error: the
   // fuzzer must not wander the file system.
   Parser(std::string conf_dir, Sources* sources, bool allow_include = true)
       : conf_dir_(std::move(conf_dir)), sources_(sources), allow_include_(allow_include) {}
@@ -28,6 +28,7 @@ class Parser {
  private:
   Result<std::vector<Node>> parse_text_at_depth(const std::string& file, std::string_view text);
   Result<std::vector<Node>> include(const Node& directive);
+  void keep_source(const std::string& path, const std::string& text);
 
   std::string conf_dir_;
   Sources* sources_;

@@ -184,6 +184,19 @@ def test_t_prints_config_dump(unstarted):
     assert out.index(f"# configuration file {inc}:") < out.index("marker-included-7f3a")
 
 
+def test_t_dumps_a_file_included_twice_once(unstarted):
+    inc = unstarted.prefix / "conf.d" / "headers.conf"
+    inc.parent.mkdir(exist_ok=True)
+    inc.write_text("add_header X-Twice yes;\n")
+    conf = write_conf(unstarted, base_conf(f"""
+    server {{ listen 127.0.0.1:1; include {inc}; }}
+    server {{ listen 127.0.0.1:2; include {inc}; }}
+"""))
+    p = cli(["-T", "-c", str(conf)], prefix=unstarted.prefix)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.count(f"# configuration file {inc}:") == 1, p.stdout
+
+
 def test_t_with_g(unstarted):
     write_conf(unstarted, base_conf(SIMPLE))
     p = check(unstarted, extra_g="worker_processes 2;")
