@@ -436,12 +436,19 @@ void ProxySession::next_try() {
   }
   int peer = group_->state.pick(in, tried_, now);
   if (peer < 0) {
-    if (tries_ == 0) {
+    // Servers left untried but none available (failed, at max_conns):
+    // nginx's "no live upstreams", the group's name as the try's address
+    // and a 502; once every server was tried (those marked `down` never
+    // count), the last try's answer.
+    bool untried_left = false;
+    for (size_t i = 0; i < tried_.size(); ++i)
+      if (!tried_[i] && !group_->cfg->servers[i].down) untried_left = true;
+    if (tries_ == 0 || untried_left) {
       peer_ = -1;
       log_upstream(config::LogLevel::error, 0, "no live upstreams", "connecting to upstream");
       ex_.upstream_addr += ex_.upstream_addr.empty() ? "" : ", ";
       ex_.upstream_addr += group_->cfg->name;
-      stale_cond_ = config::kStaleError;
+      if (tries_ == 0) stale_cond_ = config::kStaleError;
       respond(502);
     } else {
       respond(last_status_);

@@ -817,3 +817,39 @@ def test_config_errors(tmp_path):
         (tmp_path / "logs").mkdir(exist_ok=True)
         r = harness.cli(["-t", "-c", str(conf)], prefix=tmp_path)
         assert r.returncode != 0 and message in r.stderr + r.stdout, (snippet, r.stderr)
+
+
+def test_no_live_upstreams_after_a_failed_try(make_server, refused_port):
+    """A try fails and the only other server failed before (max_fails):
+    nginx's "no live upstreams" line, the group's name in $upstream_addr
+    after the try, 502. A server marked `down` does not count."""
+    srv = make_server(harness.base_conf(http=f"""
+    upstream pair {{
+        server 127.0.0.1:{refused_port} max_fails=0;
+        server 127.0.0.2:{refused_port} max_fails=1 fail_timeout=60s;
+    }}
+    upstream marked {{
+        server 127.0.0.1:{refused_port};
+        server 127.0.0.2:{refused_port} down;
+    }}
+    server {{
+        listen 127.0.0.1:@PORT@;
+        location / {{
+            proxy_pass http://pair;
+            add_header X-Upstream $upstream_addr always;
+        }}
+        location /marked {{
+            proxy_pass http://marked;
+            add_header X-Upstream $upstream_addr always;
+        }}
+    }}"""))
+    first = harness.http(srv.port, "/")  # both tried: the second one now counts as failed
+    assert first.status == 502
+    assert sorted(first.header("X-Upstream").split(", ")) == [f"127.0.0.1:{refused_port}", f"127.0.0.2:{refused_port}"]
+    r = harness.http(srv.port, "/")
+    assert r.status == 502
+    assert r.header("X-Upstream") == f"127.0.0.1:{refused_port}, pair"
+    r = harness.http(srv.port, "/marked")
+    assert r.status == 502 and r.header("X-Upstream") == f"127.0.0.1:{refused_port}"
+    harness.wait_until(lambda: "no live upstreams while connecting to upstream" in srv.error_log.read_text(), 10,
+                       what="the error line")
