@@ -547,9 +547,12 @@ void Connection::on_head(size_t head_len) {
   if (!ex.req.keep_alive) keep_alive_ = false;
   // The parser merged slashes (the server is known only now): a server with
   // merge_slashes off reads the path again keeping them, so "//.." cancels
-  // the empty segment alone, as nginx's. The path was valid merged, so it
-  // is valid unmerged too.
-  if (!server_->merge_slashes) normalize_path(ex.req.raw_path, false, ex.req.path);
+  // the empty segment alone, as nginx's (the path was valid merged, and
+  // empty segments only make ".." reach less far).
+  if (!server_->merge_slashes) {
+    std::string kept;
+    if (normalize_path(ex.req.raw_path, false, kept)) ex.req.path = std::move(kept);
+  }
 
   const auto& req = ex.req;
   // What follows the head is body or the next request: set it apart.
