@@ -58,24 +58,23 @@ namespace torii::http {
 struct ConnectionInfo {
   uint64_t id = 0;  // $connection
   uint64_t requests = 0;  // requests so far on it, this one included
-  int fd = -1;            // the client's TCP socket ($tcpinfo_*); -1 over QUIC
   int64_t start_ms = 0;   // accepted at, on the worker loop's clock (keepalive_time)
   sockaddr_storage peer{};
   std::string remote_addr;  // text form, no port
   uint16_t remote_port = 0;
+  int fd = -1;  // the client's TCP socket ($tcpinfo_*); -1 over QUIC
   // The local address as text and port only: an idle connection keeps no
   // second sockaddr_storage (128 bytes) for them.
   std::string server_addr;
   uint16_t server_port = 0;
   bool tls = false;
   // TLS facts, set when the handshake completes ($ssl_* variables).
-  std::string_view ssl_protocol;  // static strings of the TLS library
-  std::string_view ssl_cipher;
-  std::string ssl_server_name;    // SNI, lower-case
   bool ssl_session_reused = false;
   bool ssl_early_data = false;  // the first request came in TLS early data: 425 unless idempotent
-  // The session's other facts, asked when a variable reads them; lives as
-  // long as the connection's TLS state.
+  std::string ssl_server_name;  // SNI, lower-case
+  // The session's other facts ($ssl_protocol, $ssl_cipher...), asked of the
+  // TLS library when a variable reads them, so an idle connection stores
+  // none; lives as long as the connection's TLS state.
   const net::TlsDetails* tls_details = nullptr;
   // The PROXY protocol header's addresses (`listen ... proxy_protocol`);
   // null without one, or for UNKNOWN and LOCAL headers.

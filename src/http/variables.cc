@@ -605,14 +605,10 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       if (req.version == 30) out.append("h3");
       if (req.version == 9) out.append("hq");  // HTTP/0.9 comes only over hq-interop
       return true;
-    case VarId::ssl_protocol:
-      if (!ex.conn().tls) return false;  // not found: "-" in logs, as nginx
-      out.append(ex.conn().ssl_protocol);
-      return true;
+    case VarId::ssl_protocol:  // not found without TLS: "-" in logs, as nginx
+      return ex.conn().tls && ex.conn().tls_details && ex.conn().tls_details->append_protocol(out);
     case VarId::ssl_cipher:
-      if (!ex.conn().tls) return false;  // not found: "-" in logs, as nginx
-      out.append(ex.conn().ssl_cipher);
-      return true;
+      return ex.conn().tls && ex.conn().tls_details && ex.conn().tls_details->append_cipher(out);
     case VarId::ssl_server_name:
       if (!ex.conn().tls) return false;  // not found: "-" in logs, as nginx
       out.append(ex.conn().ssl_server_name);

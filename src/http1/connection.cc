@@ -298,8 +298,6 @@ void Connection::drive() {
           info_.tls = false;  // the request is read in the clear and answered with a 400 page
         } else {
           auto tls = transport_->tls_info();
-          info_.ssl_protocol = tls.protocol;
-          info_.ssl_cipher = tls.cipher;
           info_.ssl_server_name.assign(tls.server_name);
           info_.ssl_session_reused = tls.session_reused;
           info_.ssl_early_data = tls.early_data;

@@ -54,8 +54,6 @@ class Session::Callbacks {
   static int handshake_completed(ngtcp2_conn*, void* user) {
     Session& s = *of(user);
     s.handshake_done_ = true;
-    s.info_.ssl_protocol = "TLSv1.3";
-    if (const char* c = gnutls_ciphersuite_get(s.tls_)) s.info_.ssl_cipher = c;
     s.info_.ssl_session_reused = gnutls_session_is_resumed(s.tls_) != 0;
     s.tls_details_ = net::GnutlsDetails(s.tls_);
     s.info_.tls_details = &s.tls_details_;

@@ -4,6 +4,12 @@
 
 namespace torii::net {
 
+bool GnutlsDetails::append_cipher(std::string& out) const {
+  const char* name = session_ ? gnutls_ciphersuite_get(session_) : nullptr;
+  if (name) out.append(name);
+  return name != nullptr;
+}
+
 bool GnutlsDetails::append_session_id(std::string& out) const {
   gnutls_datum_t id{};
   if (!session_ || gnutls_session_get_id2(session_, &id) != 0 || id.size == 0) return false;

@@ -13,6 +13,11 @@ class GnutlsDetails final : public TlsDetails {
  public:
   explicit GnutlsDetails(gnutls_session_t session = nullptr) : session_(session) {}
 
+  bool append_protocol(std::string& out) const override {
+    out.append("TLSv1.3");  // QUIC carries nothing older
+    return true;
+  }
+  bool append_cipher(std::string& out) const override;
   bool append_session_id(std::string& out) const override;
   bool append_curve(std::string& out) const override;
   bool append_curves(std::string&) const override { return false; }  // GnuTLS does not say

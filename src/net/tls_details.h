@@ -1,7 +1,8 @@
-// What the seldom-read $ssl_* variables ask of a connection's TLS session
-// ($ssl_session_id, $ssl_curve, $ssl_curves, $ssl_alpn_protocol): looked up
-// in the TLS library when a variable is read, so a connection stores none
-// of it. TLS over TCP (OpenSSL) and QUIC (GnuTLS) each answer; the names
+// What the $ssl_* variables ask of a connection's TLS session
+// ($ssl_protocol, $ssl_cipher, $ssl_session_id, $ssl_curve, $ssl_curves,
+// $ssl_alpn_protocol): looked up in the TLS library when a variable is
+// read, so a connection stores none of it (an idle connection's memory
+// counts). TLS over TCP (OpenSSL) and QUIC (GnuTLS) each answer; the names
 // are OpenSSL's short names, as nginx's.
 #pragma once
 
@@ -14,6 +15,8 @@ namespace torii::net {
 class TlsDetails {
  public:
   // Each appends nothing and returns false when there is no value.
+  virtual bool append_protocol(std::string& out) const = 0;    // "TLSv1.3"
+  virtual bool append_cipher(std::string& out) const = 0;      // "TLS_AES_128_GCM_SHA256"
   virtual bool append_session_id(std::string& out) const = 0;  // lower-case hex
   virtual bool append_curve(std::string& out) const = 0;       // the key exchange group
   virtual bool append_curves(std::string& out) const = 0;      // the client's groups, ':'-separated

@@ -582,6 +582,17 @@ TlsInfo TlsTransport::tls_info() const {
   return info;
 }
 
+bool TlsTransport::append_protocol(std::string& out) const {
+  out.append(SSL_get_version(ssl_));
+  return true;
+}
+
+bool TlsTransport::append_cipher(std::string& out) const {
+  const char* name = SSL_get_cipher_name(ssl_);
+  if (name) out.append(name);
+  return name != nullptr;
+}
+
 bool TlsTransport::append_alpn(std::string& out) const {
   const std::string_view p = alpn();
   out.append(p);

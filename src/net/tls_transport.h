@@ -72,6 +72,8 @@ class TlsTransport final : public Transport, private TlsHandshakeHooks, private 
   enum class Phase : uint8_t { detect, early_data, handshake, done, plain, failed };
 
   // TlsDetails
+  bool append_protocol(std::string& out) const override;
+  bool append_cipher(std::string& out) const override;
   bool append_session_id(std::string& out) const override { return append_openssl_session_id(ssl_, out); }
   bool append_curve(std::string& out) const override { return append_openssl_curve(ssl_, out); }
   bool append_curves(std::string& out) const override { return append_openssl_curves(ssl_, out); }
