@@ -24,6 +24,7 @@
 #include "http/pipeline.h"
 #include "http/variables.h"
 #include "log/error_log.h"
+#include "net/address.h"
 #include "upstream/upstreams.h"
 
 namespace torii::handlers {
@@ -155,19 +156,6 @@ std::shared_ptr<const UpstreamGroupConfig> find_group(const config::Config& cfg,
   return nullptr;
 }
 
-std::string address_text(const sockaddr_storage& ss) {
-  if (ss.ss_family == AF_UNIX) return "unix:" + std::string(reinterpret_cast<const sockaddr_un&>(ss).sun_path);
-  char text[INET6_ADDRSTRLEN] = {};
-  if (ss.ss_family == AF_INET6) {
-    const auto& s6 = reinterpret_cast<const sockaddr_in6&>(ss);
-    inet_ntop(AF_INET6, &s6.sin6_addr, text, sizeof text);
-    return "[" + std::string(text) + "]:" + std::to_string(ntohs(s6.sin6_port));
-  }
-  const auto& s4 = reinterpret_cast<const sockaddr_in&>(ss);
-  inet_ntop(AF_INET, &s4.sin_addr, text, sizeof text);
-  return std::string(text) + ":" + std::to_string(ntohs(s4.sin_port));
-}
-
 // A literal IPv4/IPv6 address, with the port set, or a unix socket.
 bool literal_address(const Target& t, dns::Address& out) {
   out = {};
@@ -207,7 +195,7 @@ std::shared_ptr<upstream::Group> group_of(http::Exchange& ex, const Target& t, s
     if (a.addr.ss_family == AF_INET) reinterpret_cast<sockaddr_in&>(a.addr).sin_port = htons(t.port);
     if (a.addr.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6&>(a.addr).sin6_port = htons(t.port);
     config::UpstreamServer sv;
-    sv.name = address_text(a.addr);
+    sv.name = net::address_with_port(a.addr);
     sv.addr = a.addr;
     sv.addr_len = a.len;
     g->servers.push_back(std::move(sv));
@@ -315,30 +303,28 @@ void serve_target(http::Exchange& ex, const ProxyConfig& cfg, const Target& t, c
   ex.handler_state = std::move(wait);
 }
 
-}  // namespace
-
-void serve_proxy_with_variables(http::Exchange& ex, const ProxyConfig& cfg) {
-  const std::string url = http::render(cfg.url_template, ex);
+// The URL or address rendered, taken apart by `parse`, then served.
+void serve_rendered(http::Exchange& ex, const ProxyConfig& cfg,
+                    bool (*parse)(std::string_view, Target&, std::string&), const MakeCodec& make_codec) {
+  const std::string rendered = http::render(cfg.url_template, ex);
   Target t;
   std::string why;
-  if (!parse_target(url, t, why)) {
-    TORII_LOG_EX(ex, error, "%s%s", why.c_str(), http::log_context(ex).c_str());
-    fail(ex, 500);
-    return;
-  }
-  serve_target(ex, cfg, t, MakeCodec());
-}
-
-void serve_gateway_with_variables(http::Exchange& ex, const ProxyConfig& cfg, MakeCodec make_codec) {
-  const std::string addr = http::render(cfg.url_template, ex);
-  Target t;
-  std::string why;
-  if (!parse_gateway_target(addr, t, why)) {
+  if (!parse(rendered, t, why)) {
     TORII_LOG_EX(ex, error, "%s%s", why.c_str(), http::log_context(ex).c_str());
     fail(ex, 500);
     return;
   }
   serve_target(ex, cfg, t, make_codec);
+}
+
+}  // namespace
+
+void serve_proxy_with_variables(http::Exchange& ex, const ProxyConfig& cfg) {
+  serve_rendered(ex, cfg, parse_target, MakeCodec());
+}
+
+void serve_gateway_with_variables(http::Exchange& ex, const ProxyConfig& cfg, MakeCodec make_codec) {
+  serve_rendered(ex, cfg, parse_gateway_target, make_codec);
 }
 
 }  // namespace torii::handlers

@@ -243,10 +243,10 @@ bool body_filters_change(const Exchange& ex, const http::ResponseHead& head, std
 
 // The value an `add_header NAME` will give the response in place of the
 // file's own validator (the last such line wins; empty removes it).
-std::optional<std::string> configured_validator(const Exchange& ex, std::string_view name) {
+std::optional<std::string> configured_validator(const Exchange& ex, const char* name) {
   std::optional<std::string> value;
   for (const auto& h : ex.settings().add_headers)
-    if (strcasecmp(h.name.c_str(), std::string(name).c_str()) == 0) value = http::render(h.value, ex);
+    if (strcasecmp(h.name.c_str(), name) == 0) value = http::render(h.value, ex);
   return value;
 }
 

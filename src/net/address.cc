@@ -53,6 +53,7 @@ uint16_t address_port(const sockaddr_storage& addr) {
 }
 
 std::string address_with_port(const sockaddr_storage& addr) {
+  if (addr.ss_family == AF_UNIX) return address_text(addr);  // a socket has no port
   std::string host = address_text(addr);
   std::string port = std::to_string(address_port(addr));
   if (addr.ss_family == AF_INET6) return "[" + host + "]:" + port;

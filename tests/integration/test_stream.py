@@ -267,6 +267,8 @@ def test_reload_keeps_open_session(make_server, peers):
      '"proxy_timeout" directive invalid value'),
     ("server { listen 127.0.0.1:@PORT@; return \"$nonesuch\"; }",
      'unknown "nonesuch" variable'),
+    ("server { listen 127.0.0.1:@PORT@ proxy_protocol; set_real_ip_from 10.0.0.0/99; return x; }",
+     'host not found in set_real_ip_from "10.0.0.0/99"'),
 ])
 def test_bad_configs_are_refused(make_server, body, message):
     check_refused(make_server, body, message)
