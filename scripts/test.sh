@@ -50,7 +50,16 @@ fuzz() {
     corpus="build-fuzz/corpus/$name"
     mkdir -p "$corpus"
     [ -d "fuzz/corpus/$name" ] && seeds=("fuzz/corpus/$name")
-    "$t" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 "$corpus" "${seeds[@]}" 2>&1 | tail -n 3 || ok=1
+    # A finding prints its whole report (the stack and the input); a clean
+    # run prints its last lines only.
+    local log="build-fuzz/$name.log"
+    if "$t" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 "$corpus" "${seeds[@]}" >"$log" 2>&1; then
+      tail -n 3 "$log"
+    else
+      ok=1
+      echo "FINDING in $name:"
+      grep -v '^#[0-9]' "$log" | tail -n 80
+    fi
   done
   return $ok
 }
