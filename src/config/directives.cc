@@ -13,6 +13,7 @@
 
 #include "config/regex.h"
 #include "log/syslog.h"
+#include "net/address.h"
 
 namespace torii::config {
 
@@ -469,15 +470,10 @@ Status set_listen(Compiler& c, Scope& s, const Node& n) {
   if (starts_with(addr, "unix:")) {
     // One socket file the whole process shares (net/unix_listeners).
     const std::string_view path = addr.substr(5);
-    sockaddr_un su{};
-    const char* problem = path.empty() ? "no path in the unix domain socket"
-                          : path.size() >= sizeof su.sun_path ? "too long path in the unix domain socket"
-                                                              : nullptr;
-    if (problem) return node_error(n, std::string(problem) + " in " + q(addr) + " of the \"listen\" directive");
-    su.sun_family = AF_UNIX;
-    std::memcpy(su.sun_path, path.data(), path.size());
-    std::memcpy(&l.addr, &su, sizeof su);
-    l.addr_len = socklen_t(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+    if (!net::unix_address(path, l.addr, l.addr_len)) {
+      const char* problem = path.empty() ? "no path in the unix domain socket" : "too long path in the unix domain socket";
+      return node_error(n, std::string(problem) + " in " + q(addr) + " of the \"listen\" directive");
+    }
     l.text = std::string(addr);
   } else if (!addr.empty() && addr[0] == '[') {
     size_t close = addr.find(']');

@@ -3,7 +3,6 @@
 // is not the http block's, and a map's lines are keys, not directives.
 #include <arpa/inet.h>
 #include <netdb.h>
-#include <sys/un.h>
 
 #include <algorithm>
 #include <cstring>
@@ -69,14 +68,8 @@ struct Resolved {
 Result<std::vector<Resolved>> resolve(std::string_view text, const Node& n) {
   std::vector<Resolved> out;
   if (starts_with(text, "unix:")) {
-    std::string path(text.substr(5));
-    sockaddr_un sa{};
-    if (path.empty() || path.size() >= sizeof sa.sun_path) return invalid_value(n, text);
-    sa.sun_family = AF_UNIX;
-    std::memcpy(sa.sun_path, path.data(), path.size());
     Resolved r;
-    std::memcpy(&r.addr, &sa, sizeof sa);
-    r.len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+    if (!net::unix_address(text.substr(5), r.addr, r.len)) return invalid_value(n, text);
     out.push_back(r);
     return out;
   }

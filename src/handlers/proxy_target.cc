@@ -160,12 +160,7 @@ std::shared_ptr<const UpstreamGroupConfig> find_group(const config::Config& cfg,
 bool literal_address(const Target& t, dns::Address& out) {
   out = {};
   if (!t.unix_path.empty()) {
-    sockaddr_un su{};
-    su.sun_family = AF_UNIX;
-    std::memcpy(su.sun_path, t.unix_path.data(), t.unix_path.size());
-    std::memcpy(&out.addr, &su, sizeof su);
-    out.len = socklen_t(offsetof(sockaddr_un, sun_path) + t.unix_path.size() + 1);
-    return true;
+    return net::unix_address(t.unix_path, out.addr, out.len);
   }
   sockaddr_in s4{};
   if (inet_pton(AF_INET, t.host.c_str(), &s4.sin_addr) == 1) {

@@ -1,9 +1,9 @@
 #include "log/syslog.h"
 #include "core/quote.h"
+#include "net/address.h"
 
 #include <errno.h>
 #include <netdb.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,12 +25,7 @@ constexpr const char* kSeverities[] = {"emerg", "alert", "crit", "error", "warn"
 Result<bool> resolve_server(std::string_view text, SyslogTarget& t) {
   if (text.substr(0, 5) == "unix:") {
     std::string_view path = text.substr(5);
-    sockaddr_un un{};
-    if (path.empty() || path.size() >= sizeof un.sun_path) return Error{"invalid path in syslog server " + q(text)};
-    un.sun_family = AF_UNIX;
-    std::memcpy(un.sun_path, path.data(), path.size());
-    std::memcpy(&t.addr, &un, sizeof un);
-    t.addr_len = socklen_t(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+    if (!net::unix_address(path, t.addr, t.addr_len)) return Error{"invalid path in syslog server " + q(text)};
     return true;
   }
   std::string host;

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <sys/un.h>
 
+#include <cstddef>
 #include <cstring>
 
 namespace torii::net {
@@ -58,6 +59,17 @@ std::string address_with_port(const sockaddr_storage& addr) {
   std::string port = std::to_string(address_port(addr));
   if (addr.ss_family == AF_INET6) return "[" + host + "]:" + port;
   return host + ":" + port;
+}
+
+bool unix_address(std::string_view path, sockaddr_storage& addr, socklen_t& len) {
+  sockaddr_un un{};
+  if (path.empty() || path.size() >= sizeof un.sun_path) return false;
+  un.sun_family = AF_UNIX;
+  std::memcpy(un.sun_path, path.data(), path.size());
+  addr = {};
+  std::memcpy(&addr, &un, sizeof un);
+  len = socklen_t(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+  return true;
 }
 
 }  // namespace torii::net
