@@ -133,9 +133,14 @@ struct AccessLog {
 };
 
 struct AddHeader {
+  // How the line meets the response's own field of that name: validators
+  // (Last-Modified, ETag) are replaced or, with an empty value, removed;
+  // a Content-Type replaces the default; any other field is added.
+  enum class Kind : uint8_t { other, validator, content_type };
   std::string name;
   Template value;
   bool always = false;
+  Kind kind = Kind::other;  // from the name, once at load
 };
 
 struct ErrorPage {
@@ -437,6 +442,7 @@ struct Config {
   std::vector<std::shared_ptr<const SplitClientsConfig>> split_clients;  // $name of block i: VarId::split_clients_, arg i
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
   bool keep_upstream_headers = false;  // some template reads $upstream_http_* / $upstream_cookie_*
+  bool keep_upstream_bytes = false;    // some template reads $upstream_bytes_sent / _received
   // Charset names the config mentions (charset, source_charset): the ones
   // an upstream's X-Accel-Charset may name, as nginx's charset list.
   std::vector<std::string> charsets;

@@ -1,10 +1,10 @@
 #include "config/directives.h"
+#include "core/ascii.h"
 #include "core/quote.h"
 #include "config/expires.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
-#include <sys/un.h>
 
 #include <algorithm>
 #include <cstring>
@@ -719,6 +719,10 @@ Status set_add_header(Compiler&, Scope& s, const Node& n) {
   AddHeader h;
   h.name = n.args[0];
   if (h.name.empty()) return invalid_value(n, h.name);
+  if (core::iequals(h.name, "Last-Modified") || core::iequals(h.name, "ETag"))
+    h.kind = AddHeader::Kind::validator;
+  else if (core::iequals(h.name, "Content-Type"))
+    h.kind = AddHeader::Kind::content_type;
   auto t = template_arg(n, n.args[1]);
   if (!t) return Error{t.error()};
   h.value = std::move(*t);

@@ -212,6 +212,7 @@ Status Compiler::run(const std::vector<Node>& main) {
   if (!st) return st;
   cfg_.variables = user_variable_names();
   cfg_.keep_upstream_headers = upstream_headers_used();
+  cfg_.keep_upstream_bytes = upstream_bytes_used();
   st = build_ssl_contexts(servers_, cfg_, warnings_);  // certificates are read now: -t names a bad one
   if (!st) return st;
   return build_upstream_tls_contexts(servers_);

@@ -156,6 +156,7 @@ thread_local std::vector<Defined> t_defined;
 // `set` variables and named captures, by slot.
 thread_local std::vector<std::string> t_user;
 thread_local bool t_upstream_headers = false;
+thread_local bool t_upstream_bytes = false;
 thread_local bool t_declarations_broken = false;
 
 }  // namespace
@@ -202,6 +203,7 @@ void clear_defined_variables() {
   t_defined.clear();
   t_user.clear();
   t_upstream_headers = false;
+  t_upstream_bytes = false;
   t_declarations_broken = false;
 }
 
@@ -215,6 +217,7 @@ uint32_t define_user_variable(std::string_view name) {
 const std::vector<std::string>& user_variable_names() { return t_user; }
 
 bool upstream_headers_used() { return t_upstream_headers; }
+bool upstream_bytes_used() { return t_upstream_bytes; }
 
 bool is_builtin_variable(std::string_view name) {
   if (geoip::Field f; geoip::find_field(name, f)) return true;
@@ -283,6 +286,7 @@ bool lookup_variable(std::string_view name, Variable& out) {
     if (n.name == name) {
       out.id = n.id;
       out.arg.clear();
+      if (n.id == VarId::upstream_bytes_sent || n.id == VarId::upstream_bytes_received) t_upstream_bytes = true;
       return true;
     }
   }

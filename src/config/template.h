@@ -205,5 +205,8 @@ bool is_builtin_variable(std::string_view name);
 // upstream's response headers ($upstream_http_*, $upstream_cookie_*): only
 // then does the proxy keep a copy of them.
 bool upstream_headers_used();
+// The same for $upstream_bytes_sent and $upstream_bytes_received: only then
+// does the proxy write each try's counts out as text.
+bool upstream_bytes_used();
 
 }  // namespace torii::config

@@ -1492,8 +1492,10 @@ void ProxySession::record_try(int status) {
   upstream::append_try_time(ex_.upstream_header_time, header_ms_);
   sep(ex_.upstream_response_length);
   ex_.upstream_response_length += std::to_string(response_length_);
-  append_listed(ex_.upstream_bytes_sent, std::to_string(try_bytes_sent_));
-  append_listed(ex_.upstream_bytes_received, std::to_string(try_bytes_received_));
+  if (ex_.config && ex_.config->keep_upstream_bytes) {
+    append_listed(ex_.upstream_bytes_sent, std::to_string(try_bytes_sent_));
+    append_listed(ex_.upstream_bytes_received, std::to_string(try_bytes_received_));
+  }
 }
 
 // nginx's form: the scheme, the server tried (a unix socket's path ends

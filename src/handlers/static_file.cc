@@ -246,7 +246,8 @@ bool body_filters_change(const Exchange& ex, const http::ResponseHead& head, std
 std::optional<std::string> configured_validator(const Exchange& ex, const char* name) {
   std::optional<std::string> value;
   for (const auto& h : ex.settings().add_headers)
-    if (strcasecmp(h.name.c_str(), name) == 0) value = http::render(h.value, ex);
+    if (h.kind == config::AddHeader::Kind::validator && strcasecmp(h.name.c_str(), name) == 0)
+      value = http::render(h.value, ex);
   return value;
 }
 

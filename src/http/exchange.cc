@@ -90,11 +90,10 @@ void Exchange::send_head(ResponseHead head) {
     render(h.value, *this, value);
     // The response's own validators are replaced, not doubled, and an
     // empty value removes them (nginx's set handlers for these two).
-    const bool validator = strcasecmp(h.name.c_str(), "Last-Modified") == 0 || strcasecmp(h.name.c_str(), "ETag") == 0;
-    if (validator) head.remove(h.name);
+    if (h.kind == config::AddHeader::Kind::validator) head.remove(h.name);
     if (value.empty()) continue;  // nginx skips a header whose value is empty
     // One Content-Type per response: a configured one replaces the default.
-    if (strcasecmp(h.name.c_str(), "Content-Type") == 0) head.remove("Content-Type");
+    if (h.kind == config::AddHeader::Kind::content_type) head.remove("Content-Type");
     head.add(h.name, std::move(value));
   }
   if (s.userid) userid::header_filter(*this, head);  // after add_header, as nginx's filter order
