@@ -184,6 +184,7 @@ RequestHeadInfo build_request_head(const http::Exchange& ex, const config::Proxy
     if (iequals(h.name, "connection")) conn_set = true;
     value.clear();
     http::render(h.value, ex, value);
+    http::line_breaks_to_spaces(value);
     if (value.empty() || !safe_value(value)) continue;  // an empty value removes the field
     if (iequals(h.name, "upgrade")) info.upgrade = true;
     append_field(out, h.name, value);

@@ -1,4 +1,5 @@
 #include "http/exchange.h"
+#include "http/field_bytes.h"
 
 #include <strings.h>
 
@@ -88,6 +89,7 @@ void Exchange::send_head(ResponseHead head) {
     if (!h.always && !filter_status(status)) continue;
     std::string value;
     render(h.value, *this, value);
+    line_breaks_to_spaces(value);
     // The response's own validators are replaced, not doubled, and an
     // empty value removes them (nginx's set handlers for these two).
     if (h.kind == config::AddHeader::Kind::validator) head.remove(h.name);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace torii::http {
@@ -48,6 +49,17 @@ inline bool no_cr_lf_nul(std::string_view s) {
     return !detail::has_byte_below_14(uint64_t(a) | uint64_t(b) << 32) || bytes_ok(p, n);
   }
   return bytes_ok(p, n);
+}
+
+// A value torii renders from the config (add_header, proxy_set_header)
+// keeps its field when it holds line breaks: each CR and LF becomes a
+// space, what RFC 9112 5.2 has a recipient do with a folded line. Values
+// such as $ssl_client_cert (PEM lines joined by "\n\t") or a map value
+// ending in "\n" then arrive whole on one line. A NUL still drops the field.
+inline void line_breaks_to_spaces(std::string& value) {
+  if (no_cr_lf_nul(value)) return;
+  for (char& c : value)
+    if (c == '\r' || c == '\n') c = ' ';
 }
 
 }  // namespace torii::http

@@ -5,7 +5,10 @@ log lines; $ssl_client_verify, _s_dn, _i_dn, _serial, _fingerprint,
 _escaped_cert. Certificates are made with openssl for each run; curl is
 the client."""
 
+import re
 import shutil
+import socket
+import ssl
 import subprocess
 import urllib.parse
 
@@ -74,6 +77,7 @@ CONF = r"""
         ssl_client_certificate @PKI@/ca.crt;
         location / { return 200 "SHOW"; }
         location /escaped { return 200 "$ssl_client_escaped_cert"; }
+        location /header { add_header X-Client-Cert $ssl_client_cert; return 204; }
     }
     server {
         listen 127.0.0.1:@PORT1@ ssl;
@@ -175,6 +179,28 @@ def test_escaped_certificate(srv, pki):
     assert code == 200
     assert urllib.parse.unquote(body) == (pki / "client.crt").read_text()
     assert "%0A" in body and "\n" not in body
+
+
+def test_certificate_in_a_response_header(srv, pki):
+    # $ssl_client_cert joins the PEM lines with "\n\t", a folded field:
+    # nginx sends the fold, torii one line with spaces where the breaks
+    # were. Unfolded as RFC 9112 5.2 has a recipient do, both are one field
+    # that holds the whole certificate (the header was left out before).
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    ctx.load_cert_chain(str(pki / "client.crt"), str(pki / "client.key"))
+    with socket.create_connection(("127.0.0.1", srv.ports[0]), timeout=10) as raw:
+        with ctx.wrap_socket(raw, server_hostname="localhost") as s:
+            s.sendall(b"GET /header HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+    head = data.decode("latin-1").split("\r\n\r\n", 1)[0]
+    assert head.startswith("HTTP/1.1 204 ")
+    fields = [f for f in re.sub(r"\r?\n[ \t]+", " ", head).split("\r\n") if f.lower().startswith("x-client-cert:")]
+    assert len(fields) == 1, head
+    assert fields[0].split(":", 1)[1].split() == (pki / "client.crt").read_text().split()
 
 
 def test_no_verification_means_none(srv, pki):
