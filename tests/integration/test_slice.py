@@ -100,3 +100,22 @@ def test_upstream_without_ranges_passes_through(make_server, up):
     r = get(srv, "/noranges")
     assert r.status == 200 and r.body == BODY
     assert up.count("/noranges") == 1
+
+
+def test_conditional_get_of_a_cached_sliced_file(make_server, up):
+    """A browser revalidating a sliced (cached) file: If-None-Match with the
+    current tag is a 304 without a body, If-Match with another tag a 412,
+    and only the first part is asked of the upstream for either (nginx's
+    not-modified filter on the assembled response)."""
+    srv = make_server(slice_conf(up.port))
+    r = harness.http(srv.port, "/big", headers={"If-None-Match": '"v1"'})
+    assert r.status == 304 and r.body == b""
+    assert r.header("ETag") == '"v1"'
+    assert ranges_asked(up) == ["bytes=0-4095"]
+    r = harness.http(srv.port, "/big", headers={"If-None-Match": '"v0"'})
+    assert r.status == 200 and r.body == BODY
+    r = harness.http(srv.port, "/big", headers={"If-Match": '"v0"'})
+    assert r.status == 412
+    r = harness.http(srv.port, "/big", headers={"If-Match": '"v1"', "Range": "bytes=10-19"})
+    assert r.status == 206 and r.body == BODY[10:20]
+    assert up.count("/big") == 3  # every part once, all from the cache since

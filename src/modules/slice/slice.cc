@@ -9,8 +9,10 @@
 
 #include "core/event_loop.h"
 #include "http/exchange.h"
+#include "http/date.h"
 #include "http/log_context.h"
 #include "http/pipeline.h"
+#include "http/preconditions.h"
 #include "http/sub_exchange.h"
 #include "http/range.h"
 #include "http/range_response.h"
@@ -232,9 +234,27 @@ bool Slicer::on_head(Part& p, const http::ResponseHead& head) {
   out.content_length = total;
   window_start_ = 0;
   window_end_ = total;
+  const std::string* lm = out.find("Last-Modified");
+  // The whole response meets the client's preconditions when a cache keeps
+  // its parts, as nginx's not-modified filter judges such a main request
+  // (an uncached one passes as it is): a 412, or a 304 with no body.
+  if (!p.ex.upstream_cache_status.empty()) {
+    const auto modified = lm ? http::parse_http_date(*lm) : std::nullopt;
+    const int pre = http::evaluate_preconditions(main_, etag ? std::string_view(*etag) : std::string_view(),
+                                                 modified ? *modified : -1);
+    if (pre == 412) {
+      mode_ = Mode::failed;
+      http::send_error(main_, 412);
+      return false;
+    }
+    if (pre == 304) {
+      out.status = 304;
+      main_.send_head(std::move(out));  // header_only from here: the part ends, the response with it
+      return false;
+    }
+  }
   const http::Header* range = main_.req.find(http::HeaderToken::range);
   const http::Header* if_range = main_.req.find(http::HeaderToken::if_range);
-  const std::string* lm = out.find("Last-Modified");
   if (range && if_range && !((etag && if_range->value == *etag) || (lm && if_range->value == *lm))) range = nullptr;
   std::vector<http::ByteRange> ranges;
   const auto outcome = range ? http::parse_range(range->value, total, ranges) : http::RangeOutcome::ignore;
