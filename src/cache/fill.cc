@@ -169,9 +169,13 @@ void Fill::commit() {
 bool Fill::may_serve_stale(uint32_t condition, int64_t now_sec) const {
   if (!stale) return false;
   if (settings_->use_stale & condition) return true;
-  // RFC 5861 stale-if-error: within its window, errors and 5xx answer stale.
-  const bool error_like = condition != config::kStaleUpdating;
-  return error_like && now_sec < stale->valid_sec + stale->stale_if_error;
+  // stale-if-error (RFC 5861): within its window, an upstream that fails
+  // (connection error, timeout, invalid header) answers stale. A status the
+  // upstream sends (a 500, a 503) is its answer, as nginx since 1.19.3: that
+  // it fills the cache again is the point; proxy_cache_use_stale http_500
+  // still asks for stale then.
+  constexpr uint32_t kFailures = config::kStaleError | config::kStaleTimeout | config::kStaleInvalidHeader;
+  return (condition & kFailures) && now_sec < stale->valid_sec + stale->stale_if_error;
 }
 
 void Fill::send_stale(http::Exchange& ex, const config::ProxyConfig& cfg) {

@@ -117,7 +117,9 @@ Freshness judge(const http1::ParsedResponse& r, const config::CacheSettings& s, 
   }
   if (f.vary.size() > 128) return f;  // nginx keeps at most this much of it
   if (has_cc) {
-    if (cc.swr >= 0) f.stale_while_revalidate = cc.swr;
+    // stale-while-revalidate also stands for stale-if-error when that is
+    // absent, as nginx's (an update that fails may answer stale too).
+    if (cc.swr >= 0) f.stale_while_revalidate = f.stale_if_error = cc.swr;
     if (cc.sie >= 0) f.stale_if_error = cc.sie;
   }
   int64_t valid = 0;

@@ -7,6 +7,7 @@ the file passes with TORII_BIN=/usr/sbin/nginx, except the tests marked
 torii-only (cache lock timing, crash safety, max_size, purge)."""
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -355,3 +356,22 @@ def test_default_key_is_the_upstream_url(make_server, up):
         assert harness.http(srv.port, "/page", host="a.example").body == b"page of a\n"
         assert harness.http(srv.port, "/page", host="b.example").body == b"page of b\n"
     assert up.count("/site-a/page") == 1 and up.count("/site-b/page") == 1
+
+
+@pytest.mark.parametrize("cache_control", ["max-age=1, stale-if-error=60", "max-age=1, stale-while-revalidate=60"])
+def test_stale_if_error_covers_a_failing_upstream_not_its_statuses(make_server, up, cache_control):
+    """Cache-Control stale-if-error (and stale-while-revalidate, which
+    stands for it when it is absent): an expired entry answers when the
+    upstream cannot be reached, but a 500 the upstream sends is its answer
+    (nginx since 1.19.3; proxy_cache_use_stale http_500 would ask for the
+    entry then)."""
+    up.route("/sie", body=b"kept", headers={"Cache-Control": cache_control})
+    srv = make_server(cache_conf(up.port))
+    assert status_of(srv, "/sie")[0] == "MISS"
+    up.route("/sie", body=b"broken", status=500)
+    time.sleep(2.1)  # max-age=1 has run out (whole seconds)
+    st, r = status_of(srv, "/sie")
+    assert (r.status, r.body) == (500, b"broken")
+    up.stop()  # connection refused from here
+    st, r = status_of(srv, "/sie")
+    assert (st, r.status, r.body) == ("STALE", 200, b"kept")
