@@ -48,19 +48,23 @@ Status set_auth_request_set(Compiler&, Scope& s, const Node& n) {
   std::string_view name = n.args[0];
   if (name.size() < 2 || name[0] != '$') return node_error(n, "invalid variable name " + q(name));
   name.remove_prefix(1);
+  AuthRequestSet set;
+  // $args and $limit_rate change the request, as `set` does with them.
+  set.args = name == "args";
+  set.limit_rate = name == "limit_rate";
   Variable v;
-  uint32_t slot = 0;
-  if (!lookup_variable(name, v) || !settable_slot(v, slot))
+  if (!set.args && !set.limit_rate && (!lookup_variable(name, v) || !settable_slot(v, set.slot)))
     return node_error(n, "the duplicate " + q(name) + " variable");
   auto t = compile_template(n.args[1]);
   if (!t) return node_error(n, t.error());
+  set.value = std::move(*t);
   auto& sets = s.settings->limits.auth_request_set;
   // Inherited only when none at this level, like nginx's array.
   if (!(s.limits_here & 4)) {
     sets.clear();
     s.limits_here |= 4;
   }
-  sets.push_back({slot, std::move(*t)});
+  sets.push_back(std::move(set));
   return Ok{};
 }
 

@@ -52,6 +52,8 @@ struct LimitConnRule {
 struct AuthRequestSet {
   uint32_t slot = 0;  // the `set`-style variable slot (VarId::user_)
   Template value;
+  bool args = false;        // $args: the request's arguments, as `set $args`
+  bool limit_rate = false;  // $limit_rate: the response's pace
 };
 
 struct LimitsSettings {

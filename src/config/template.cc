@@ -68,6 +68,7 @@ constexpr Named kPlain[] = {
     {"ssl_session_id", VarId::ssl_session_id},
     {"ssl_curve", VarId::ssl_curve},
     {"ssl_curves", VarId::ssl_curves},
+    {"ssl_ciphers", VarId::ssl_ciphers},
     {"ssl_alpn_protocol", VarId::ssl_alpn_protocol},
     {"connection_time", VarId::connection_time},
     {"pipe", VarId::pipe},
@@ -273,9 +274,11 @@ bool lookup_variable(std::string_view name, Variable& out) {
       {"arg_", VarId::arg_, false},
       {"cookie_", VarId::cookie_, false},
   };
+  // The name after the prefix may be empty ($arg_ is an argument without a
+  // name, found in none), as nginx's prefix match.
   const Family* family = nullptr;
   for (const auto& f : kFamilies)
-    if (name.size() > f.prefix.size() && name.substr(0, f.prefix.size()) == f.prefix) family = family ? family : &f;
+    if (name.substr(0, f.prefix.size()) == f.prefix) family = family ? family : &f;
   if (user != kNoSlot && !family) {
     out.id = VarId::user_;
     out.arg.clear();

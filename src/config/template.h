@@ -80,6 +80,7 @@ enum class VarId : uint8_t {
   ssl_session_id,     // hex; these four are asked of the TLS library when read
   ssl_curve,
   ssl_curves,
+  ssl_ciphers,
   ssl_alpn_protocol,
   connection_time,    // seconds with milliseconds since the connection was accepted
   pipe,               // "p" for a request that came with the previous one's bytes, else "."

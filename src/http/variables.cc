@@ -623,6 +623,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return ex.conn().tls_details && ex.conn().tls_details->append_curve(out);
     case VarId::ssl_curves:
       return ex.conn().tls_details && ex.conn().tls_details->append_curves(out);
+    case VarId::ssl_ciphers:
+      return ex.conn().tls_details && ex.conn().tls_details->append_ciphers(out);
     case VarId::ssl_alpn_protocol:
       return ex.conn().tls_details && ex.conn().tls_details->append_alpn(out);
     case VarId::connection_time:

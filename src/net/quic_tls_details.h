@@ -21,6 +21,7 @@ class GnutlsDetails final : public TlsDetails {
   bool append_session_id(std::string& out) const override;
   bool append_curve(std::string& out) const override;
   bool append_curves(std::string&) const override { return false; }  // GnuTLS does not say
+  bool append_ciphers(std::string&) const override { return false; }  // nor this
   bool append_alpn(std::string& out) const override;
 
  private:

@@ -58,4 +58,22 @@ bool append_openssl_curves(const SSL* ssl, std::string& out) {
   return true;
 }
 
+bool append_openssl_ciphers(const SSL* ssl, std::string& out) {
+  SSL* s = const_cast<SSL*>(ssl);
+  const unsigned char* raw = nullptr;
+  const int bytes = SSL_get0_raw_cipherlist(s, nullptr);  // the size of one suite's code
+  const int len = SSL_get0_raw_cipherlist(s, &raw);
+  if (bytes <= 0 || len <= 0 || !raw) return false;
+  for (int at = 0; at + bytes <= len; at += bytes) {
+    if (at) out.push_back(':');
+    if (const SSL_CIPHER* c = SSL_CIPHER_find(s, raw + at)) {
+      out.append(SSL_CIPHER_get_name(c));
+    } else {
+      out.append("0x");
+      append_hex(out, raw + at, size_t(bytes));
+    }
+  }
+  return true;
+}
+
 }  // namespace torii::net

@@ -77,6 +77,7 @@ class TlsTransport final : public Transport, private TlsHandshakeHooks, private 
   bool append_session_id(std::string& out) const override { return append_openssl_session_id(ssl_, out); }
   bool append_curve(std::string& out) const override { return append_openssl_curve(ssl_, out); }
   bool append_curves(std::string& out) const override { return append_openssl_curves(ssl_, out); }
+  bool append_ciphers(std::string& out) const override { return append_openssl_ciphers(ssl_, out); }
   bool append_alpn(std::string& out) const override;
 
   // TlsHandshakeHooks

@@ -76,6 +76,7 @@ enum class Var : uint8_t {
   ssl_session_id,
   ssl_curve,
   ssl_curves,
+  ssl_ciphers,
   limit_conn_status,  // PASSED, REJECTED, REJECTED_DRY_RUN
   geo_,    // a `geo` variable: `index` is its place in StreamConfig::geos
   split_,  // a `split_clients` variable: `index` is its place in StreamConfig::split_clients

@@ -94,6 +94,7 @@ void TlsServerEndpoint::describe(Facts& f) const {
   net::append_openssl_session_id(ssl_, f.ssl_session_id);
   net::append_openssl_curve(ssl_, f.ssl_curve);
   net::append_openssl_curves(ssl_, f.ssl_curves);
+  net::append_openssl_ciphers(ssl_, f.ssl_ciphers);
   const unsigned char* alpn = nullptr;
   unsigned alpn_len = 0;
   SSL_get0_alpn_selected(ssl_, &alpn, &alpn_len);

@@ -64,6 +64,7 @@ constexpr Named kVariables[] = {
     {"ssl_session_id", Var::ssl_session_id},
     {"ssl_curve", Var::ssl_curve},
     {"ssl_curves", Var::ssl_curves},
+    {"ssl_ciphers", Var::ssl_ciphers},
 };
 
 bool name_char(char c) {
@@ -361,6 +362,8 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       return append_if(f.tls && !f.ssl_curve.empty(), f.ssl_curve, out);
     case Var::ssl_curves:
       return append_if(f.tls && !f.ssl_curves.empty(), f.ssl_curves, out);
+    case Var::ssl_ciphers:
+      return append_if(f.tls && !f.ssl_ciphers.empty(), f.ssl_ciphers, out);
     case Var::geo_: {
       if (!f.geos || p.index >= f.geos->size()) return false;
       const Geo& g = *(*f.geos)[p.index];

@@ -45,6 +45,7 @@ struct Facts {
   bool tls = false;
   std::string ssl_protocol, ssl_cipher, ssl_server_name, ssl_alpn_protocol;
   std::string ssl_session_id, ssl_curve, ssl_curves;  // hex; OpenSSL's group names
+  std::string ssl_ciphers;                             // the client's suites, OpenSSL's names
   bool ssl_session_reused = false;
   // The block's maps (Var::map_ reads them); null outside a session.
   const std::vector<std::shared_ptr<const Map>>* maps = nullptr;

@@ -45,6 +45,11 @@ CONF = r"""
             proxy_intercept_errors on;
             error_page 401 /denied.html;
         }
+        location /user-args/ {
+            auth_request /auth;
+            auth_request_set $args "user=$upstream_http_x_user";
+            proxy_pass http://127.0.0.1:@AUTHPORT@/echo/;
+        }
         location /any/ {
             satisfy any;
             deny all;
@@ -174,6 +179,13 @@ def test_satisfy_any_with_a_denied_address(srv):
     assert http(srv.port, "/any/").status == 401
     assert http(srv.port, "/any/", headers={"X-Token": "bad"}).status == 403
     assert http(srv.port, "/any/", headers={"X-Token": "good"}).status == 200
+
+
+def test_auth_request_set_may_change_the_arguments(srv):
+    """auth_request_set $args, as `set $args`: the proxied request carries
+    what the auth service answered in place of the client's arguments."""
+    r = http(srv.port, "/user-args/page?user=mallory", headers={"X-Token": "good"})
+    assert (r.status, r.body) == (200, b"echo /echo/page?user=alice\n")
 
 
 def test_a_local_location_answers_the_subrequest(srv):

@@ -256,7 +256,7 @@ def tls_front(make_server, pki):
         server {{
             listen 127.0.0.1:@PORT3@ ssl;
             ssl_alpn imap http/1.1;
-            return "alpn=$ssl_alpn_protocol curve=$ssl_curve curves=$ssl_curves id=$ssl_session_id\n";
+            return "alpn=$ssl_alpn_protocol curve=$ssl_curve curves=$ssl_curves id=$ssl_session_id ciphers=$ssl_ciphers\n";
         }}
     }}
 """
@@ -333,13 +333,16 @@ def test_alpn_server_order_and_refusal(tls_front, pki):
 
 
 def test_session_detail_variables(tls_front, pki):
-    """$ssl_curve, $ssl_curves (OpenSSL's names) and $ssl_session_id (hex)."""
+    """$ssl_curve, $ssl_curves, $ssl_ciphers (OpenSSL's names) and
+    $ssl_session_id (hex)."""
     ctx = ssl.create_default_context(cafile=f"{pki}/ca.crt")
     ctx.set_ecdh_curve("prime256v1")  # Python offers one group this way
     raw = socket.create_connection(("127.0.0.1", tls_front.ports[3]), timeout=10)
     with ctx.wrap_socket(raw, server_hostname="upstream.test") as s:
         fields = dict(f.split("=", 1) for f in read_to_end(s).decode().split())
     assert fields["curve"] == "prime256v1" and fields["curves"] == "prime256v1", fields
+    assert fields["ciphers"].split(":")[:3] == ["TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256",
+                                                "TLS_AES_128_GCM_SHA256"], fields  # Python's TLS 1.3 suites first
     assert re.fullmatch(r"([0-9a-f]{2})*", fields["id"]), fields  # (none without a session cache in nginx)
 
 

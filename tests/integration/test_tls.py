@@ -135,6 +135,24 @@ def test_session_detail_variables(make_server, certs):
     assert "|secp384r1|secp384r1|\n" in plain  # no ALPN asked: not found
 
 
+def test_client_cipher_list_variable(make_server, certs):
+    """$ssl_ciphers: the suites of the client's hello in its order, by
+    OpenSSL's names (a suite it does not know would be 0x and its hex)."""
+    details = """
+        location = /ciphers {
+            return 200 "$ssl_ciphers|$ssl_cipher\\n";
+        }"""
+    srv = make_server(tls_conf(certs, extra_server=details))
+    plain = s_client(srv.port, "-tls1_3", "-ciphersuites", "TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256",
+                     request="GET /ciphers HTTP/1.0\r\n\r\n")
+    line = next((l for l in plain.splitlines() if l.startswith("TLS_") and "|" in l), plain)
+    ciphers, chosen = line.split("|")
+    # OpenSSL's client ends its list with the renegotiation signal.
+    assert ciphers.split(":") == ["TLS_CHACHA20_POLY1305_SHA256", "TLS_AES_128_GCM_SHA256",
+                                  "TLS_EMPTY_RENEGOTIATION_INFO_SCSV"], line
+    assert chosen == "TLS_CHACHA20_POLY1305_SHA256"  # the server follows the client's order in TLS 1.3
+
+
 def test_curl_verifies_chain_and_gets_files(make_server, tmp_path, certs):
     srv = make_server(tls_conf(certs), start=False)
     data, big = write_site(srv.prefix)

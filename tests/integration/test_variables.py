@@ -38,7 +38,7 @@ def conf(port):
             add_header X-Id $request_id;
             return 200 "$request_id\\n";
         }}
-        location /ca {{ return 200 "cookie=$cookie_session arg=$arg_b\\n"; }}
+        location /ca {{ return 200 "cookie=$cookie_session arg=$arg_b noname=[$arg_]\\n"; }}
         location /up/ {{
             add_header X-Up $upstream_http_x_backend;
             add_header X-Up-Cookie $upstream_cookie_sid;
@@ -66,7 +66,7 @@ def test_request_id_is_random_per_request_and_stable_within_it(make_server, back
 def test_cookie_and_arg(make_server, backend):
     srv = make_server(conf(backend))
     r = harness.http(srv.port, "/ca?a=1&b=two", headers={"Cookie": "x=1; session=abc"})
-    assert r.text() == "cookie=abc arg=two\n"
+    assert r.text() == "cookie=abc arg=two noname=[]\n"  # $arg_ names no argument: empty
 
 
 def test_upstream_http_and_upstream_cookie(make_server, backend):

@@ -11,6 +11,8 @@
 #include "http/variables.h"
 #include "log/error_log.h"
 #include "modules/access/access_phase.h"
+#include "modules/limit_rate/limit_rate.h"
+#include "modules/rewrite/runner.h"
 
 namespace torii::auth {
 
@@ -59,17 +61,19 @@ struct AuthRequestState : http::Exchange::HandlerState {
   std::string args;  // the subrequest's arguments (its req.query points here)
 };
 
-void set_variable(http::Exchange& ex, uint32_t slot, std::string value) {
-  if (ex.variables.size() <= slot) ex.variables.resize(ex.config ? std::max<size_t>(ex.config->variables.size(), slot + 1) : slot + 1);
-  ex.variables[slot].value = std::move(value);
-  ex.variables[slot].set = true;
-}
-
 void AuthRequestState::done() {
   http::Exchange& ex = parent;
   http::Exchange& sub = *child;
   const config::LimitsSettings& ls = ex.settings().limits;
-  for (const auto& v : ls.auth_request_set) set_variable(ex, v.slot, http::render(v.value, sub));
+  for (const auto& v : ls.auth_request_set) {
+    std::string value = http::render(v.value, sub);
+    if (v.args)
+      rewrite::set_args(ex, std::move(value));
+    else if (v.limit_rate)
+      limits::set_limit_rate(ex, value);
+    else
+      rewrite::set_slot(ex, v.slot, value);
+  }
   int status = sub.status;
   int verdict = 0;
   if (status == 401) {

@@ -21,6 +21,22 @@
 
 namespace torii::rewrite {
 
+void set_slot(http::Exchange& ex, uint32_t slot, std::string_view value) {
+  if (ex.variables.size() <= slot) {
+    size_t want = ex.config ? ex.config->variables.size() : 0;
+    ex.variables.resize(want > slot ? want : slot + 1);
+  }
+  auto& v = ex.variables[slot];
+  v.value.assign(value);
+  v.set = true;
+}
+
+void set_args(http::Exchange& ex, std::string args) {
+  ex.redirect_args = std::move(args);
+  ex.req.query = ex.redirect_args;
+  ex.req.has_query = !ex.redirect_args.empty();
+}
+
 namespace {
 
 using http::Exchange;
@@ -73,22 +89,6 @@ void render_replacement(const config::Template& t, const Exchange& ex, std::stri
 }
 
 bool quoted_uri(const Exchange& ex) { return ex.req.raw_path.find_first_of("%+") != std::string_view::npos; }
-
-void set_slot(Exchange& ex, uint32_t slot, std::string_view value) {
-  if (ex.variables.size() <= slot) {
-    size_t want = ex.config ? ex.config->variables.size() : 0;
-    ex.variables.resize(want > slot ? want : slot + 1);
-  }
-  auto& v = ex.variables[slot];
-  v.value.assign(value);
-  v.set = true;
-}
-
-void set_args(Exchange& ex, std::string args) {
-  ex.redirect_args = std::move(args);
-  ex.req.query = ex.redirect_args;
-  ex.req.has_query = !ex.redirect_args.empty();
-}
 
 struct Run {
   Exchange& ex;

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace torii::config {
 class Regex;
@@ -23,6 +25,11 @@ enum class Outcome : uint8_t {
 
 Outcome run_server(http::Exchange& ex);
 Outcome run_location(http::Exchange& ex);
+
+// What `set` (and auth_request_set) writes: a variable's slot, or $args,
+// which changes the request's arguments.
+void set_slot(http::Exchange& ex, uint32_t slot, std::string_view value);
+void set_args(http::Exchange& ex, std::string args);
 
 // After `re` matched into ex.captures: its named groups set their variables.
 void assign_named_captures(const config::Regex& re, http::Exchange& ex);
