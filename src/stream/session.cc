@@ -391,6 +391,8 @@ void Session::try_failed(const std::string& what, int err, const char* action) {
 }
 
 void Session::close_upstream() {
+  if (upstream_fd_ >= 0 && !facts_.upstream_session_ms.empty())
+    facts_.upstream_session_ms.back() = worker_.loop().now_ms() - try_start_ms_;
   upstream_io_.reset();  // its TLS, before the socket under it
   upstream_tls_.reset();
   tries_.release();
@@ -419,6 +421,9 @@ void Session::pump() {
           const uint64_t before = w.pipe.read_total();
           if (w.pipe.fill(w.src, allow) == Pipe::Io::progress) moved = true;
           rates_.after_read(w.way, size_t(w.pipe.read_total() - before));
+          if (w.way == SessionRates::download && before == 0 && w.pipe.read_total() > 0 &&
+              !facts_.upstream_first_byte_ms.empty())
+            facts_.upstream_first_byte_ms.back() = worker_.loop().now_ms() - try_start_ms_;
         }
       }
       const Pipe::Io out = w.pipe.drain(w.dst);

@@ -54,6 +54,8 @@ enum class Var : uint8_t {
   upstream_bytes_sent,
   upstream_bytes_received,
   upstream_connect_time,
+  upstream_first_byte_time,
+  upstream_session_time,
   time_local,
   time_iso8601,
   connection,
@@ -76,6 +78,14 @@ enum class Var : uint8_t {
   ssl_session_id,
   ssl_curve,
   ssl_curves,
+  ssl_client_verify,
+  ssl_client_s_dn,
+  ssl_client_i_dn,
+  ssl_client_raw_cert,
+  ssl_client_cert,
+  ssl_client_escaped_cert,
+  ssl_client_fingerprint,
+  ssl_client_serial,
   ssl_ciphers,
   limit_conn_status,  // PASSED, REJECTED, REJECTED_DRY_RUN
   geo_,    // a `geo` variable: `index` is its place in StreamConfig::geos

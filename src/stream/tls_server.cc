@@ -95,6 +95,7 @@ void TlsServerEndpoint::describe(Facts& f) const {
   net::append_openssl_curve(ssl_, f.ssl_curve);
   net::append_openssl_curves(ssl_, f.ssl_curves);
   net::append_openssl_ciphers(ssl_, f.ssl_ciphers);
+  f.client_cert = net::read_client_cert(ssl_);
   const unsigned char* alpn = nullptr;
   unsigned alpn_len = 0;
   SSL_get0_alpn_selected(ssl_, &alpn, &alpn_len);

@@ -228,6 +228,8 @@ void UdpSession::read_upstream() {
       // As nginx: the client is told with an empty datagram.
       send_client(std::string_view());
     } else {
+      if (from_upstream_ == 0 && !facts_.upstream_first_byte_ms.empty())
+        facts_.upstream_first_byte_ms.back() = worker_.loop().now_ms() - tries_.first_try_ms();
       from_upstream_ += size_t(n);
       rates_.after_read(SessionRates::download, size_t(n));
       send_client(std::string_view(buf.data(), size_t(n)));
@@ -350,6 +352,7 @@ void UdpSession::finish(int status) {
   if (!facts_.upstream_addr.empty()) {
     facts_.upstream_bytes_sent.back() = to_upstream_;
     facts_.upstream_bytes_received.back() = from_upstream_;
+    facts_.upstream_session_ms.back() = worker_.loop().now_ms() - tries_.first_try_ms();
   }
   if (upstream_failed_) {
     tries_.failed(worker_.loop().now_ms());

@@ -42,6 +42,8 @@ const config::UpstreamServer* UpstreamTries::next(Facts& f, int64_t now_ms) {
   balancer_->acquire(peer);
   f.upstream_addr.push_back(srv.name);
   f.upstream_connect_ms.push_back(-1);
+  f.upstream_first_byte_ms.push_back(-1);
+  f.upstream_session_ms.push_back(-1);
   f.upstream_bytes_sent.push_back(0);
   f.upstream_bytes_received.push_back(0);
   return &srv;

@@ -8,6 +8,7 @@
 #include "config/geoip_config.h"
 #include "http/date.h"
 #include "config/geo_config.h"
+#include "modules/client_cert/client_cert.h"
 #include "modules/geo/geo_variable.h"
 #include "modules/split_clients/split_clients.h"
 #include "net/ip_address.h"
@@ -41,6 +42,8 @@ constexpr Named kVariables[] = {
     {"upstream_bytes_sent", Var::upstream_bytes_sent},
     {"upstream_bytes_received", Var::upstream_bytes_received},
     {"upstream_connect_time", Var::upstream_connect_time},
+    {"upstream_first_byte_time", Var::upstream_first_byte_time},
+    {"upstream_session_time", Var::upstream_session_time},
     {"time_local", Var::time_local},
     {"time_iso8601", Var::time_iso8601},
     {"connection", Var::connection},
@@ -65,6 +68,14 @@ constexpr Named kVariables[] = {
     {"ssl_curve", Var::ssl_curve},
     {"ssl_curves", Var::ssl_curves},
     {"ssl_ciphers", Var::ssl_ciphers},
+    {"ssl_client_verify", Var::ssl_client_verify},
+    {"ssl_client_s_dn", Var::ssl_client_s_dn},
+    {"ssl_client_i_dn", Var::ssl_client_i_dn},
+    {"ssl_client_raw_cert", Var::ssl_client_raw_cert},
+    {"ssl_client_cert", Var::ssl_client_cert},
+    {"ssl_client_escaped_cert", Var::ssl_client_escaped_cert},
+    {"ssl_client_fingerprint", Var::ssl_client_fingerprint},
+    {"ssl_client_serial", Var::ssl_client_serial},
 };
 
 bool name_char(char c) {
@@ -290,13 +301,19 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
     case Var::upstream_bytes_received:
       return join(f.upstream_bytes_received, out, [&](uint64_t v) { out.append(std::to_string(v)); });
     case Var::upstream_connect_time:
-      return join(f.upstream_connect_ms, out, [&](int64_t ms) {
+    case Var::upstream_first_byte_time:
+    case Var::upstream_session_time: {
+      const auto& times = p.var == Var::upstream_connect_time      ? f.upstream_connect_ms
+                          : p.var == Var::upstream_first_byte_time ? f.upstream_first_byte_ms
+                                                                   : f.upstream_session_ms;
+      return join(times, out, [&](int64_t ms) {
         if (ms < 0) {
           out.push_back('-');
         } else {
           append_seconds_ms(out, ms);
         }
       });
+    }
     case Var::time_local:
       out.append(http::cached_time_local(::time(nullptr)));
       return true;
@@ -364,6 +381,27 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       return append_if(f.tls && !f.ssl_curves.empty(), f.ssl_curves, out);
     case Var::ssl_ciphers:
       return append_if(f.tls && !f.ssl_ciphers.empty(), f.ssl_ciphers, out);
+    case Var::ssl_client_verify:
+    case Var::ssl_client_s_dn:
+    case Var::ssl_client_i_dn:
+    case Var::ssl_client_raw_cert:
+    case Var::ssl_client_cert:
+    case Var::ssl_client_escaped_cert:
+    case Var::ssl_client_fingerprint:
+    case Var::ssl_client_serial: {
+      if (!f.tls) return false;
+      using client_cert::CertField;
+      const CertField field = p.var == Var::ssl_client_verify         ? CertField::verify
+                              : p.var == Var::ssl_client_s_dn         ? CertField::subject_dn
+                              : p.var == Var::ssl_client_i_dn         ? CertField::issuer_dn
+                              : p.var == Var::ssl_client_raw_cert     ? CertField::raw_cert
+                              : p.var == Var::ssl_client_cert         ? CertField::cert
+                              : p.var == Var::ssl_client_escaped_cert ? CertField::escaped_cert
+                              : p.var == Var::ssl_client_fingerprint  ? CertField::fingerprint
+                                                                      : CertField::serial;
+      client_cert::append_cert_field(f.client_cert.get(), field, out);
+      return true;
+    }
     case Var::geo_: {
       if (!f.geos || p.index >= f.geos->size()) return false;
       const Geo& g = *(*f.geos)[p.index];

@@ -5,11 +5,13 @@
 #include <sys/socket.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/result.h"
+#include "net/client_cert.h"
 #include "stream/stream_config.h"
 
 namespace torii::stream {
@@ -30,6 +32,8 @@ struct Facts {
   std::vector<uint64_t> upstream_bytes_sent;
   std::vector<uint64_t> upstream_bytes_received;
   std::vector<int64_t> upstream_connect_ms;  // -1: the try never connected
+  std::vector<int64_t> upstream_first_byte_ms;  // from the try's start; -1: nothing came
+  std::vector<int64_t> upstream_session_ms;     // the try's start to its end; -1: not ended
   std::vector<std::string> user;              // `set` values by slot
   // listen ... proxy_protocol: the header's addresses (none for UNKNOWN).
   bool has_proxy_protocol = false;
@@ -47,6 +51,7 @@ struct Facts {
   std::string ssl_session_id, ssl_curve, ssl_curves;  // hex; OpenSSL's group names
   std::string ssl_ciphers;                             // the client's suites, OpenSSL's names
   bool ssl_session_reused = false;
+  std::shared_ptr<const net::ClientCertInfo> client_cert;  // ssl_verify_client's facts; null: not asked
   // The block's maps (Var::map_ reads them); null outside a session.
   const std::vector<std::shared_ptr<const Map>>* maps = nullptr;
   const std::vector<std::shared_ptr<const SplitClients>>* splits = nullptr;  // split_clients blocks

@@ -510,3 +510,28 @@ def test_address_both_http_and_stream_is_refused(make_server, nginx_only_skip):
     check_refused(make_server, None, "is an http and a stream listen address",
                   conf=base_conf("server { listen 127.0.0.1:@PORT@; }",
                                  main="stream { server { listen 127.0.0.1:@PORT@; return x; } }"))
+
+
+def test_upstream_first_byte_and_session_time(make_server, peers):
+    """$upstream_first_byte_time: from the try's start to the upstream's
+    first byte (here its greeting); $upstream_session_time: to the end of
+    the upstream connection (held here for 0.4 s)."""
+    backend = peers("echo", "b1")
+    server = make_server(stream_conf(f"""
+        log_format times '$remote_addr:$remote_port [$upstream_first_byte_time] [$upstream_session_time] '
+                         '[$upstream_connect_time]';
+        server {{
+            listen 127.0.0.1:@PORT@;
+            proxy_pass 127.0.0.1:{backend.port};
+            access_log @PREFIX@/logs/access.log times;
+        }}"""))
+    with connect(server.port) as s:
+        assert read_exactly(s, 3) == b"b1\n"
+        time.sleep(0.4)
+        s.shutdown(socket.SHUT_WR)
+        assert read_to_end(s) == b""
+        line = log_line(server, s)
+    m = re.fullmatch(r"127\.0\.0\.1:\d+ \[(\d+\.\d{3})\] \[(\d+\.\d{3})\] \[(\d+\.\d{3})\]", line)
+    assert m, line
+    first_byte, session, connect_time = (float(g) for g in m.groups())
+    assert connect_time <= first_byte < 0.4 <= session < 10, line

@@ -10,6 +10,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import urllib.parse
 import time
 
 import pytest
@@ -258,6 +259,12 @@ def tls_front(make_server, pki):
             ssl_alpn imap http/1.1;
             return "alpn=$ssl_alpn_protocol curve=$ssl_curve curves=$ssl_curves id=$ssl_session_id ciphers=$ssl_ciphers\n";
         }}
+        server {{
+            listen 127.0.0.1:@PORT4@ ssl;
+            ssl_verify_client optional;
+            ssl_client_certificate {pki}/ca.crt;
+            return "$ssl_client_verify|$ssl_client_s_dn|$ssl_client_i_dn|$ssl_client_serial|$ssl_client_escaped_cert\n";
+        }}
     }}
 """
     http = """server {
@@ -265,7 +272,7 @@ def tls_front(make_server, pki):
         access_log off;
         location / { return 200 "plain behind tls: $scheme $remote_addr\\n"; }
     }"""
-    return make_server(base_conf(http, main=main + stream, error_level="info"), nports=4)
+    return make_server(base_conf(http, main=main + stream, error_level="info"), nports=5)
 
 
 def curl(port, pki, *extra):
@@ -312,6 +319,26 @@ def test_client_certificate_required(tls_front, pki):
     refused = curl(tls_front.ports[2], pki)
     assert refused.returncode != 0 and refused.stdout == ""
     error_log_has(tls_front, r"client sent no required SSL certificate")
+
+
+def test_client_certificate_variables(tls_front, pki):
+    """$ssl_client_* in stream, as in http: the verdict, the names (RFC 2253),
+    the serial and the escaped PEM; NONE and empty without a certificate."""
+    def answer(cert):
+        ctx = ssl.create_default_context(cafile=f"{pki}/ca.crt")
+        if cert:
+            ctx.load_cert_chain(f"{pki}/client.crt", f"{pki}/client.key")
+        raw = socket.create_connection(("127.0.0.1", tls_front.ports[4]), timeout=10)
+        with ctx.wrap_socket(raw, server_hostname="upstream.test") as s:
+            return read_to_end(s).decode()
+    verify, subject, issuer, serial, escaped = answer(True).strip().split("|")
+    assert verify == "SUCCESS"
+    assert urllib.parse.unquote(escaped) == open(f"{pki}/client.crt").read()
+    expected_serial = subprocess.run(["openssl", "x509", "-in", f"{pki}/client.crt", "-noout", "-serial"],
+                                     capture_output=True, text=True).stdout.strip().split("=", 1)[1]
+    assert serial == expected_serial
+    assert subject.startswith("CN=") and issuer.startswith("CN="), (subject, issuer)
+    assert answer(False) == "NONE||||\n"
 
 
 def test_alpn_server_order_and_refusal(tls_front, pki):

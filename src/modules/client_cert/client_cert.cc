@@ -32,32 +32,47 @@ int check(http::Exchange& ex) {
 }
 
 
-bool append_variable(config::VarId id, const http::Exchange& ex, std::string& out) {
-  using config::VarId;
-  const auto& conn = ex.conn();
-  if (!conn.tls) return false;
-  const net::ClientCertInfo* cert = conn.client_cert.get();
-  if (id == VarId::ssl_client_verify) {
+void append_cert_field(const net::ClientCertInfo* cert, CertField field, std::string& out) {
+  if (field == CertField::verify) {
     out += cert ? cert->verify : "NONE";
-    return true;
+    return;
   }
-  if (!cert || !cert->present) return true;  // empty, as nginx
-  switch (id) {
-    case VarId::ssl_client_s_dn: out += cert->subject_dn; break;
-    case VarId::ssl_client_i_dn: out += cert->issuer_dn; break;
-    case VarId::ssl_client_raw_cert: out += cert->pem; break;
-    case VarId::ssl_client_cert:
+  if (!cert || !cert->present) return;  // empty, as nginx
+  switch (field) {
+    case CertField::subject_dn: out += cert->subject_dn; break;
+    case CertField::issuer_dn: out += cert->issuer_dn; break;
+    case CertField::raw_cert: out += cert->pem; break;
+    case CertField::cert:
       // The deprecated form: every line after the first starts with a tab.
       for (size_t i = 0; i + 1 < cert->pem.size(); ++i) {
         out += cert->pem[i];
         if (cert->pem[i] == '\n') out += '\t';
       }
       break;
-    case VarId::ssl_client_escaped_cert: http::append_uri_component(out, cert->pem); break;
-    case VarId::ssl_client_fingerprint: out += cert->fingerprint; break;
-    case VarId::ssl_client_serial: out += cert->serial; break;
+    case CertField::escaped_cert: http::append_uri_component(out, cert->pem); break;
+    case CertField::fingerprint: out += cert->fingerprint; break;
+    case CertField::serial: out += cert->serial; break;
+    case CertField::verify: break;
+  }
+}
+
+bool append_variable(config::VarId id, const http::Exchange& ex, std::string& out) {
+  using config::VarId;
+  const auto& conn = ex.conn();
+  if (!conn.tls) return false;
+  CertField field;
+  switch (id) {
+    case VarId::ssl_client_verify: field = CertField::verify; break;
+    case VarId::ssl_client_s_dn: field = CertField::subject_dn; break;
+    case VarId::ssl_client_i_dn: field = CertField::issuer_dn; break;
+    case VarId::ssl_client_raw_cert: field = CertField::raw_cert; break;
+    case VarId::ssl_client_cert: field = CertField::cert; break;
+    case VarId::ssl_client_escaped_cert: field = CertField::escaped_cert; break;
+    case VarId::ssl_client_fingerprint: field = CertField::fingerprint; break;
+    case VarId::ssl_client_serial: field = CertField::serial; break;
     default: return false;
   }
+  append_cert_field(conn.client_cert.get(), field, out);
   return true;
 }
 

@@ -4,12 +4,16 @@
 // $ssl_client_* variables.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "config/template.h"
 
 namespace torii::http {
 class Exchange;
+}
+namespace torii::net {
+struct ClientCertInfo;
 }
 
 namespace torii::client_cert {
@@ -19,5 +23,11 @@ namespace torii::client_cert {
 int check(http::Exchange& ex);
 
 bool append_variable(config::VarId id, const http::Exchange& ex, std::string& out);
+
+// One $ssl_client_* value of a TLS connection, for http and stream alike:
+// `cert` is what the handshake left (null: no certificate was asked for).
+// Without a certificate, verify is "NONE" and the others are empty.
+enum class CertField : uint8_t { verify, subject_dn, issuer_dn, raw_cert, cert, escaped_cert, fingerprint, serial };
+void append_cert_field(const net::ClientCertInfo* cert, CertField field, std::string& out);
 
 }  // namespace torii::client_cert
