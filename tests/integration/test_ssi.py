@@ -68,6 +68,7 @@ PAGES = {
     "proxied.html": 'p<!--#include virtual="/up/frag" -->q<!--#include virtual="/up/ssi-frag" -->r',
     "plain.txt": '<!--#echo var="uri" -->',
     "empty.html": "",
+    "header.html": 'X<!--#echo var="http_bar" -->X',
 }
 
 
@@ -102,6 +103,9 @@ def srv(make_server, tmp_path, backend):
             alias {html}/;
             ssi_types text/plain;
         }}
+        location /setter/ {{
+            set $http_bar "set here";
+        }}
     }}
 """)
     return make_server(conf)
@@ -111,6 +115,13 @@ def get(srv, path):
     r = harness.http(srv.port, path)
     assert r.status == 200, (path, r.status, r.body)
     return r.body
+
+
+def test_echo_of_a_header_variable_another_location_sets(srv):
+    """`set $http_bar` in another location does not hide the request's Bar
+    header from an echo here, as nginx."""
+    r = harness.http(srv.port, "/header.html", headers={"Bar": "from-client"})
+    assert r.body == b"Xfrom-clientX"
 
 
 def test_echo_set_and_encodings(srv):

@@ -38,6 +38,12 @@ bool defined_by_config(const config::Config& cfg, std::string_view name, config:
       by_name(cfg.split_clients, config::VarId::split_clients_))
     return true;
   if (user == config::kNoSlot) return false;
+  // A prefixed name ($http_x, $arg_x...) that a `set` somewhere writes is
+  // still the family's value in a request where that set did not run.
+  if (config::lookup_variable(name, v) && v.id != config::VarId::user_) {
+    v.set_slot = user;
+    return true;
+  }
   v.id = config::VarId::user_;
   v.index = user;
   return true;
