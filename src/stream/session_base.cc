@@ -40,7 +40,7 @@ void SessionBase::choose_upstream(UpstreamChosen chosen, std::function<void(int 
                                     [this, end = std::move(end)](const std::string& error) {
                                       log_session_error(error_context(), config::LogLevel::error, error, 0,
                                                         "connecting to upstream");
-                                      end(502);
+                                      end(500);  // as nginx's stream: no upstream to blame yet
                                     });
 }
 

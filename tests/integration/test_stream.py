@@ -473,18 +473,33 @@ def test_proxy_pass_variable_host_goes_to_the_resolver(make_server, peers):
                 set $target app.test:{backend.port};
                 proxy_pass $target;
             }}
+            log_format st '$remote_addr:$remote_port $status';
             server {{
                 listen 127.0.0.1:@PORT1@;
                 resolver 127.0.0.1:{dns.port} ipv6=off;
                 resolver_timeout 2s;
                 set $target nowhere.test:{backend.port};
                 proxy_pass $target;
-            }}"""), nports=2)
+                access_log @PREFIX@/logs/access.log st;
+            }}
+            server {{
+                listen 127.0.0.1:@PORT2@;
+                set $target app.test:{backend.port};
+                proxy_pass $target;
+                access_log @PREFIX@/logs/access.log st;
+            }}"""), nports=3)
         with connect(server.ports[0]) as s:
             assert read_exactly(s, 9) == b"resolved\n"
+        # A name that does not resolve, or no resolver to ask: nginx's stream
+        # status is 500 for both (an internal error, not the upstream's).
         with connect(server.ports[1]) as s:
             assert read_to_end(s) == b""
+            assert log_line(server, s).endswith(" 500")
         error_log_has(server, r"nowhere\.test could not be resolved \(3: Host not found\)")
+        with connect(server.ports[2]) as s:
+            assert read_to_end(s) == b""
+            assert log_line(server, s).endswith(" 500")
+        error_log_has(server, r"no resolver defined to resolve app\.test")
     finally:
         dns.stop()
 
