@@ -15,6 +15,7 @@ SessionBase::SessionBase(StreamWorker& w, std::shared_ptr<const config::Config> 
   facts_.connection = worker_.next_connection_id();
   facts_.start_ms = worker_.loop().now_ms();
   facts_.user.resize(cfg.variables.size());
+  facts_.user_set.resize(cfg.variables.size());
   facts_.maps = &cfg.maps;
   facts_.splits = &cfg.split_clients;
   facts_.geos = &cfg.geos;
@@ -30,7 +31,10 @@ int SessionBase::admit(const AdmitLog& log) {
   for (const auto& step : server_.sets) {
     std::string value;
     render(step.value, facts_, value);
-    if (step.slot < facts_.user.size()) facts_.user[step.slot] = std::move(value);
+    if (step.slot < facts_.user.size()) {
+      facts_.user[step.slot] = std::move(value);
+      facts_.user_set[step.slot] = true;
+    }
   }
   return 0;
 }

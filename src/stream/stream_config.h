@@ -95,11 +95,17 @@ enum class Var : uint8_t {
   user_,  // a `set` variable: `index` is its slot
 };
 
+inline constexpr uint32_t kNoSetSlot = UINT32_MAX;
+
 struct TemplatePart {
   bool is_variable = false;
   std::string literal;
   Var var = Var::remote_addr;
   uint32_t index = 0;
+  // A map, geo or split_clients variable that a `set` also writes: once the
+  // set ran in the session, its value is the set's (as nginx's changeable
+  // variables).
+  uint32_t set_slot = kNoSetSlot;
 };
 
 // A string with $variables, as config::Template is for http.

@@ -205,6 +205,10 @@ Result<Template> compile_template(std::string_view text, const VariableNames& na
       p.var = Var::map_;
       known = true;
     }
+    if (known && (p.var == Var::map_ || p.var == Var::geo_ || p.var == Var::split_)) {
+      uint32_t slot = 0;
+      if (names.find(name, slot)) p.set_slot = slot;
+    }
     if (!known && names.find(name, p.index)) {
       p.var = Var::user_;
       known = true;
@@ -249,6 +253,10 @@ bool append_if(bool present, std::string_view value, std::string& out) {
 }  // namespace
 
 bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
+  if (p.set_slot != kNoSetSlot && p.set_slot < f.user_set.size() && f.user_set[p.set_slot]) {
+    out.append(f.user[p.set_slot]);
+    return true;
+  }
   switch (p.var) {
     case Var::remote_addr:
       out.append(net::address_text(f.peer));

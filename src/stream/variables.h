@@ -35,6 +35,7 @@ struct Facts {
   std::vector<int64_t> upstream_first_byte_ms;  // from the try's start; -1: nothing came
   std::vector<int64_t> upstream_session_ms;     // the try's start to its end; -1: not ended
   std::vector<std::string> user;              // `set` values by slot
+  std::vector<bool> user_set;                 // whether a `set` wrote the slot in this session
   // listen ... proxy_protocol: the header's addresses (none for UNKNOWN).
   bool has_proxy_protocol = false;
   std::string pp_src_addr, pp_dst_addr;

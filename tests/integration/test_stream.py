@@ -550,3 +550,27 @@ def test_upstream_first_byte_and_session_time(make_server, peers):
     assert m, line
     first_byte, session, connect_time = (float(g) for g in m.groups())
     assert connect_time <= first_byte < 0.4 <= session < 10, line
+
+
+def test_set_overrides_a_map_variable_from_there_on(make_server):
+    """`set $mapped ...` in a server: the map's value before the set ran, the
+    set's value after it and in what reads it; a server where no set ran
+    reads the map (and an unset variable is empty)."""
+    server = make_server(stream_conf("""
+        map 0 $mapped {
+            default "original";
+        }
+        server {
+            listen 127.0.0.1:@PORT0@;
+            set $before $mapped;
+            set $mapped "new";
+            return "$mapped:$before";
+        }
+        server {
+            listen 127.0.0.1:@PORT1@;
+            return "$mapped:[$before]";
+        }"""), nports=2)
+    with connect(server.ports[0]) as s:
+        assert read_to_end(s) == b"new:original"
+    with connect(server.ports[1]) as s:
+        assert read_to_end(s) == b"original:[]"
