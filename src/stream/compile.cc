@@ -17,8 +17,10 @@
 #include "config/geoip_config.h"
 #include "config/nginx_directives.h"
 #include "config/proxy_config.h"
+#include "config/regex.h"
 #include "config/shared_zone.h"
 #include "config/ssl_config.h"
+#include "config/template.h"
 #include "config/upstream_tls_config.h"
 #include "dns/resolver_config.h"
 #include "log/server_error_logs.h"
@@ -783,7 +785,19 @@ Status StreamCompiler::map(const Node& n) {
   if (is_builtin_variable(m->name) || names_.find_split(m->name, split) || names_.find_geo(m->name, split) ||
       !names_.find_map(m->name, index))
     return node_error(n, "the duplicate " + q(m->name) + " variable");
-  auto lines = config::read_map_lines(n, *m, [this](const Node& d, std::string_view text) { return compile(d, text); });
+  auto lines = config::read_map_lines(n, *m, [this](const Node& d, std::string_view text) -> Result<Template> {
+    // A regex line's value may read its named groups.
+    NamedGroups groups;
+    if (d.name.size() > 1 && d.name[0] == '~') {
+      const bool icase = d.name.size() > 2 && d.name[1] == '*';
+      if (auto re = config::Regex::compile(std::string_view(d.name).substr(icase ? 2 : 1), icase))
+        for (const auto& [group, slot] : (*re)->named())
+          groups.emplace_back(config::user_variable_names()[slot], group);
+    }
+    auto t = compile_template(text, names_, &groups);
+    if (!t) return node_error(d, t.error());
+    return t;
+  });
   if (!lines) return lines;
   out_.maps[index] = std::move(m);
   return Ok{};

@@ -91,6 +91,7 @@ enum class Var : uint8_t {
   geo_,    // a `geo` variable: `index` is its place in StreamConfig::geos
   split_,  // a `split_clients` variable: `index` is its place in StreamConfig::split_clients
   geoip_,  // $geoip_*: `index` is the geoip::Field (ngx_stream_geoip_module)
+  capture_,  // $1..$9 or a (?<name>) group of the map regex whose value reads it: `index` is the group
   map_,   // a `map` variable: `index` is its place in StreamConfig::maps
   user_,  // a `set` variable: `index` is its slot
 };

@@ -149,7 +149,7 @@ bool is_builtin_variable(std::string_view name) {
 }
 
 
-Result<Template> compile_template(std::string_view text, const VariableNames& names) {
+Result<Template> compile_template(std::string_view text, const VariableNames& names, const NamedGroups* groups) {
   Template t;
   t.source = std::string(text);
   std::string literal;
@@ -213,6 +213,18 @@ Result<Template> compile_template(std::string_view text, const VariableNames& na
       p.var = Var::user_;
       known = true;
     }
+    if (!known && name.size() == 1 && name[0] >= '1' && name[0] <= '9') {
+      p.var = Var::capture_;
+      p.index = uint32_t(name[0] - '0');
+      known = true;
+    }
+    for (size_t g = 0; !known && groups && g < groups->size(); ++g) {
+      if ((*groups)[g].first == name) {
+        p.var = Var::capture_;
+        p.index = uint32_t((*groups)[g].second);
+        known = true;
+      }
+    }
     if (!known) return make_error("unknown \"" + std::string(name) + "\" variable");
     flush();
     t.parts.push_back(std::move(p));
@@ -223,8 +235,12 @@ Result<Template> compile_template(std::string_view text, const VariableNames& na
 
 namespace {
 
+// The groups of the map regex whose value is being rendered ($1, $name).
+thread_local const config::Captures* t_captures = nullptr;
+
 // A map variable: the source rendered, looked up in nginx's order, the
-// value rendered. A map whose value reads itself stops at a depth.
+// value rendered (a regex's groups readable in it). A map whose value
+// reads itself stops at a depth.
 bool render_map(uint32_t index, const Facts& f, std::string& out) {
   thread_local int depth = 0;
   if (!f.maps || index >= f.maps->size() || depth > 8) return false;
@@ -232,7 +248,12 @@ bool render_map(uint32_t index, const Facts& f, std::string& out) {
   ++depth;
   std::string key;
   render(m.source, f, key);
-  render(config::map_lookup(m, key, nullptr, nullptr), f, out);
+  config::Captures captures;
+  const Template& value = config::map_lookup(m, key, &captures, nullptr);
+  const config::Captures* outer = t_captures;
+  t_captures = &captures;
+  render(value, f, out);
+  t_captures = outer;
   --depth;
   return true;
 }
@@ -436,6 +457,11 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       return render_geoip(p.index, f, out);
     case Var::map_:
       return render_map(p.index, f, out);
+    case Var::capture_: {
+      if (!t_captures || p.index >= t_captures->spans.size() || t_captures->spans[p.index].first < 0) return false;
+      out.append(t_captures->get(p.index));
+      return true;
+    }
     case Var::user_:
       if (p.index >= f.user.size()) return false;
       out.append(f.user[p.index]);

@@ -89,8 +89,11 @@ class VariableNames {
 bool is_builtin_variable(std::string_view name);
 
 // "$name", "${name}" and literals; an unknown name is nginx's
-// `unknown "name" variable`.
-Result<Template> compile_template(std::string_view text, const VariableNames& names);
+// `unknown "name" variable`. $1..$9 are a regex's groups; `groups` names
+// the (?<name>) groups of the map regex whose value this is.
+using NamedGroups = std::vector<std::pair<std::string, int>>;
+Result<Template> compile_template(std::string_view text, const VariableNames& names,
+                                  const NamedGroups* groups = nullptr);
 
 // Appends the variable's value; false when it has none (logs print "-").
 bool render_variable(const TemplatePart& p, const Facts& f, std::string& out);

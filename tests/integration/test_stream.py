@@ -574,3 +574,23 @@ def test_set_overrides_a_map_variable_from_there_on(make_server):
         assert read_to_end(s) == b"new:original"
     with connect(server.ports[1]) as s:
         assert read_to_end(s) == b"original:[]"
+
+
+def test_map_value_reads_the_regex_groups(make_server):
+    """A stream map's regex line may give its groups as the value: $1, or a
+    (?<name>) group by its name."""
+    server = make_server(stream_conf("""
+        map $server_port $x {
+            default                      default;
+            ~^(@PORT0@)$                 num-$1;
+            ~^(?<named>@PORT1@)$         name-$named;
+        }
+        server {
+            listen 127.0.0.1:@PORT0@;
+            listen 127.0.0.1:@PORT1@;
+            listen 127.0.0.1:@PORT2@;
+            return $x;
+        }"""), nports=3)
+    for port, expected in zip(server.ports, (f"num-{server.ports[0]}", f"name-{server.ports[1]}", "default")):
+        with connect(port) as s:
+            assert read_to_end(s).decode() == expected
