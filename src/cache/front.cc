@@ -20,6 +20,7 @@
 #include "http/range.h"
 #include "http/range_response.h"
 #include "http/variables.h"
+#include "http/log_context.h"
 #include "log/error_log.h"
 
 namespace torii::cache {
@@ -257,9 +258,26 @@ void serve(http::Exchange& ex, const config::ProxyConfig& cfg, StartUpstream sta
     start(ex, nullptr);  // not a cached method: $upstream_cache_status stays empty
     return;
   }
+  std::shared_ptr<Zone> zone = s.zone ? s.zone->zone : nullptr;
+  if (!s.zone_from.empty()) {
+    std::string name;
+    http::render(s.zone_from, ex, name);
+    if (name.empty() || name == "off") {
+      start(ex, nullptr);  // no cache for this request
+      return;
+    }
+    zone = nullptr;
+    for (const auto& z : ex.config->cache_zones)
+      if (z->name == name && z->defined) zone = z->zone;
+    if (!zone) {
+      TORII_LOG_EX(ex, error, "cache \"%s\" not found%s", name.c_str(), http::log_context(ex).c_str());
+      http::send_error(ex, 500);
+      return;
+    }
+  }
   auto a = std::make_shared<Attempt>();
   a->settings = cfg.cache;
-  a->zone = s.zone->zone;
+  a->zone = std::move(zone);
   a->start = std::move(start);
   if (s.key.empty()) {
     if (s.key_defaults_to_url) a->key = default_key(ex, cfg);

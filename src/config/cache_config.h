@@ -55,7 +55,10 @@ enum CacheStale : uint32_t {
 enum CacheMethod : uint32_t { kCacheGet = 1, kCacheHead = 2, kCachePost = 4 };
 
 struct CacheSettings {
-  std::shared_ptr<const CacheZoneConfig> zone;  // null: proxy_cache off
+  std::shared_ptr<const CacheZoneConfig> zone;  // null: proxy_cache off (or zone_from decides)
+  // proxy_cache $var: the zone's name, rendered per request; empty or "off"
+  // is no cache for that request, an unknown name a 500 (as nginx).
+  Template zone_from;
   // Empty: proxy_cache's default, the upstream URL (cache/front.cc); the
   // FastCGI, SCGI and uwsgi caches have none, so every request has the
   // empty key, as nginx's (which warns at load).
@@ -76,7 +79,7 @@ struct CacheSettings {
   bool background_update = false;
   bool revalidate = false;
 
-  bool enabled() const { return zone && zone->zone; }
+  bool enabled() const { return (zone && zone->zone) || !zone_from.empty(); }
 };
 
 }  // namespace torii::config

@@ -152,15 +152,28 @@ Status set_cache(Compiler& c, Scope& s, const Node& n) {
   const std::string& v = n.args[0];
   if (v == "off") {
     cache_of<M>(s).zone = nullptr;
+    cache_of<M>(s).zone_from = {};
     return Ok{};
   }
-  if (v.find('$') != std::string::npos) return node_error(n, q(n.name) + " with variables is not yet supported");
+  Template zone_from;
+  if (v.find('$') != std::string::npos) {
+    auto t = compile_template(v);
+    if (!t) return node_error(n, t.error());
+    zone_from = std::move(*t);
+  }
   // proxy_store set in this block excludes the cache; an inherited one is
   // turned off here (directives_upstream_files.cc).
   const std::string store = n.name.substr(0, n.name.find('_')) + "_store";
   if (std::find(s.seen.begin(), s.seen.end(), store) != s.seen.end() && M::edit(s).store != ProxyConfig::Store::off)
     return node_error(n, q(n.name) + " directive is incompatible with " + q(store));
   M::edit(s).store = ProxyConfig::Store::off;
+  cache_of<M>(s).key_defaults_to_url = n.name == "proxy_cache";
+  if (!zone_from.empty()) {
+    cache_of<M>(s).zone = nullptr;
+    cache_of<M>(s).zone_from = std::move(zone_from);
+    return Ok{};
+  }
+  cache_of<M>(s).zone_from = {};
   auto z = zone_named(c, v);
   if (!z->defined) {
     // proxy_cache_path may come later in the http block; anywhere else it
@@ -172,7 +185,6 @@ Status set_cache(Compiler& c, Scope& s, const Node& n) {
     });
   }
   cache_of<M>(s).zone = z;
-  cache_of<M>(s).key_defaults_to_url = n.name == "proxy_cache";
   return Ok{};
 }
 

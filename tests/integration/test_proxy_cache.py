@@ -375,3 +375,34 @@ def test_stale_if_error_covers_a_failing_upstream_not_its_statuses(make_server, 
     up.stop()  # connection refused from here
     st, r = status_of(srv, "/sie")
     assert (st, r.status, r.body) == ("STALE", 200, b"kept")
+
+
+def test_cache_zone_chosen_by_a_variable(make_server, up):
+    """proxy_cache $zone: a map names the zone per request; "off" (or empty)
+    caches nothing, an unknown name is a 500 with nginx's log line."""
+    up.route("/z", body=b"zoned", headers={"Cache-Control": "max-age=60"})
+    srv = make_server(harness.base_conf(http=f"""
+    proxy_cache_path @PREFIX@/cache levels=1:2 keys_zone=one:1m inactive=10m;
+    map $arg_c $zone {{
+        default one;
+        none    off;
+        bad     nosuch;
+    }}
+    server {{
+        listen 127.0.0.1:@PORT@;
+        location / {{
+            proxy_pass http://127.0.0.1:{up.port};
+            proxy_cache $zone;
+            add_header X-Cache $upstream_cache_status always;
+        }}
+    }}
+"""))
+    assert status_of(srv, "/z")[0] == "MISS"
+    assert status_of(srv, "/z")[0] == "HIT"
+    assert up.count("/z") == 1
+    st, r = status_of(srv, "/z?c=none")
+    assert (st, r.status, r.body) == (None, 200, b"zoned")
+    assert up.count("/z") == 2
+    st, r = status_of(srv, "/z?c=bad")
+    assert r.status == 500
+    harness.wait_until(lambda: 'cache "nosuch" not found' in srv.error_log_text(), 10, what="the log line")
