@@ -99,6 +99,9 @@ struct ErrorLogConfig {
   std::string path;  // absolute; "stderr" for the terminal; "syslog:..." as written
   LogLevel level = LogLevel::error;
   std::shared_ptr<const log::SyslogTarget> syslog = nullptr;  // set for "syslog:..."
+  // Another error_log of the same http, server or location block: a line
+  // goes to each log whose level it reaches, as nginx's.
+  std::shared_ptr<const ErrorLogConfig> also = nullptr;
 };
 
 struct LogFormat {

@@ -149,7 +149,10 @@ Status set_error_log(Compiler& c, Scope& s, const Node& n) {
     auto& files = c.cfg().error_log_files;
     if (std::find(files.begin(), files.end(), el.path) == files.end()) files.push_back(el.path);
   }
-  s.settings->error_log = el;
+  if (s.error_log_here && s.settings->error_log)
+    el.also = std::make_shared<const ErrorLogConfig>(std::move(*s.settings->error_log));
+  s.error_log_here = true;
+  s.settings->error_log = std::move(el);
   return Ok{};
 }
 

@@ -71,6 +71,7 @@ struct Scope {
   std::unordered_map<std::string_view, std::vector<std::string>> values_so_far;
   // Array directives replace what was inherited at their first use here.
   bool add_header_here = false;
+  bool error_log_here = false;  // an error_log line of this block was read: the next one joins it
   bool add_trailer_here = false;
   // The outer block's lines, set aside by the first add_header/add_trailer
   // here (add_header_inherit merge appends them: header_inheritance.cc).

@@ -39,7 +39,7 @@ namespace torii::http {
 const config::ErrorLogConfig* request_error_log(const Exchange& ex) {
   if (!ex.location && !ex.server) return nullptr;
   const auto& own = ex.settings().error_log;
-  return own && !own->syslog ? &*own : nullptr;  // a syslog target: the main log
+  return own && (!own->syslog || own->also) ? &*own : nullptr;  // a syslog target alone: the main log
 }
 
 }  // namespace torii::http

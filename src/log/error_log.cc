@@ -250,26 +250,50 @@ void write_to(int fd, config::LogLevel level, const char* fmt, ...) {
   errno = saved_errno;
 }
 
+namespace {
+
+// One log of a block's chain takes the line: a file at its level; a syslog
+// target stands for the main log (at the main log's level).
+bool takes(const config::ErrorLogConfig& log, config::LogLevel level) {
+  if (log.syslog) return enabled(level);
+  return static_cast<uint8_t>(level) >= static_cast<uint8_t>(log.level);
+}
+
+}  // namespace
+
 bool enabled_for(const config::ErrorLogConfig* own, config::LogLevel level) {
   if (!own) return enabled(level);
-  return static_cast<uint8_t>(level) >= static_cast<uint8_t>(own->level);
+  for (const config::ErrorLogConfig* log = own; log; log = log->also.get())
+    if (takes(*log, level)) return true;
+  return false;
 }
 
 void write_for(const config::ErrorLogConfig* own, config::LogLevel level, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   const int saved_errno = errno;
-  // Opened when its config loaded; a file that could not be is the main log's.
-  const int fd = own ? server_error_log_fd(own->path) : -1;
-  if (fd < 0) {
-    errno = saved_errno;
-    vwrite(level, fmt, ap);
-  } else {
-    thread_local char buf[kMaxLine];
-    const size_t n = format_line(buf, level, fmt, ap);
+  thread_local char buf[kMaxLine];
+  size_t n = 0;
+  bool main_log = own == nullptr;
+  for (const config::ErrorLogConfig* log = own; log; log = log->also.get()) {
+    if (!takes(*log, level)) continue;
+    // Opened when its config loaded; a file that could not be is the main log's.
+    const int fd = log->syslog ? -1 : server_error_log_fd(log->path);
+    if (fd < 0) {
+      main_log = true;
+      continue;
+    }
+    if (n == 0) {
+      va_list copy;
+      va_copy(copy, ap);
+      n = format_line(buf, level, fmt, copy);
+      va_end(copy);
+    }
     write_line(fd, buf, n);
-    errno = saved_errno;
   }
+  errno = saved_errno;
+  if (main_log) vwrite(level, fmt, ap);  // once, however many logs stand for it
+  errno = saved_errno;
   va_end(ap);
 }
 

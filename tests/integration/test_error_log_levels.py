@@ -50,3 +50,35 @@ def test_a_log_that_cannot_be_opened_fails_the_check(tmp_path):
     r = harness.cli(["-t", "-c", str(conf)], prefix=tmp_path)
     assert r.returncode != 0
     assert f'open() "{tmp_path}/no/such/dir/site.log" failed (2: No such file or directory)' in r.stderr, r.stderr
+
+
+def test_several_logs_in_one_block_each_at_its_level(make_server):
+    """Two or more error_log lines in a block: a request's line goes to each
+    log whose level it reaches (once to a file named twice at two levels is
+    twice, as nginx writes it once per line)."""
+    srv = make_server(base_conf("""
+    root @PREFIX@/html;
+    server {
+        listen 127.0.0.1:@PORT@;
+        location /both {
+            error_log @PREFIX@/logs/both-info.log info;
+            error_log @PREFIX@/logs/both-error.log error;
+            error_log @PREFIX@/logs/both-crit.log crit;
+        }
+        location /twice {
+            error_log @PREFIX@/logs/twice.log;
+            error_log @PREFIX@/logs/twice.log warn;
+        }
+    }
+    """))
+    logs = srv.prefix / "logs"
+    assert http(srv.port, "/both/missing-a").status == 404
+    assert http(srv.port, "/twice/missing-b").status == 404
+
+    def count(name, what):
+        return sum(what in line for line in (logs / name).read_text().splitlines())
+    wait_until(lambda: count("both-info.log", "missing-a") == 1 and count("both-error.log", "missing-a") == 1,
+               10, what="the line in the info and error logs")
+    wait_until(lambda: count("twice.log", "missing-b") == 2, 10, what="the line twice in the twice-named log")
+    assert count("both-crit.log", "missing-a") == 0
+    assert "missing-a" not in srv.error_log_text()
