@@ -115,6 +115,8 @@ constexpr Named kPlain[] = {
     {"ssl_client_escaped_cert", VarId::ssl_client_escaped_cert},
     {"ssl_client_fingerprint", VarId::ssl_client_fingerprint},
     {"ssl_client_i_dn", VarId::ssl_client_i_dn},
+    {"ssl_client_s_dn_legacy", VarId::ssl_client_s_dn_legacy},
+    {"ssl_client_i_dn_legacy", VarId::ssl_client_i_dn_legacy},
     {"ssl_client_raw_cert", VarId::ssl_client_raw_cert},
     {"ssl_client_s_dn", VarId::ssl_client_s_dn},
     {"ssl_client_serial", VarId::ssl_client_serial},

@@ -81,6 +81,8 @@ enum class VarId : uint8_t {
   ssl_curve,
   ssl_curves,
   ssl_ciphers,
+  ssl_client_s_dn_legacy,
+  ssl_client_i_dn_legacy,
   ssl_alpn_protocol,
   connection_time,    // seconds with milliseconds since the connection was accepted
   pipe,               // "p" for a request that came with the previous one's bytes, else "."

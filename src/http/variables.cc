@@ -772,6 +772,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
     case VarId::ssl_client_escaped_cert:
     case VarId::ssl_client_fingerprint:
     case VarId::ssl_client_i_dn:
+    case VarId::ssl_client_s_dn_legacy:
+    case VarId::ssl_client_i_dn_legacy:
     case VarId::ssl_client_raw_cert:
     case VarId::ssl_client_s_dn:
     case VarId::ssl_client_serial:

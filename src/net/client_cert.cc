@@ -105,6 +105,13 @@ std::shared_ptr<const ClientCertInfo> read_client_cert(SSL* ssl) {
                      : std::string("FAILED:") + X509_verify_cert_error_string(info->verify_result);
   info->subject_dn = name_text(X509_get_subject_name(cert));
   info->issuer_dn = name_text(X509_get_issuer_name(cert));
+  for (auto [name, out] : {std::pair{X509_get_subject_name(cert), &info->subject_dn_legacy},
+                           std::pair{X509_get_issuer_name(cert), &info->issuer_dn_legacy}}) {
+    if (char* line = X509_NAME_oneline(name, nullptr, 0)) {
+      out->assign(line);
+      OPENSSL_free(line);
+    }
+  }
   if (BIO* bio = BIO_new(BIO_s_mem())) {
     PEM_write_bio_X509(bio, cert);
     info->pem = bio_text(bio);

@@ -25,6 +25,8 @@ struct ClientCertInfo {
   std::string verify;       // $ssl_client_verify: SUCCESS, FAILED:reason, NONE
   std::string subject_dn;   // RFC 2253, as nginx prints it
   std::string issuer_dn;
+  std::string subject_dn_legacy;  // OpenSSL's one-line form ("/O=.../CN=..."), nginx's *_legacy
+  std::string issuer_dn_legacy;
   std::string pem;          // $ssl_client_raw_cert
   std::string fingerprint;  // SHA-1 of the DER, lower-case hex
   std::string serial;       // upper-case hex

@@ -381,6 +381,9 @@ Status set_access_log(StreamCompiler& sc, Scope& s, const Node& n) {
     log.path = n.args[0];
   } else {
     log.path = sc.base().full_path(n.args[0]);
+    // Made when the config loads, as nginx opens every log it names (a
+    // stream-level log every server overrides included).
+    config::note_access_log_file(sc.base().cfg(), log.path);
   }
   if (n.args.size() < 2) return node_error(n, "log format is not specified");
   log.format = sc.format_ptr(n.args[1]);

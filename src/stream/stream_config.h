@@ -81,6 +81,8 @@ enum class Var : uint8_t {
   ssl_client_verify,
   ssl_client_s_dn,
   ssl_client_i_dn,
+  ssl_client_s_dn_legacy,
+  ssl_client_i_dn_legacy,
   ssl_client_raw_cert,
   ssl_client_cert,
   ssl_client_escaped_cert,

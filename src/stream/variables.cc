@@ -71,6 +71,8 @@ constexpr Named kVariables[] = {
     {"ssl_client_verify", Var::ssl_client_verify},
     {"ssl_client_s_dn", Var::ssl_client_s_dn},
     {"ssl_client_i_dn", Var::ssl_client_i_dn},
+    {"ssl_client_s_dn_legacy", Var::ssl_client_s_dn_legacy},
+    {"ssl_client_i_dn_legacy", Var::ssl_client_i_dn_legacy},
     {"ssl_client_raw_cert", Var::ssl_client_raw_cert},
     {"ssl_client_cert", Var::ssl_client_cert},
     {"ssl_client_escaped_cert", Var::ssl_client_escaped_cert},
@@ -413,6 +415,8 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
     case Var::ssl_client_verify:
     case Var::ssl_client_s_dn:
     case Var::ssl_client_i_dn:
+    case Var::ssl_client_s_dn_legacy:
+    case Var::ssl_client_i_dn_legacy:
     case Var::ssl_client_raw_cert:
     case Var::ssl_client_cert:
     case Var::ssl_client_escaped_cert:
@@ -423,6 +427,8 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
       const CertField field = p.var == Var::ssl_client_verify         ? CertField::verify
                               : p.var == Var::ssl_client_s_dn         ? CertField::subject_dn
                               : p.var == Var::ssl_client_i_dn         ? CertField::issuer_dn
+                              : p.var == Var::ssl_client_s_dn_legacy  ? CertField::subject_dn_legacy
+                              : p.var == Var::ssl_client_i_dn_legacy  ? CertField::issuer_dn_legacy
                               : p.var == Var::ssl_client_raw_cert     ? CertField::raw_cert
                               : p.var == Var::ssl_client_cert         ? CertField::cert
                               : p.var == Var::ssl_client_escaped_cert ? CertField::escaped_cert

@@ -78,6 +78,7 @@ CONF = r"""
         location / { return 200 "SHOW"; }
         location /escaped { return 200 "$ssl_client_escaped_cert"; }
         location /header { add_header X-Client-Cert $ssl_client_cert; return 204; }
+        location /legacy { return 200 "$ssl_client_s_dn_legacy|$ssl_client_i_dn_legacy"; }
     }
     server {
         listen 127.0.0.1:@PORT1@ ssl;
@@ -201,6 +202,12 @@ def test_certificate_in_a_response_header(srv, pki):
     fields = [f for f in re.sub(r"\r?\n[ \t]+", " ", head).split("\r\n") if f.lower().startswith("x-client-cert:")]
     assert len(fields) == 1, head
     assert fields[0].split(":", 1)[1].split() == (pki / "client.crt").read_text().split()
+
+
+def test_legacy_names(srv, pki):
+    """$ssl_client_s_dn_legacy and _i_dn_legacy: OpenSSL's one-line form,
+    the first RDN first."""
+    assert curl(srv.ports[0], pki, "client", "/legacy") == (200, "/CN=client|/O=Torii Test/CN=Test Client CA")
 
 
 def test_no_verification_means_none(srv, pki):

@@ -594,3 +594,21 @@ def test_map_value_reads_the_regex_groups(make_server):
     for port, expected in zip(server.ports, (f"num-{server.ports[0]}", f"name-{server.ports[1]}", "default")):
         with connect(port) as s:
             assert read_to_end(s).decode() == expected
+
+
+def test_every_access_log_file_is_made_at_start(make_server):
+    """A stream-level access_log that every server overrides (access_log off
+    or its own) still names a file: it exists once the server has started,
+    as nginx opens every log it reads."""
+    server = make_server(stream_conf("""
+        log_format plain '$remote_addr';
+        access_log @PREFIX@/logs/stream-level.log plain;
+        server {
+            listen 127.0.0.1:@PORT@;
+            access_log off;
+            return "x";
+        }"""))
+    with connect(server.port) as s:
+        assert read_to_end(s) == b"x"
+    log = server.prefix / "logs" / "stream-level.log"
+    assert log.exists() and log.read_text() == ""

@@ -41,6 +41,8 @@ void append_cert_field(const net::ClientCertInfo* cert, CertField field, std::st
   switch (field) {
     case CertField::subject_dn: out += cert->subject_dn; break;
     case CertField::issuer_dn: out += cert->issuer_dn; break;
+    case CertField::subject_dn_legacy: out += cert->subject_dn_legacy; break;
+    case CertField::issuer_dn_legacy: out += cert->issuer_dn_legacy; break;
     case CertField::raw_cert: out += cert->pem; break;
     case CertField::cert:
       // The deprecated form: every line after the first starts with a tab.
@@ -65,6 +67,8 @@ bool append_variable(config::VarId id, const http::Exchange& ex, std::string& ou
     case VarId::ssl_client_verify: field = CertField::verify; break;
     case VarId::ssl_client_s_dn: field = CertField::subject_dn; break;
     case VarId::ssl_client_i_dn: field = CertField::issuer_dn; break;
+    case VarId::ssl_client_s_dn_legacy: field = CertField::subject_dn_legacy; break;
+    case VarId::ssl_client_i_dn_legacy: field = CertField::issuer_dn_legacy; break;
     case VarId::ssl_client_raw_cert: field = CertField::raw_cert; break;
     case VarId::ssl_client_cert: field = CertField::cert; break;
     case VarId::ssl_client_escaped_cert: field = CertField::escaped_cert; break;

@@ -27,7 +27,18 @@ bool append_variable(config::VarId id, const http::Exchange& ex, std::string& ou
 // One $ssl_client_* value of a TLS connection, for http and stream alike:
 // `cert` is what the handshake left (null: no certificate was asked for).
 // Without a certificate, verify is "NONE" and the others are empty.
-enum class CertField : uint8_t { verify, subject_dn, issuer_dn, raw_cert, cert, escaped_cert, fingerprint, serial };
+enum class CertField : uint8_t {
+  verify,
+  subject_dn,
+  issuer_dn,
+  subject_dn_legacy,
+  issuer_dn_legacy,
+  raw_cert,
+  cert,
+  escaped_cert,
+  fingerprint,
+  serial
+};
 void append_cert_field(const net::ClientCertInfo* cert, CertField field, std::string& out);
 
 }  // namespace torii::client_cert
