@@ -82,3 +82,26 @@ def test_several_logs_in_one_block_each_at_its_level(make_server):
     wait_until(lambda: count("twice.log", "missing-b") == 2, 10, what="the line twice in the twice-named log")
     assert count("both-crit.log", "missing-a") == 0
     assert "missing-a" not in srv.error_log_text()
+
+
+def test_limit_lines_go_to_the_requests_log(make_server):
+    """limit_req's and limit_conn's lines are the request's: they go to its
+    location's error_log at limit_*_log_level, not to the main log."""
+    srv = make_server(base_conf("""
+    limit_req_zone $binary_remote_addr zone=one:1m rate=1r/m;
+    root @PREFIX@/html;
+    server {
+        listen 127.0.0.1:@PORT@;
+        location /limited {
+            limit_req zone=one;
+            limit_req_log_level info;
+            error_log @PREFIX@/logs/limited.log info;
+        }
+    }
+    """))
+    assert http(srv.port, "/limited").status == 404  # `return` would answer before the limit
+    assert http(srv.port, "/limited").status == 503
+    log = srv.prefix / "logs" / "limited.log"
+    wait_until(lambda: 'limiting requests, excess: 1.000 by zone "one"' in log.read_text(), 10,
+               what="the location's log line")
+    assert "limiting requests" not in srv.error_log_text()

@@ -71,7 +71,11 @@ TEST(ConfigTemplate, Families) {
   ASSERT_TRUE(lookup_variable("cookie_session_id", v));
   EXPECT_EQ(v.id, VarId::cookie_);
   EXPECT_EQ(v.arg, "session_id");
-  EXPECT_FALSE(lookup_variable("http_", v));
+  // A prefix with no name after it is the family's all the same (nginx
+  // accepts $http_ and $arg_, which find nothing).
+  ASSERT_TRUE(lookup_variable("http_", v));
+  EXPECT_EQ(v.id, VarId::http_);
+  EXPECT_EQ(v.arg, "");
   EXPECT_FALSE(lookup_variable("nope", v));
   EXPECT_FALSE(lookup_variable("", v));
 }

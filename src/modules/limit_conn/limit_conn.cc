@@ -53,9 +53,11 @@ Gate run_limit_conn(http::Exchange& ex) {
       continue;
     }
     if (outcome == ConnTable::Outcome::over) {
-      if (log::enabled(ls.conn_log_level))
-        log::write(ls.conn_log_level, "limiting connections%s by zone \"%s\"%s", ls.conn_dry_run ? ", dry run," : "",
-                   zone.name.c_str(), http::log_context(ex).c_str());
+      // The request's own error_log, at limit_conn_log_level.
+      const config::ErrorLogConfig* own = http::request_error_log(ex);
+      if (log::enabled_for(own, ls.conn_log_level))
+        log::write_for(own, ls.conn_log_level, "limiting connections%s by zone \"%s\"%s",
+                       ls.conn_dry_run ? ", dry run," : "", zone.name.c_str(), http::log_context(ex).c_str());
     } else {
       TORII_LOG(alert, "could not allocate node in limit_conn zone \"%s\"", zone.name.c_str());
     }

@@ -94,10 +94,12 @@ Gate run_limit_req(http::Exchange& ex) {
   if (result.outcome == ReqTable::Outcome::busy || result.outcome == ReqTable::Outcome::no_memory) {
     const std::string& zone = limit->zone->name;
     if (result.outcome == ReqTable::Outcome::busy) {
-      if (log::enabled(ls.req_log_level))
-        log::write(ls.req_log_level, "limiting requests%s, excess: %llu.%03llu by zone \"%s\"%s",
-                   ls.req_dry_run ? ", dry run" : "", (unsigned long long)(result.excess / 1000),
-                   (unsigned long long)(result.excess % 1000), zone.c_str(), http::log_context(ex).c_str());
+      // The request's own error_log, at limit_req_log_level.
+      const config::ErrorLogConfig* own = http::request_error_log(ex);
+      if (log::enabled_for(own, ls.req_log_level))
+        log::write_for(own, ls.req_log_level, "limiting requests%s, excess: %llu.%03llu by zone \"%s\"%s",
+                       ls.req_dry_run ? ", dry run" : "", (unsigned long long)(result.excess / 1000),
+                       (unsigned long long)(result.excess % 1000), zone.c_str(), http::log_context(ex).c_str());
     } else {
       TORII_LOG(alert, "could not allocate node in limit_req zone \"%s\"", zone.c_str());
     }
