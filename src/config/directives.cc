@@ -126,6 +126,11 @@ bool parse_level(std::string_view s, LogLevel& out) {
   return false;
 }
 
+void note_error_log_file(Config& cfg, const std::string& path) {
+  auto& files = cfg.error_log_files;
+  if (std::find(files.begin(), files.end(), path) == files.end()) files.push_back(path);
+}
+
 Status set_error_log(Compiler& c, Scope& s, const Node& n) {
   const std::string& path = n.args[0];
   if (starts_with(path, "memory:")) return not_yet(n, path);
@@ -140,15 +145,19 @@ Status set_error_log(Compiler& c, Scope& s, const Node& n) {
   }
   if (n.args.size() == 2 && !parse_level(n.args[1], el.level)) return invalid_value(n, n.args[1]);
   if (s.ctx == kMain) {
-    c.cfg().error_log = el;
+    // A second line joins the first (both get the lines that reach their
+    // levels, as nginx); its file is made and checked with the others.
+    if (s.error_log_here) {
+      if (!el.syslog) note_error_log_file(c.cfg(), el.path);
+      el.also = std::make_shared<const ErrorLogConfig>(std::move(c.cfg().error_log));
+    }
+    s.error_log_here = true;
+    c.cfg().error_log = std::move(el);
     return Ok{};
   }
   // A request's messages go to its location's log, whose file is opened
   // once the config has loaded (log::open_request_error_logs).
-  if (!el.syslog) {
-    auto& files = c.cfg().error_log_files;
-    if (std::find(files.begin(), files.end(), el.path) == files.end()) files.push_back(el.path);
-  }
+  if (!el.syslog) note_error_log_file(c.cfg(), el.path);
   if (s.error_log_here && s.settings->error_log)
     el.also = std::make_shared<const ErrorLogConfig>(std::move(*s.settings->error_log));
   s.error_log_here = true;

@@ -50,6 +50,19 @@ struct ErrorSyslog {
 std::atomic<ErrorSyslog*> g_syslog{nullptr};
 std::vector<std::unique_ptr<ErrorSyslog>> g_all_syslogs;  // guarded by g_mu
 
+// The main context's other error_log lines: each takes the lines that
+// reach its level. A set is published whole and never freed (a writer may
+// still read the one a reload replaced), as the syslog targets.
+struct ExtraLog {
+  int fd = -1;                    // a file's stable descriptor (log/server_error_logs)
+  ErrorSyslog* syslog = nullptr;  // or a syslog target
+  LogLevel level = LogLevel::error;
+};
+using ExtraLogs = std::vector<ExtraLog>;
+std::atomic<const ExtraLogs*> g_extras{nullptr};
+std::vector<std::unique_ptr<ExtraLogs>> g_all_extras;  // guarded by g_mu
+std::atomic<uint8_t> g_main_level{static_cast<uint8_t>(LogLevel::error)};  // the first log's own
+
 int connect_syslog(const SyslogTarget& t) {
   int fd = ::socket(t.addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
@@ -183,7 +196,28 @@ bool open_error_log(const config::ErrorLogConfig& cfg) {
   }
   if (!cfg.syslog) use_syslog(nullptr);
   g_path = cfg.path;
-  g_min_level.store(static_cast<uint8_t>(cfg.level), std::memory_order_relaxed);
+  uint8_t lowest = static_cast<uint8_t>(cfg.level);
+  auto extras = std::make_unique<ExtraLogs>();
+  for (const config::ErrorLogConfig* more = cfg.also.get(); more; more = more->also.get()) {
+    ExtraLog e;
+    e.level = more->level;
+    if (more->syslog) {
+      auto target = std::make_unique<ErrorSyslog>();
+      target->target = *more->syslog;
+      target->fd.store(connect_syslog(target->target), std::memory_order_relaxed);
+      e.syslog = target.get();
+      g_all_syslogs.push_back(std::move(target));
+    } else {
+      e.fd = server_error_log_fd(more->path);  // opened with the config's other logs
+      if (e.fd < 0) continue;
+    }
+    lowest = std::min(lowest, static_cast<uint8_t>(e.level));
+    extras->push_back(e);
+  }
+  g_extras.store(extras->empty() ? nullptr : extras.get(), std::memory_order_release);
+  if (!extras->empty()) g_all_extras.push_back(std::move(extras));
+  g_main_level.store(static_cast<uint8_t>(cfg.level), std::memory_order_relaxed);
+  g_min_level.store(lowest, std::memory_order_relaxed);
   return true;
 }
 
@@ -298,16 +332,27 @@ void write_for(const config::ErrorLogConfig* own, config::LogLevel level, const 
 }
 
 void vwrite(config::LogLevel level, const char* fmt, va_list ap) {
-  if (!enabled(level)) return;
+  if (!enabled(level)) return;  // below every log's level
   int saved_errno = errno;  // callers often log and then look at errno again
   thread_local char buf[kMaxLine];
   const size_t n = format_line(buf, level, fmt, ap);
-  if (ErrorSyslog* s = g_syslog.load(std::memory_order_acquire)) {
-    send_syslog(*s, level, std::string_view(buf, n));  // the line without its newline, as nginx
-    errno = saved_errno;
-    return;
+  if (static_cast<uint8_t>(level) >= g_main_level.load(std::memory_order_relaxed)) {
+    if (ErrorSyslog* s = g_syslog.load(std::memory_order_acquire)) {
+      send_syslog(*s, level, std::string_view(buf, n));  // the line without its newline, as nginx
+    } else {
+      write_line(g_fd.load(std::memory_order_acquire), buf, n);
+    }
   }
-  write_line(g_fd.load(std::memory_order_acquire), buf, n);
+  if (const ExtraLogs* extras = g_extras.load(std::memory_order_acquire)) {
+    for (const ExtraLog& e : *extras) {
+      if (level < e.level) continue;
+      if (e.syslog) {
+        send_syslog(*e.syslog, level, std::string_view(buf, n));
+      } else {
+        write_line(e.fd, buf, n);
+      }
+    }
+  }
   errno = saved_errno;
 }
 

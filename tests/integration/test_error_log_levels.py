@@ -105,3 +105,20 @@ def test_limit_lines_go_to_the_requests_log(make_server):
     wait_until(lambda: 'limiting requests, excess: 1.000 by zone "one"' in log.read_text(), 10,
                what="the location's log line")
     assert "limiting requests" not in srv.error_log_text()
+
+
+def test_several_main_logs(make_server):
+    """Two error_log lines in the main context (as configs pair a file with
+    syslog): each gets the lines that reach its level. The harness's own
+    line logs at notice; this one adds a file at error."""
+    srv = make_server(base_conf("""
+    root @PREFIX@/html;
+    server {
+        listen 127.0.0.1:@PORT@;
+    }
+    """, main="error_log @PREFIX@/logs/main-error.log error;\n"))
+    assert http(srv.port, "/missing-m").status == 404
+    second = srv.prefix / "logs" / "main-error.log"
+    wait_until(lambda: "missing-m" in srv.error_log_text() and "missing-m" in second.read_text(), 10,
+               what="the line in both main logs")
+    assert "[notice]" not in second.read_text()  # below its level

@@ -208,6 +208,23 @@ def test_error_log_to_syslog(make_server, tmp_path):
         listener.close()
 
 
+def test_error_log_to_a_file_and_syslog(make_server):
+    """The common pair: the file stays and syslog gets the lines too."""
+    listener = DatagramListener()
+    try:
+        conf = harness.base_conf("""
+        server {
+            listen 127.0.0.1:@PORT@;
+            location / { root @PREFIX@/nothing; }
+        }""", access_log=False, main=f"error_log syslog:server={listener.address},tag=errs error;")
+        server = make_server(conf)
+        assert harness.http(server.port, "/both-places.html").status == 404
+        listener.wait_for(r"both-places\.html")
+        harness.wait_until(lambda: "both-places.html" in server.error_log_text(), 10, what="the file's line")
+    finally:
+        listener.close()
+
+
 @pytest.mark.parametrize("arg,message", [
     ("syslog:facility=local3", "no syslog server specified"),
     ("syslog:server=127.0.0.1,facility=nope", 'unknown syslog facility "nope"'),
