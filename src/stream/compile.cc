@@ -80,9 +80,11 @@ class StreamCompiler {
   Compiler& base() { return c_; }
   StreamConfig& out() { return out_; }
   VariableNames& names() { return names_; }
-  Result<Template> compile(const Node& n, std::string_view text) {
-    auto t = compile_template(text, names_);
+  Result<Template> compile(const Node& n, std::string_view text, const NamedGroups* groups = nullptr) {
+    auto t = compile_template(text, names_, groups);
     if (!t) return node_error(n, t.error());
+    for (const auto& p : t->parts)
+      if (p.is_variable && p.var == Var::ssl_ciphers) out_.reads_ssl_ciphers = true;
     return t;
   }
   const LogFormat* format(std::string_view name) const {
@@ -797,9 +799,7 @@ Status StreamCompiler::map(const Node& n) {
         for (const auto& [group, slot] : (*re)->named())
           groups.emplace_back(config::user_variable_names()[slot], group);
     }
-    auto t = compile_template(text, names_, &groups);
-    if (!t) return node_error(d, t.error());
-    return t;
+    return compile(d, text, &groups);
   });
   if (!lines) return lines;
   out_.maps[index] = std::move(m);

@@ -168,7 +168,7 @@ void Session::drive_handshake() {
     finish(500);
     return;
   }
-  client_tls_->describe(facts_);
+  client_tls_->describe(facts_, config_->stream->reads_ssl_ciphers);
   after_handshake();
 }
 

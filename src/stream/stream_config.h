@@ -280,6 +280,9 @@ struct StreamConfig {
   // geoip_country, geoip_org, geoip_city of the stream block (no proxies
   // here); null without them.
   std::shared_ptr<const config::GeoIpConfig> geoip;
+  // Some template reads $ssl_ciphers: only then is the client's list (a
+  // few hundred bytes) written out at each TLS handshake.
+  bool reads_ssl_ciphers = false;
 };
 
 }  // namespace torii::stream

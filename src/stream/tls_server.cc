@@ -83,7 +83,7 @@ std::string TlsServerEndpoint::check_client_certificate(const config::SslServerC
   return {};
 }
 
-void TlsServerEndpoint::describe(Facts& f) const {
+void TlsServerEndpoint::describe(Facts& f, bool client_ciphers) const {
   f.tls = true;
   f.ssl_protocol = SSL_get_version(ssl_);
   const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl_);
@@ -94,7 +94,7 @@ void TlsServerEndpoint::describe(Facts& f) const {
   net::append_openssl_session_id(ssl_, f.ssl_session_id);
   net::append_openssl_curve(ssl_, f.ssl_curve);
   net::append_openssl_curves(ssl_, f.ssl_curves);
-  net::append_openssl_ciphers(ssl_, f.ssl_ciphers);
+  if (client_ciphers) net::append_openssl_ciphers(ssl_, f.ssl_ciphers);
   f.client_cert = net::read_client_cert(ssl_);
   const unsigned char* alpn = nullptr;
   unsigned alpn_len = 0;

@@ -38,7 +38,8 @@ class TlsServerEndpoint final : public Endpoint, private net::TlsHandshakeHooks 
   // line to log (the session then ends).
   std::string check_client_certificate(const config::SslServerConfig& s) const;
   // $ssl_protocol, $ssl_cipher, $ssl_server_name, $ssl_session_reused, $ssl_session_id, $ssl_curve(s).
-  void describe(Facts& f) const;
+  // `client_ciphers`: the config reads $ssl_ciphers.
+  void describe(Facts& f, bool client_ciphers) const;
 
   net::IoResult read(char* buf, size_t len) override;
   net::IoResult write(const char* data, size_t len) override;
