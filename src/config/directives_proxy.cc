@@ -367,7 +367,7 @@ Status set_map(Compiler& c, Scope&, const Node& n) {
   Variable existing;
   if (lookup_variable(m->name, existing) && existing.id != VarId::map_)
     return node_error(n, "the duplicate " + q(m->name) + " variable");
-  auto lines = read_map_lines(n, *m, [](const Node& d, std::string_view text) -> Result<Template> {
+  auto lines = read_map_lines(n, *m, [](const Node& d, std::string_view text, const Regex*) -> Result<Template> {
     auto value = compile_template(text);
     if (!value) return node_error(d, value.error());
     return value;

@@ -74,7 +74,9 @@ inline MapKeyKind classify(std::string_view raw, bool hostnames, std::string& ke
 
 // Reads the block's lines: `default V`, `hostnames`, `volatile`, `KEY V`,
 // `~RE V`, `~*RE V`, `\KEY V` (a key that starts like a keyword).
-// `compile_value(line, text)` returns the side's Result<Value>.
+// `compile_value(line, text, regex)` returns the side's Result<Value>;
+// `regex` is the line's compiled key (null for other keys), whose named
+// groups the value may read.
 template <typename Value, typename CompileValue>
 Status read_map_lines(const Node& n, MapTable<Value>& m, CompileValue&& compile_value) {
   for (const auto& d : n.children) {
@@ -93,7 +95,7 @@ Status read_map_lines(const Node& n, MapTable<Value>& m, CompileValue&& compile_
       e.kind = MapKeyKind::regex;
       e.regex = std::move(*re);
     }
-    auto value = compile_value(d, std::string_view(d.args[0]));
+    auto value = compile_value(d, std::string_view(d.args[0]), static_cast<const Regex*>(e.regex.get()));
     if (!value) return Error{value.error()};
     if (d.name == "default") {
       m.default_value = std::move(*value);

@@ -66,6 +66,21 @@ void escape_tail(std::string& out, size_t from, bool json) {
 
 void escape_log_value(std::string& out, size_t from, bool json) { escape_tail(out, from, json); }
 
+std::string append_to_named_file(std::string path, std::string_view prefix, std::string_view line) {
+  if (!path.empty() && path[0] != '/') path.insert(0, prefix);
+  // A value from the client must not climb out of the folder it names.
+  if (path.empty() || path.find('\0') != std::string::npos || path.find("/../") != std::string::npos ||
+      path.ends_with("/.."))
+    return "invalid access log path \"" + path + "\"";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return "open() \"" + path + "\" failed (" + std::to_string(errno) + ": " + std::strerror(errno) + ")";
+  std::string error;
+  if (::write(fd, line.data(), line.size()) < 0)
+    error = "write() to \"" + path + "\" failed (" + std::to_string(errno) + ": " + std::strerror(errno) + ")";
+  ::close(fd);
+  return error;
+}
+
 namespace {
 
 void render_line(const config::LogFormat& fmt, const http::Exchange& ex, std::string& out) {
@@ -98,22 +113,8 @@ void write_to_rendered_path(const config::Template& path_template, const http::E
               http::log_context(ex).c_str());
     return;
   }
-  std::string path = http::render(path_template, ex);
-  if (!path.empty() && path[0] != '/' && ex.config) path.insert(0, ex.config->prefix);
-  // A value from the request must not climb out of the folder it names.
-  if (path.empty() || path.find('\0') != std::string::npos || path.find("/../") != std::string::npos ||
-      path.ends_with("/..")) {
-    TORII_LOG_EX(ex, error, "invalid access log path \"%s\"%s", path.c_str(), http::log_context(ex).c_str());
-    return;
-  }
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    TORII_LOG_EX(ex, error, "open() \"%s\" failed (%d: %s)%s", path.c_str(), errno, std::strerror(errno), http::log_context(ex).c_str());
-    return;
-  }
-  if (::write(fd, line.data(), line.size()) < 0)
-    TORII_LOG(alert, "write() to \"%s\" failed (%d: %s)", path.c_str(), errno, std::strerror(errno));
-  ::close(fd);
+  std::string error = append_to_named_file(http::render(path_template, ex), ex.config ? ex.config->prefix : "", line);
+  if (!error.empty()) TORII_LOG_EX(ex, error, "%s%s", error.c_str(), http::log_context(ex).c_str());
 }
 
 // access_log ... if=COND: nginx skips the line when COND is empty or "0".

@@ -26,6 +26,12 @@ struct SyslogTarget;
 // default \xHH for quotes, backslashes, control and non-ASCII bytes.
 void escape_log_value(std::string& out, size_t from, bool json);
 
+// An access_log whose path has variables: the line is appended to the
+// file the rendered path names (relative to `prefix`), opened and closed
+// each time, as nginx does without open_log_file_cache. A path that climbs
+// with ".." is refused. Returns the error to log, or "" when written.
+std::string append_to_named_file(std::string path, std::string_view prefix, std::string_view line);
+
 class AccessLogWriter {
  public:
   AccessLogWriter();

@@ -381,6 +381,12 @@ Status set_access_log(StreamCompiler& sc, Scope& s, const Node& n) {
     if (!target) return node_error(n, target.error());
     log.syslog = std::make_shared<const log::SyslogTarget>(std::move(*target));
     log.path = n.args[0];
+  } else if (n.args[0].find('$') != std::string::npos) {
+    auto t = sc.compile(n, n.args[0]);
+    if (!t) return Error{t.error()};
+    log.path_template = std::move(*t);
+    log.path = n.args[0];
+    log.prefix = sc.base().full_path("");
   } else {
     log.path = sc.base().full_path(n.args[0]);
     // Made when the config loads, as nginx opens every log it names (a
@@ -403,6 +409,7 @@ Status set_access_log(StreamCompiler& sc, Scope& s, const Node& n) {
     }
   }
   if (Status st = config::finish_log_buffering(n, log.buffering, log.syslog != nullptr); !st) return st;
+  if (log.path_template && log.buffering.size) return node_error(n, "buffered logs cannot have variables in name");
   st.access_logs.push_back(std::move(log));
   return Ok{};
 }
@@ -790,15 +797,12 @@ Status StreamCompiler::map(const Node& n) {
   if (is_builtin_variable(m->name) || names_.find_split(m->name, split) || names_.find_geo(m->name, split) ||
       !names_.find_map(m->name, index))
     return node_error(n, "the duplicate " + q(m->name) + " variable");
-  auto lines = config::read_map_lines(n, *m, [this](const Node& d, std::string_view text) -> Result<Template> {
+  auto lines = config::read_map_lines(n, *m, [this](const Node& d, std::string_view text,
+                                                   const config::Regex* key) -> Result<Template> {
     // A regex line's value may read its named groups.
     NamedGroups groups;
-    if (d.name.size() > 1 && d.name[0] == '~') {
-      const bool icase = d.name.size() > 2 && d.name[1] == '*';
-      if (auto re = config::Regex::compile(std::string_view(d.name).substr(icase ? 2 : 1), icase))
-        for (const auto& [group, slot] : (*re)->named())
-          groups.emplace_back(config::user_variable_names()[slot], group);
-    }
+    if (key)
+      for (const auto& [group, slot] : key->named()) groups.emplace_back(config::user_variable_names()[slot], group);
     return compile(d, text, &groups);
   });
   if (!lines) return lines;

@@ -127,6 +127,9 @@ struct LogFormat {
 
 struct AccessLog {
   std::string path;  // absolute, or "syslog:..." as written
+  // With variables in the path, a file per session; relative to `prefix`.
+  std::optional<Template> path_template;
+  std::string prefix;
   std::shared_ptr<const LogFormat> format;
   config::LogBuffering buffering;
   std::shared_ptr<const log::SyslogTarget> syslog;

@@ -17,6 +17,7 @@
 #include "net/listener.h"
 #include "net/tls_client.h"
 #include "stream/session.h"
+#include "stream/session_log.h"
 #include "stream/udp_listener.h"
 #include "stream/udp_session.h"
 #include "upstream/group_state.h"
@@ -265,6 +266,13 @@ void StreamWorker::log_session(const Settings& s, Facts& f, int status) {
       if (!al.format->escape_none) log::escape_log_value(line_, mark, al.format->json_escape);
     }
     line_.push_back('\n');
+    if (al.path_template) {
+      std::string path;
+      render(*al.path_template, f, path);
+      const std::string error = log::append_to_named_file(std::move(path), al.prefix, line_);
+      if (!error.empty()) log_session_summary(s, f.connection, config::LogLevel::error, error);
+      continue;
+    }
     access_log_.append_line(al.path, al.syslog.get(), al.buffering, line_);
   }
 }

@@ -612,3 +612,40 @@ def test_every_access_log_file_is_made_at_start(make_server):
         assert read_to_end(s) == b"x"
     log = server.prefix / "logs" / "stream-level.log"
     assert log.exists() and log.read_text() == ""
+
+
+def test_access_log_path_with_variables(make_server):
+    """Variables in an access_log path name a file per session, rendered
+    when the session ends (absolute, or relative to the prefix)."""
+    server = make_server(stream_conf("""
+        log_format plain '$remote_addr $bytes_sent';
+        server {
+            listen 127.0.0.1:@PORT0@;
+            access_log @PREFIX@/logs/varlog_$bytes_sent.log plain;
+            return "hello";
+        }
+        server {
+            listen 127.0.0.1:@PORT1@;
+            access_log logs/port_$server_port.log plain;
+            return "abc";
+        }"""), nports=2)
+    for port in server.ports:
+        with connect(port) as s:
+            read_to_end(s)
+    first = server.prefix / "logs" / "varlog_5.log"
+    second = server.prefix / "logs" / f"port_{server.ports[1]}.log"
+    wait_until(lambda: first.exists() and second.exists(), 10, what="the per-session log files")
+    # (the harness's readiness probe may have logged a session there too)
+    assert set(first.read_text().splitlines()) == {"127.0.0.1 5"}
+    assert set(second.read_text().splitlines()) == {"127.0.0.1 3"}
+    assert not (server.prefix / "logs" / "varlog_$bytes_sent.log").exists()
+
+
+def test_buffered_access_log_path_cannot_have_variables(make_server):
+    check_refused(make_server, """
+        log_format plain '$remote_addr';
+        server {
+            listen 127.0.0.1:@PORT@;
+            access_log @PREFIX@/logs/$server_port.log plain buffer=4k;
+            return "x";
+        }""", "buffered logs cannot have variables in name")
