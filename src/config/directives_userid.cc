@@ -21,11 +21,10 @@ constexpr uint16_t kHSL = kHttp | kServer | kLocation;
 template <typename F>
 Status edit(Scope& s, F&& f) {
   auto c = s.settings->userid ? std::make_shared<UseridConfig>(*s.settings->userid) : std::make_shared<UseridConfig>();
-  if (c->reset_slot < 0) {
+  if (!c->has_reset) {
     // $uid_reset has a slot in every config (loader.cc), which a `set`
-    // writes; read when a cookie came.
-    Variable v;
-    if (lookup_variable("uid_reset", v) && v.id == VarId::user_) c->reset_slot = static_cast<int32_t>(v.index);
+    // writes, or is a map's; read when a cookie came.
+    c->has_reset = lookup_variable("uid_reset", c->reset);
   }
   Status st = f(*c);
   if (!st) return st;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "config/template.h"
+
 namespace torii::config {
 
 struct UseridConfig {
@@ -20,7 +22,10 @@ struct UseridConfig {
   std::string p3p;                     // userid_p3p; empty: none
   int64_t expires = 0;                 // seconds; 0: a session cookie; kMaxExpires: "max"
   char mark = '\0';                    // userid_mark; '\0': off
-  int32_t reset_slot = -1;             // the `set $uid_reset` variable's slot, when a config has one
+  // $uid_reset: a `set` slot in every config, or a map (whose value a
+  // `set` may override); `has_reset` once looked up.
+  Variable reset{};
+  bool has_reset = false;
   static constexpr int64_t kMaxExpires = 2145916555;  // 31 Dec 2037 23:55:55 GMT
 };
 

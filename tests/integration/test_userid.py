@@ -184,3 +184,25 @@ def test_bad_values(tmp_path, line, message):
     r = harness.cli(["-t", "-c", str(path)], prefix=tmp_path)
     assert r.returncode != 0
     assert message in r.stdout + r.stderr
+
+
+def test_reset_by_a_map(make_server):
+    """$uid_reset defined by a map (after the server that reads it): its
+    value resets the cookie, "log" also logs it; a `set` still wins."""
+    server = make_server(harness.base_conf("""
+        server {
+            listen 127.0.0.1:@PORT@;
+            location / { userid on; return 200 "x"; }
+            location /set/ { userid on; set $uid_reset 0; return 200 "x"; }
+        }
+        map $arg_reset $uid_reset { default 0; yes 1; log log; }
+    """))
+    cookie = {"Cookie": "uid=" + KNOWN}
+    assert harness.http(server.port, "/", headers=cookie).header("Set-Cookie") is None
+    sc = harness.http(server.port, "/?reset=yes", headers=cookie).header("Set-Cookie")
+    assert sc and sc.startswith("uid=") and not sc.startswith("uid=" + KNOWN[:22])
+    assert harness.http(server.port, "/set/?reset=yes", headers=cookie).header("Set-Cookie") is None
+    sc = harness.http(server.port, "/?reset=log", headers=cookie).header("Set-Cookie")
+    assert sc and not sc.startswith("uid=" + KNOWN[:22])
+    harness.wait_until(lambda: 'userid cookie "uid=%s" was reset' % text("uid", words(KNOWN))[4:]
+                       in server.error_log_text(), 10, what="the reset line")

@@ -13,6 +13,7 @@
 #include "http/exchange.h"
 #include "http/log_context.h"
 #include "http/response.h"
+#include "http/variables.h"
 #include "log/error_log.h"
 #include "modules/userid/uid_cookie.h"
 
@@ -90,11 +91,12 @@ UidState& state(const Exchange& ex, const UseridConfig& conf) {
   return st;
 }
 
-// $uid_reset: what a `set` wrote in this request; else empty.
-std::string_view reset_value(const Exchange& ex, const UseridConfig& conf) {
-  if (conf.reset_slot < 0 || static_cast<size_t>(conf.reset_slot) >= ex.variables.size()) return {};
-  const auto& v = ex.variables[static_cast<size_t>(conf.reset_slot)];
-  return v.set ? std::string_view(v.value) : std::string_view();
+// $uid_reset: what a `set` wrote in this request, or its map's value;
+// else empty.
+std::string reset_value(const Exchange& ex, const UseridConfig& conf) {
+  std::string value;
+  if (conf.has_reset && !http::append_variable(conf.reset, ex, value)) value.clear();
+  return value;
 }
 
 void server_word(const Exchange& ex, uint32_t& word) {
@@ -114,7 +116,7 @@ void create(const Exchange& ex, const UseridConfig& conf, UidState& st) {
   if (st.created) return;
   st.created = true;
   if (st.got[3] != 0) {
-    const std::string_view reset = reset_value(ex, conf);
+    const std::string reset = reset_value(ex, conf);
     if (reset.empty() || reset == "0") {
       // A marked cookie, or marks off: nothing to set. Else set it again, marked.
       if (conf.mark == '\0' || (st.cookie.size() > 23 && st.cookie[22] == conf.mark && st.cookie[23] == '=')) return;
