@@ -120,6 +120,9 @@ constexpr Named kPlain[] = {
     {"ssl_client_raw_cert", VarId::ssl_client_raw_cert},
     {"ssl_client_s_dn", VarId::ssl_client_s_dn},
     {"ssl_client_serial", VarId::ssl_client_serial},
+    {"ssl_client_v_end", VarId::ssl_client_v_end},
+    {"ssl_client_v_remain", VarId::ssl_client_v_remain},
+    {"ssl_client_v_start", VarId::ssl_client_v_start},
     {"ssl_client_verify", VarId::ssl_client_verify},
 };
 

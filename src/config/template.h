@@ -135,6 +135,9 @@ enum class VarId : uint8_t {
   ssl_client_raw_cert,
   ssl_client_s_dn,
   ssl_client_serial,
+  ssl_client_v_end,
+  ssl_client_v_remain,
+  ssl_client_v_start,
   ssl_client_verify,
 };
 

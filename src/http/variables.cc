@@ -777,6 +777,9 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
     case VarId::ssl_client_raw_cert:
     case VarId::ssl_client_s_dn:
     case VarId::ssl_client_serial:
+    case VarId::ssl_client_v_end:
+    case VarId::ssl_client_v_remain:
+    case VarId::ssl_client_v_start:
     case VarId::ssl_client_verify:
       return client_cert::append_variable(v.id, ex, out);
   }

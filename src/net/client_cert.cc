@@ -131,6 +131,15 @@ std::shared_ptr<const ClientCertInfo> read_client_cert(SSL* ssl) {
     info->serial = bio_text(bio);
     BIO_free(bio);
   }
+  for (auto [when, out] : {std::pair{X509_get0_notBefore(cert), &info->v_start},
+                           std::pair{X509_get0_notAfter(cert), &info->v_end}}) {
+    if (BIO* bio = BIO_new(BIO_s_mem())) {
+      ASN1_TIME_print(bio, when);
+      *out = bio_text(bio);
+      BIO_free(bio);
+    }
+  }
+  if (struct tm tm {}; ASN1_TIME_to_tm(X509_get0_notAfter(cert), &tm) == 1) info->not_after = timegm(&tm);
   X509_free(cert);
   ERR_clear_error();
   return info;

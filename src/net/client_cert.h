@@ -30,6 +30,9 @@ struct ClientCertInfo {
   std::string pem;          // $ssl_client_raw_cert
   std::string fingerprint;  // SHA-1 of the DER, lower-case hex
   std::string serial;       // upper-case hex
+  std::string v_start;      // validity, as OpenSSL prints it ("Sep 21 08:00:00 2026 GMT")
+  std::string v_end;
+  int64_t not_after = 0;    // Unix seconds, for $ssl_client_v_remain
 };
 
 // Sets up verification on a context built from `s` (nothing when

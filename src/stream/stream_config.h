@@ -88,6 +88,9 @@ enum class Var : uint8_t {
   ssl_client_escaped_cert,
   ssl_client_fingerprint,
   ssl_client_serial,
+  ssl_client_v_start,
+  ssl_client_v_end,
+  ssl_client_v_remain,
   ssl_ciphers,
   limit_conn_status,  // PASSED, REJECTED, REJECTED_DRY_RUN
   geo_,    // a `geo` variable: `index` is its place in StreamConfig::geos

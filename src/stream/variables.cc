@@ -78,6 +78,9 @@ constexpr Named kVariables[] = {
     {"ssl_client_escaped_cert", Var::ssl_client_escaped_cert},
     {"ssl_client_fingerprint", Var::ssl_client_fingerprint},
     {"ssl_client_serial", Var::ssl_client_serial},
+    {"ssl_client_v_start", Var::ssl_client_v_start},
+    {"ssl_client_v_end", Var::ssl_client_v_end},
+    {"ssl_client_v_remain", Var::ssl_client_v_remain},
 };
 
 bool name_char(char c) {
@@ -421,19 +424,30 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
     case Var::ssl_client_cert:
     case Var::ssl_client_escaped_cert:
     case Var::ssl_client_fingerprint:
-    case Var::ssl_client_serial: {
+    case Var::ssl_client_serial:
+    case Var::ssl_client_v_start:
+    case Var::ssl_client_v_end:
+    case Var::ssl_client_v_remain: {
       if (!f.tls) return false;
       using client_cert::CertField;
-      const CertField field = p.var == Var::ssl_client_verify         ? CertField::verify
-                              : p.var == Var::ssl_client_s_dn         ? CertField::subject_dn
-                              : p.var == Var::ssl_client_i_dn         ? CertField::issuer_dn
-                              : p.var == Var::ssl_client_s_dn_legacy  ? CertField::subject_dn_legacy
-                              : p.var == Var::ssl_client_i_dn_legacy  ? CertField::issuer_dn_legacy
-                              : p.var == Var::ssl_client_raw_cert     ? CertField::raw_cert
-                              : p.var == Var::ssl_client_cert         ? CertField::cert
-                              : p.var == Var::ssl_client_escaped_cert ? CertField::escaped_cert
-                              : p.var == Var::ssl_client_fingerprint  ? CertField::fingerprint
-                                                                      : CertField::serial;
+      static constexpr std::pair<Var, CertField> kFields[] = {
+          {Var::ssl_client_verify, CertField::verify},
+          {Var::ssl_client_s_dn, CertField::subject_dn},
+          {Var::ssl_client_i_dn, CertField::issuer_dn},
+          {Var::ssl_client_s_dn_legacy, CertField::subject_dn_legacy},
+          {Var::ssl_client_i_dn_legacy, CertField::issuer_dn_legacy},
+          {Var::ssl_client_raw_cert, CertField::raw_cert},
+          {Var::ssl_client_cert, CertField::cert},
+          {Var::ssl_client_escaped_cert, CertField::escaped_cert},
+          {Var::ssl_client_fingerprint, CertField::fingerprint},
+          {Var::ssl_client_serial, CertField::serial},
+          {Var::ssl_client_v_start, CertField::v_start},
+          {Var::ssl_client_v_end, CertField::v_end},
+          {Var::ssl_client_v_remain, CertField::v_remain},
+      };
+      CertField field = CertField::verify;
+      for (const auto& [var, which] : kFields)
+        if (var == p.var) field = which;
       client_cert::append_cert_field(f.client_cert.get(), field, out);
       return true;
     }

@@ -10,6 +10,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import time
 import urllib.parse
 
 import pytest
@@ -79,6 +80,7 @@ CONF = r"""
         location /escaped { return 200 "$ssl_client_escaped_cert"; }
         location /header { add_header X-Client-Cert $ssl_client_cert; return 204; }
         location /legacy { return 200 "$ssl_client_s_dn_legacy|$ssl_client_i_dn_legacy"; }
+        location /validity { return 200 "$ssl_client_v_start|$ssl_client_v_end|$ssl_client_v_remain"; }
     }
     server {
         listen 127.0.0.1:@PORT1@ ssl;
@@ -101,6 +103,7 @@ CONF = r"""
     server {
         listen 127.0.0.1:@PORT4@ ssl;
         location / { return 200 "SHOW"; }
+        location /validity { return 200 "$ssl_client_v_start|$ssl_client_v_end|$ssl_client_v_remain"; }
     }
 """.replace("SHOW", SHOW)
 
@@ -208,6 +211,28 @@ def test_legacy_names(srv, pki):
     """$ssl_client_s_dn_legacy and _i_dn_legacy: OpenSSL's one-line form,
     the first RDN first."""
     assert curl(srv.ports[0], pki, "client", "/legacy") == (200, "/CN=client|/O=Torii Test/CN=Test Client CA")
+
+
+def whole_days_left(end, between):
+    """$ssl_client_v_remain's possible values for a certificate that ends at
+    `end` (as openssl prints it), read between two times: whole days, 0 in
+    the last one (the server's clock may be up to a second behind)."""
+    end_s = ssl.cert_time_to_seconds(end)
+    return {(end_s - int(t)) // 86400 if end_s - int(t) >= 86400 else 0
+            for t in (between[0] - 1, between[1])}
+
+
+def test_validity(srv, pki):
+    """$ssl_client_v_start, _v_end as OpenSSL prints the dates, and
+    _v_remain in whole days (the certificate is made for two days)."""
+    dates = openssl("x509", "-in", "client.crt", "-noout", "-startdate", "-enddate", cwd=pki).splitlines()
+    start, end = (line.split("=", 1)[1] for line in dates)
+    between = [time.time()]
+    status, body = curl(srv.ports[0], pki, "client", "/validity")
+    between.append(time.time())
+    assert status == 200 and body.rsplit("|", 1)[0] == f"{start}|{end}"
+    assert int(body.rsplit("|", 1)[1]) in whole_days_left(end, between)
+    assert curl(srv.ports[4], pki, "client", "/validity") == (200, "||")
 
 
 def test_no_verification_means_none(srv, pki):

@@ -19,6 +19,7 @@ from harness import IS_NGINX, base_conf, wait_until
 import stream_backends as sb
 from stream_harness import (STREAM_MODULE, check_refused, check_t, connect, log_line, error_log_has, peers,  # noqa: F401
                             read_exactly, read_to_end, stream_conf)
+from test_client_cert import whole_days_left
 from test_proxy_ssl import pki  # noqa: F401  (the CA, upstream.test's certificate, a client certificate)
 
 PREREAD_LOG = ("log_format sni '$remote_addr:$remote_port \"$ssl_preread_server_name\" \"$ssl_preread_protocol\" "
@@ -263,7 +264,7 @@ def tls_front(make_server, pki):
             listen 127.0.0.1:@PORT4@ ssl;
             ssl_verify_client optional;
             ssl_client_certificate {pki}/ca.crt;
-            return "$ssl_client_verify|$ssl_client_s_dn|$ssl_client_i_dn|$ssl_client_serial|$ssl_client_escaped_cert\n";
+            return "$ssl_client_verify|$ssl_client_s_dn|$ssl_client_i_dn|$ssl_client_serial|$ssl_client_escaped_cert|$ssl_client_v_end|$ssl_client_v_remain\n";
         }}
     }}
 """
@@ -331,14 +332,20 @@ def test_client_certificate_variables(tls_front, pki):
         raw = socket.create_connection(("127.0.0.1", tls_front.ports[4]), timeout=10)
         with ctx.wrap_socket(raw, server_hostname="upstream.test") as s:
             return read_to_end(s).decode()
-    verify, subject, issuer, serial, escaped = answer(True).strip().split("|")
+    answered_between = [time.time()]
+    verify, subject, issuer, serial, escaped, v_end, v_remain = answer(True).strip().split("|")
+    answered_between.append(time.time())
     assert verify == "SUCCESS"
     assert urllib.parse.unquote(escaped) == open(f"{pki}/client.crt").read()
     expected_serial = subprocess.run(["openssl", "x509", "-in", f"{pki}/client.crt", "-noout", "-serial"],
                                      capture_output=True, text=True).stdout.strip().split("=", 1)[1]
     assert serial == expected_serial
     assert subject.startswith("CN=") and issuer.startswith("CN="), (subject, issuer)
-    assert answer(False) == "NONE||||\n"
+    expected_end = subprocess.run(["openssl", "x509", "-in", f"{pki}/client.crt", "-noout", "-enddate"],
+                                  capture_output=True, text=True).stdout.strip().split("=", 1)[1]
+    assert v_end == expected_end
+    assert int(v_remain) in whole_days_left(expected_end, answered_between)
+    assert answer(False) == "NONE||||||\n"
 
 
 def test_alpn_server_order_and_refusal(tls_front, pki):

@@ -1,5 +1,7 @@
 #include "modules/client_cert/client_cert.h"
 
+#include <ctime>
+
 #include "config/ssl_config.h"
 #include "http/exchange.h"
 #include "http/log_context.h"
@@ -54,6 +56,13 @@ void append_cert_field(const net::ClientCertInfo* cert, CertField field, std::st
     case CertField::escaped_cert: http::append_uri_component(out, cert->pem); break;
     case CertField::fingerprint: out += cert->fingerprint; break;
     case CertField::serial: out += cert->serial; break;
+    case CertField::v_start: out += cert->v_start; break;
+    case CertField::v_end: out += cert->v_end; break;
+    case CertField::v_remain: {
+      const int64_t now = static_cast<int64_t>(::time(nullptr));
+      out += std::to_string(cert->not_after < now + 86400 ? 0 : (cert->not_after - now) / 86400);
+      break;
+    }
     case CertField::verify: break;
   }
 }
@@ -74,6 +83,9 @@ bool append_variable(config::VarId id, const http::Exchange& ex, std::string& ou
     case VarId::ssl_client_escaped_cert: field = CertField::escaped_cert; break;
     case VarId::ssl_client_fingerprint: field = CertField::fingerprint; break;
     case VarId::ssl_client_serial: field = CertField::serial; break;
+    case VarId::ssl_client_v_start: field = CertField::v_start; break;
+    case VarId::ssl_client_v_end: field = CertField::v_end; break;
+    case VarId::ssl_client_v_remain: field = CertField::v_remain; break;
     default: return false;
   }
   append_cert_field(conn.client_cert.get(), field, out);

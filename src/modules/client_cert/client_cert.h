@@ -37,7 +37,10 @@ enum class CertField : uint8_t {
   cert,
   escaped_cert,
   fingerprint,
-  serial
+  serial,
+  v_start,
+  v_end,
+  v_remain  // whole days left; 0 in the last day and after
 };
 void append_cert_field(const net::ClientCertInfo* cert, CertField field, std::string& out);
 
