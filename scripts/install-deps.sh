@@ -37,6 +37,6 @@ $SUDO apt-get install -y --no-install-recommends \
   libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev libc-ares-dev libgeoip-dev geoip-database \
   libgtest-dev libgmock-dev clang libclang-rt-14-dev \
   python3 python3-pytest python3-h2 python3-grpcio python3-brotli python3-zstandard python3-cryptography curl apache2-utils wrk nghttp2-client ngtcp2-client \
-  nginx-light libnginx-mod-stream libnginx-mod-http-geoip libnginx-mod-stream-geoip haproxy openssl gnutls-bin libaprutil1 prometheus \
+  nginx-light libnginx-mod-stream libnginx-mod-http-geoip libnginx-mod-stream-geoip libnginx-mod-http-headers-more-filter haproxy openssl gnutls-bin libaprutil1 prometheus \
   php8.2-fpm php8.2-cli uwsgi uwsgi-plugin-python3 memcached iproute2 strace chromium \
   "${bench_packages[@]}"

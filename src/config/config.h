@@ -65,6 +65,7 @@ struct RefererConfig;        // config/referer_config.h: valid_referers
 struct BrowserConfig;        // config/browser_config.h: modern_browser, ancient_browser
 struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
 struct UseridConfig;         // config/userid_config.h: userid*
+struct HeadersMoreConfig;    // config/headers_more_config.h: more_set_headers and the like
 struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
 struct GeoConfig;            // config/geo_config.h: a geo {} block
 struct GeoIpConfig;          // config/geoip_config.h: geoip_country, geoip_city, geoip_org, geoip_proxy
@@ -303,6 +304,7 @@ struct LocationSettings {
   std::shared_ptr<const SecureLinkConfig> secure_link;  // null: no secure_link* directive applies (modules/secure_link)
   std::shared_ptr<const MirrorConfig> mirror;  // null: no mirror* directive applies (modules/mirror)
   std::shared_ptr<const UseridConfig> userid;  // null: no userid* directive applies (modules/userid)
+  std::shared_ptr<const HeadersMoreConfig> headers_more;  // null: no more_* directive applies (modules/headers_more)
   bool empty_gif = false;  // `empty_gif`: this location answers with a 1x1 GIF (modules/empty_gif); not inherited
   bool random_index = false;  // `random_index on`: a directory's URI goes to one of its files at random
   // `flv` / `mp4`: the location's content handler (modules/flv, modules/mp4); not inherited.

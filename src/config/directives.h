@@ -162,6 +162,7 @@ std::span<const DirectiveSpec> ssi_directives();  // directives_ssi.cc: ssi*, ad
 std::span<const DirectiveSpec> referer_directives();  // directives_referer.cc: valid_referers, referer_hash_*
 std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_link.cc: secure_link*
 std::span<const DirectiveSpec> dav_directives();  // directives_dav.cc: dav_methods, dav_access...
+std::span<const DirectiveSpec> headers_more_directives();  // directives_headers_more.cc: more_*_headers
 std::span<const DirectiveSpec> userid_directives();  // directives_userid.cc: userid*
 std::span<const DirectiveSpec> small_module_directives();  // directives_small_modules.cc: split_clients, empty_gif
 std::span<const DirectiveSpec> pseudo_streaming_directives();  // directives_pseudo_streaming.cc: flv, mp4*

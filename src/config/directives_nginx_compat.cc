@@ -29,9 +29,15 @@ namespace torii::config {
 namespace {
 
 Status accept_load_module(Compiler& c, Scope&, const Node& n) {
-  // The stream module is built in (src/stream/): its line asks for nothing.
-  const std::string_view file = n.args[0];
-  if (file == "ngx_stream_module.so" || file.ends_with("/ngx_stream_module.so")) return Ok{};
+  // Modules Debian packages apart that torii has built in: their lines ask
+  // for nothing.
+  static constexpr std::string_view kBuiltIn[] = {"ngx_stream_module.so", "ngx_http_geoip_module.so",
+                                                  "ngx_stream_geoip_module.so",
+                                                  "ngx_http_headers_more_filter_module.so"};
+  std::string_view file = n.args[0];
+  if (const size_t slash = file.rfind('/'); slash != std::string_view::npos) file.remove_prefix(slash + 1);
+  for (std::string_view built_in : kBuiltIn)
+    if (file == built_in) return Ok{};
   c.warn(n, "\"load_module\" ignored: torii cannot load nginx modules (\"" + c.full_path(n.args[0]) +
                 "\"); their directives are refused by name");
   return Ok{};

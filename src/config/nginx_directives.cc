@@ -674,8 +674,6 @@ constexpr ThirdParty kThirdParty[] = {
     {"ssl_session_store_by_lua", "lua-nginx-module (OpenResty)"},
     {"brotli", "ngx_brotli"},
     {"zstd", "zstd-nginx-module"},
-    {"more_set_", "headers-more-nginx-module"},
-    {"more_clear_", "headers-more-nginx-module"},
     {"echo", "echo-nginx-module"},
     {"geoip2", "ngx_http_geoip2_module"},
     {"js_", "njs (ngx_http_js_module)"},

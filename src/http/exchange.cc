@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "config/compression_config.h"
+#include "config/headers_more_config.h"
 #include "http/date.h"
 #include "modules/compression/compression_filter.h"
 #include "modules/expires/expires_filter.h"
@@ -17,6 +18,7 @@
 #include "modules/charset/charset_filter.h"
 #include "modules/charset/charset_sink.h"
 #include "modules/early_hints/early_hints.h"
+#include "modules/headers_more/headers_more.h"
 #include "modules/sub/sub_filter.h"
 #include "modules/addition/addition_filter.h"
 #include "modules/ssi/ssi_filter.h"
@@ -81,6 +83,8 @@ void Exchange::send_head(ResponseHead head) {
   // Header filters, in nginx's order: expires and add_header, then the
   // codec-independent fields every response carries.
   head_in_filters = &head;
+  headers_more::OwnFields own;
+  if (s.headers_more && s.headers_more->has_output) headers_more::apply_output(*this, head, own);
   if (filter_status(status)) expires::apply(s.expires, *this, now_sec, head);
   // The fields added below and Server, Date (and Alt-Svc) in one growth at most.
   const bool alt_svc = req.version != 30 && server && !server->alt_svc.empty();
@@ -134,8 +138,8 @@ void Exchange::send_head(ResponseHead head) {
   if (sub_filter) body_filter = sub::attach(std::move(sub_filter), std::move(body_filter), below());
   if (addition_filter) body_filter = addition::attach(std::move(addition_filter), std::move(body_filter), below());
   // Ours go first, unless the upstream's were passed (proxy_pass_header).
-  const bool own_server = !head.has_upstream_server_or_date || head.find("Server") == nullptr;
-  const bool own_date = !head.has_upstream_server_or_date || head.find("Date") == nullptr;
+  const bool own_server = own.server && (!head.has_upstream_server_or_date || head.find("Server") == nullptr);
+  const bool own_date = own.date && (!head.has_upstream_server_or_date || head.find("Date") == nullptr);
   head.headers.insert(head.headers.begin(), size_t(own_server) + size_t(own_date), {});
   size_t at = 0;
   if (own_server) head.headers[at++] = {"Server", s.server_tokens ? "torii/" TORII_VERSION : "torii"};

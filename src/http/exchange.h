@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include <chrono>
+#include <list>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -234,6 +235,9 @@ class Exchange {
   std::vector<std::pair<std::string, std::string>> redirect_headers;
   // Its X-Accel-Charset, which nginx also applies to the target's response.
   std::string redirect_charset;
+  // Request field values more_set_input_headers wrote: req.headers views
+  // point here (a list neither moves what it holds nor allocates when empty).
+  std::list<std::string> kept_field_values;
   const ResponseHead* head_in_filters = nullptr;  // the head while send_head filters it
   int internal_redirects = 0;    // guards error_page/index/try_files loops
   std::string request_filename;  // the file the static handler mapped to

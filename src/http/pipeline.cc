@@ -25,7 +25,9 @@
 #include "http/variables.h"
 #include "http/log_context.h"
 #include "log/error_log.h"
+#include "config/headers_more_config.h"
 #include "modules/access/access_phase.h"
+#include "modules/headers_more/headers_more.h"
 #include "modules/client_cert/client_cert.h"
 #include "modules/early_body/early_body.h"
 #include "modules/mirror/mirror.h"
@@ -216,6 +218,8 @@ bool before_content(Exchange& ex, bool server_phase) {
         break;
     }
     const auto& s = ex.settings();  // an `if` block's settings when one held
+    // more_set_input_headers: the rewrite phase's last step (not for HTTP/0.9, as the module).
+    if (s.headers_more && s.headers_more->has_input && ex.req.version >= 10) headers_more::apply_input(ex);
     realip::run(ex, s.realip.get());  // nginx's preaccess run, with the location's settings
     return access::run_access_phases(ex, Phase::start) == access::Gate::proceed;
   }

@@ -149,6 +149,16 @@ def cli(args, prefix=None, timeout=60, extra_g=None):
         raise RuntimeError(f"{cmd} ran past {timeout} s\n{machine_state()}") from e
 
 
+def check_test_fails(tmp_path, conf, message):
+    """`-t` on `conf` (a base_conf text) fails and says `message`."""
+    (tmp_path / "logs").mkdir(exist_ok=True)
+    path = tmp_path / "bad.conf"
+    path.write_text(conf.replace("@PREFIX@", str(tmp_path)))
+    r = cli(["-t", "-c", str(path)], prefix=tmp_path)
+    assert r.returncode != 0
+    assert message in r.stdout + r.stderr
+
+
 def _listening_inodes(port):
     inodes = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):

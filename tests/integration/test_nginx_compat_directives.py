@@ -47,6 +47,17 @@ def test_load_module_is_accepted(make_server, nginx_only_skip):
     assert not ok and '"echo"' in out
 
 
+@pytest.mark.skipif(not os.path.exists("/usr/lib/nginx/modules/ngx_http_headers_more_filter_module.so"),
+                    reason="needs Debian's libnginx-mod-http-headers-more-filter")
+def test_load_module_of_a_built_in_module_is_quiet(make_server):
+    # headers-more is built in: its load_module line loads without a word
+    # (nginx loads the module), and its directives work.
+    ok, out = config_check(make_server, "server { location / { more_clear_headers Server; } }",
+                           main="load_module /usr/lib/nginx/modules/ngx_http_headers_more_filter_module.so;")
+    assert ok, out
+    assert 'ignored' not in out and 'warn' not in out
+
+
 def test_env_is_accepted(make_server):
     # Nothing a response shows reads the environment (nginx's workers keep
     # their time zone, too): the lines must load.

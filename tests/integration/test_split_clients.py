@@ -135,12 +135,7 @@ def test_config_errors(tmp_path, body, message):
     split_clients $arg_k $v {{ {body} }}
     server {{ listen 127.0.0.1:1; return 200 $v; }}
 """)
-    (tmp_path / "logs").mkdir()
-    path = tmp_path / "bad.conf"
-    path.write_text(conf.replace("@PREFIX@", str(tmp_path)))
-    r = harness.cli(["-t", "-c", str(path)], prefix=tmp_path)
-    assert r.returncode != 0
-    assert message in r.stdout + r.stderr
+    harness.check_test_fails(tmp_path, conf, message)
 
 
 def test_index_names_with_a_variable(make_server):

@@ -178,12 +178,7 @@ def test_bad_cookie_is_ignored(srv):
 ])
 def test_bad_values(tmp_path, line, message):
     conf = harness.base_conf(f"server {{ listen 127.0.0.1:1; location / {{ {line} }} }}")
-    (tmp_path / "logs").mkdir()
-    path = tmp_path / "bad.conf"
-    path.write_text(conf.replace("@PREFIX@", str(tmp_path)))
-    r = harness.cli(["-t", "-c", str(path)], prefix=tmp_path)
-    assert r.returncode != 0
-    assert message in r.stdout + r.stderr
+    harness.check_test_fails(tmp_path, conf, message)
 
 
 def test_reset_by_a_map(make_server):

@@ -738,8 +738,8 @@ TEST(ConfigLoad, MissingDirectivesAreNamed) {
             "string:2: unknown directive \"proxy_pas\"");
   EXPECT_EQ(load_error("http {\nimage_filter_buffer 1m; }"),
             "string:2: \"image_filter_buffer\" is not yet supported (ngx_http_image_filter_module)");
-  EXPECT_EQ(load_error("http {\nmore_set_headers 'Server: x'; }"),
-            "string:2: \"more_set_headers\" is a directive of headers-more-nginx-module, which torii does not include");
+  EXPECT_EQ(load_error("http {\ngeoip2 /x.mmdb { } }"),
+            "string:2: \"geoip2\" is a directive of ngx_http_geoip2_module, which torii does not include");
   EXPECT_EQ(load_error("http {\npagespeed on; }"),
             "string:2: \"pagespeed\" is a directive of ngx_pagespeed, which torii does not include");
   EXPECT_EQ(load_error("http {\njs_import main.js; }"),
