@@ -9,7 +9,10 @@
 # With RATE (requests per second in all), the HTTP/2 rows also run at that
 # fixed offered load (h2load --rps, RATE/CLIENTS per client): both servers
 # get the same requests, so CPU per request compares what each spends on a
-# request rather than how many it can take.
+# request rather than how many it can take. Each such row runs twice: with
+# h2load's --rps, which sends every client's request at the same tick (a
+# burst of CLIENTS requests RATE/CLIENTS times a second), and with
+# torii-load's --rate ("-even"), which spaces the requests evenly.
 # Usage: bench/h2.sh   (env: DURATION, CLIENTS, STREAMS, ROUNDS, MODES="tls h2c", RATE, TORII_BIN, NGINX_BIN)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -73,6 +76,8 @@ for round in $(seq 1 "$ROUNDS"); do
         if [ "$RATE" -gt 0 ]; then
           run_h2load "tls-h2@$RATE" "$server" "https://127.0.0.1:${P[$server.tls_h2]}/image.png" \
           -m "$STREAMS" "--rps=$(rps_per_client)"
+          run_torii_load "tls-h2@$RATE-even" "$server" "https://127.0.0.1:${P[$server.tls_h2]}/image.png" \
+          -m "$STREAMS" --h2 --rate "$RATE"
         fi
         run_h2load "tls-http1.1" "$server" "https://127.0.0.1:${P[$server.tls_h1]}/image.png" --h1
       else
@@ -80,6 +85,8 @@ for round in $(seq 1 "$ROUNDS"); do
         if [ "$RATE" -gt 0 ]; then
           run_h2load "h2c@$RATE" "$server" "http://127.0.0.1:${P[$server.h2c]}/image.png" \
           -m "$STREAMS" "--rps=$(rps_per_client)"
+          run_torii_load "h2c@$RATE-even" "$server" "http://127.0.0.1:${P[$server.h2c]}/image.png" \
+          -m "$STREAMS" --h2 --rate "$RATE"
         fi
         run_h2load "http1.1" "$server" "http://127.0.0.1:${P[$server.h1]}/image.png" --h1
       fi
@@ -88,4 +95,6 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 echo
 for label in tls-h2 tls-http1.1 h2c http1.1; do ratio "$label"; done
-if [ "$RATE" -gt 0 ]; then for label in "tls-h2@$RATE" "h2c@$RATE"; do ratio "$label"; done; fi
+if [ "$RATE" -gt 0 ]; then
+  for label in "tls-h2@$RATE" "tls-h2@$RATE-even" "h2c@$RATE" "h2c@$RATE-even"; do ratio "$label"; done
+fi

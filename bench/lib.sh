@@ -175,6 +175,33 @@ run_h2load() {
   echo "$label $server ${rps:-0} $cpu" >> "$RESULTS"
 }
 
+# run_torii_load LABEL SERVER URL [torii-load args...]: as run_h2load, with
+# build/torii-load, whose open loop (--rate) spaces the requests evenly
+# over time, where h2load's --rps fires every client's timer together
+# (a burst of CLIENTS requests at each tick).
+run_torii_load() {
+  local label=$1 server=$2 url=$3
+  shift 3
+  local pid=${PIDS[$server]} before after t0 t1 rps cpu busy failed
+  local load_bin=${LOAD_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/torii-load}
+  # The first 1.5 s (the handshakes) are left out, as run_h2load's warm-up.
+  taskset -c "$CLIENT_CPU" "$load_bin" -c "$CLIENTS" -d "$(awk -v d="$DURATION" 'BEGIN { print d + 1.5 }')" \
+    --json "$work/load.json" "$@" "$url" > "$work/load.out" 2>&1 &
+  local loader=$!
+  sleep 1.5
+  before=$(cpu_seconds "$pid")
+  t0=$(date +%s.%N)
+  wait "$loader" || true
+  after=$(cpu_seconds "$pid")
+  t1=$(date +%s.%N)
+  read -r rps failed < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]));
+print("%.2f %d" % (s["http_reqs"]["rate"], s["http_req_failed"]["count"]))' "$work/load.json" 2>/dev/null || echo "0 ?")
+  read -r cpu busy < <(awk -v a="$after" -v b="$before" -v r="${rps:-0}" -v t0="$t0" -v t1="$t1" \
+    'BEGIN { if (r > 0) printf "%.2f %.0f\n", (a - b) * 1e6 / (r * (t1 - t0)), (a - b) * 100 / (t1 - t0); else print "n/a n/a" }')
+  printf '%-22s %-6s %10s req/s  %8s us CPU/req  busy %3s%%  failed %s\n' "$label" "$server" "${rps:-0}" "$cpu" "$busy" "${failed:-?}"
+  echo "$label $server ${rps:-0} $cpu" >> "$RESULTS"
+}
+
 # h2load's --rps is per client: RATE (req/s in all) shared by CLIENTS.
 rps_per_client() {
   awk -v r="$RATE" -v c="$CLIENTS" 'BEGIN { v = r / c; if (v < 1) v = 1; printf "%g", v }'
