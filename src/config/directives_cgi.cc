@@ -50,7 +50,8 @@ Status set_pass(Compiler& c, Scope& s, const Node& n, Member m, std::string_view
     return Ok{};
   }
   if (!strip_scheme.empty() && host.substr(0, strip_scheme.size()) == strip_scheme) host.remove_prefix(strip_scheme.size());
-  if (host.find("://") != std::string_view::npos) return invalid_value(n, n.args[0]);
+  // "unix:///run/app.sock" (Django's uwsgi example) is a path with extra slashes.
+  if (host.substr(0, 5) != "unix:" && host.find("://") != std::string_view::npos) return invalid_value(n, n.args[0]);
   if (host.empty()) return node_error(n, "no host in " + q(n.args[0]));
   auto group = upstream_for_address(c, host, n);
   if (!group) return Error{group.error()};

@@ -25,7 +25,8 @@ Status set_pass(Compiler& c, Scope& s, const Node& n) {
   const bool ssl = url.rfind("grpcs://", 0) == 0;
   if (ssl) url.remove_prefix(8);
   else if (url.rfind("grpc://", 0) == 0) url.remove_prefix(7);
-  if (url.find("://") != std::string_view::npos || url.find('/') != std::string_view::npos)
+  const bool unix_socket = url.rfind("unix:", 0) == 0;  // a path: its slashes are its own
+  if (!unix_socket && (url.find("://") != std::string_view::npos || url.find('/') != std::string_view::npos))
     return node_error(n, "invalid value " + q(n.args[0]) + " in \"grpc_pass\" directive");
   if (url.empty()) return node_error(n, "no host in " + q(n.args[0]));
   auto group = upstream_for_address(c, url, n, ssl ? 443 : 80);
@@ -34,7 +35,7 @@ Status set_pass(Compiler& c, Scope& s, const Node& n) {
   cfg.upstream = std::move(*group);
   cfg.ssl = ssl;
   if (ssl && !cfg.tls) cfg.tls = std::make_shared<UpstreamTlsConfig>();
-  std::string host(url);
+  std::string host(unix_socket ? std::string_view("localhost") : url);  // nginx's host for a socket file
   const std::string_view default_port = ssl ? ":443" : ":80";
   if (host.size() > default_port.size() && host.ends_with(default_port)) host.resize(host.size() - default_port.size());
   cfg.proxy_host = std::move(host);  // :authority, unless grpc_set_header Host says otherwise

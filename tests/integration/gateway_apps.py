@@ -97,16 +97,18 @@ catch_workers_output = no
 
 class Uwsgi:
     """uwsgi with the python3 plugin running `app` (a WSGI file) on a
-    loopback port; `address` is what uwsgi_pass takes (scgi_pass with
-    socket="--scgi-socket": uwsgi speaks SCGI there)."""
+    loopback port, or with unix=True on a socket file; `address` is what
+    uwsgi_pass takes (scgi_pass with socket="--scgi-socket": uwsgi speaks
+    SCGI there)."""
 
-    def __init__(self, root, app_source, socket="--socket"):
+    def __init__(self, root, app_source, socket="--socket", unix=False):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "app.py").write_text(app_source)
-        self.lease = harness.PortLease()
-        self.address = f"127.0.0.1:{self.lease.port}"
-        cmd = [UWSGI, "--plugin", "python3", socket, self.address, "--wsgi-file", str(self.root / "app.py"),
+        self.lease = None if unix else harness.PortLease()
+        self.address = f"unix:{self.root / 'uwsgi.sock'}" if unix else f"127.0.0.1:{self.lease.port}"
+        listen = self.address[5:] if unix else self.address
+        cmd = [UWSGI, "--plugin", "python3", socket, listen, "--wsgi-file", str(self.root / "app.py"),
                "--processes", "2", "--master", "--die-on-term", "--need-app", "--buffer-size", "32768",
                "--disable-logging"]
         self.out = open(self.root / "uwsgi.out", "wb")

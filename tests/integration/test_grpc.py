@@ -91,6 +91,7 @@ def backend(tmp_path_factory):
     port = server.add_insecure_port("127.0.0.1:0")
     creds = grpc.ssl_server_credentials([((pki / "server.key").read_bytes(), (pki / "server.crt").read_bytes())])
     tls_port = server.add_secure_port("127.0.0.1:0", creds)
+    server.add_insecure_port(f"unix:{pki}/grpc.sock")
     server.start()
     yield port, tls_port, pki
     server.stop(None)
@@ -103,6 +104,11 @@ CONF = r"""
             grpc_pass grpc://127.0.0.1:@BACKEND@;
             grpc_set_header X-Test "from-proxy";
             grpc_read_timeout 10s;
+        }
+        location /unix/ {
+            rewrite ^/unix(/.*)$ $1 break;
+            grpc_pass unix://@PKI@/grpc.sock;
+            grpc_set_header X-Test "over-unix";
         }
         location /test.Echo/Gone {
             grpc_pass 127.0.0.1:@DEAD@;
@@ -158,6 +164,12 @@ def method(ch, kind, name):
 def test_unary(channel):
     reply = method(channel, "unary_unary", "Unary")(b"hello", timeout=10)
     assert reply == b"echo:hello:from-proxy"
+
+
+def test_unix_socket_upstream(channel):
+    # grpc_pass unix:///path (a socket file, written with extra slashes).
+    reply = channel.unary_unary(f"/unix/{SERVICE}/Unary")(b"hi", timeout=10)
+    assert reply == b"echo:hi:over-unix"
 
 
 def test_server_streaming(channel):

@@ -107,6 +107,19 @@ def test_get_with_debian_params(make_server, app):
     assert v["DOCUMENT_ROOT"].endswith("/html")
 
 
+def test_unix_socket_with_three_slashes(make_server, tmp_path):
+    """`uwsgi_pass unix:///path/app.sock;` (Django's own example): a path
+    with extra slashes, as nginx reads it."""
+    u = Uwsgi(tmp_path / "unix-app", APP, unix=True)
+    try:
+        srv = site(make_server, f"uwsgi_pass unix://{u.address[5:]};")
+        r = harness.http(srv.port, "/x")
+        assert r.status == 200, r.body
+        assert json.loads(r.body)["PATH_INFO"] == "/x"
+    finally:
+        u.stop()
+
+
 def test_post_body_and_extra_param(make_server, app):
     u = app()
     srv = site(make_server, f"uwsgi_param EXTRA from-config; uwsgi_pass uwsgi://{u.address};")
