@@ -227,6 +227,7 @@ struct LocationSettings {
   bool rewrite_log = false;                 // notice-level lines for each rewrite
   bool uninitialized_variable_warn = true;  // warn when an unset `set` variable is read
   std::vector<ErrorPage> error_pages;
+  bool recursive_error_pages = false;  // an error_page target's own error may redirect again
   std::vector<AddHeader> add_headers;  // inherited only when none at this level (add_header_inherit on)
   std::vector<AddHeader> add_trailers;  // add_trailer: likewise (modules/trailers)
   // add_header_inherit / add_trailer_inherit: whether a block takes the

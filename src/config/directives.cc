@@ -925,6 +925,7 @@ const DirectiveSpec kDirectives[] = {
     {"client_body_buffer_size", kHSL, kArgs1, true, false, kNone, &loc_size<size_t, &LocationSettings::client_body_buffer_size>},
     {"send_timeout", kHSL, kArgs1, true, false, kNone, &loc_time<&LocationSettings::send_timeout>},
     {"log_not_found", kHSL, kFlag, true, false, kNone, LOC_FLAG(log_not_found)},
+    {"recursive_error_pages", kHSL, kFlag, true, false, kNone, LOC_FLAG(recursive_error_pages)},
     {"etag", kHSL, kFlag, true, false, kNone, LOC_FLAG(etag)},
     {"ignore_invalid_headers", kHS, kFlag, true, false, kNone, SRV_FLAG(ignore_invalid_headers)},
     {"underscores_in_headers", kHS, kFlag, true, false, kNone, SRV_FLAG(underscores_in_headers)},

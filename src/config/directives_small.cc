@@ -109,7 +109,6 @@ Status accept_accept_mutex(Compiler& c, Scope&, const Node& n) {
 
 Status accept_notice_on(Compiler& c, Scope&, const Node& n) {
   if (n.args[0] == "on") {
-    if (n.name == "recursive_error_pages") c.warn(n, "\"recursive_error_pages on\": torii follows one error_page only");
     if (n.name == "log_subrequest") c.warn(n, "\"log_subrequest on\" has no effect: subrequests (SSI includes, mirrors, auth_request) are not written to the access log");
     if (n.name == "msie_refresh") c.warn(n, "\"msie_refresh on\" has no effect: redirects always use Location");
   }
@@ -145,7 +144,6 @@ constexpr DirectiveSpec kSmallDirectives[] = {
     {"accept_mutex_delay", kEvents, kArgs1, true, false, kMain, &accept_time},
     {"msie_padding", kHSL, kFlag, true, false, kMain, &accept_notice_on},
     {"msie_refresh", kHSL, kFlag, true, false, kMain, &accept_notice_on},
-    {"recursive_error_pages", kHSL, kFlag, true, false, kMain, &accept_notice_on},
     {"log_subrequest", kHSL, kFlag, true, false, kMain, &accept_notice_on},
     {"worker_shutdown_timeout", kMain, kArgs1, true, false, kMain, &set_worker_shutdown_timeout},
     {"map_hash_max_size", kHttp, kArgs1, true, false, kMain, &accept_size},

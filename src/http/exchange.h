@@ -288,7 +288,10 @@ class Exchange {
   // over): from here on a body no reader takes is read and dropped. Before
   // it (an auth_request or a limit_req delay pending) the body waits.
   bool content_started = false;
-  bool in_error_page = false;    // error_page already redirected once (no recursion)
+  bool in_error_page = false;    // error_page redirected (the response is an error page)
+  // The location that redirected had recursive_error_pages on: an error of
+  // the target may be redirected again.
+  bool error_pages_recursive = false;
   std::string redirect_args;     // storage for req.query after an internal redirect
   int status_override = 0;       // error_page: the status the response goes out with
   // Values of `set` variables and named captures, by slot (Config::variables);

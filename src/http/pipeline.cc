@@ -428,8 +428,19 @@ void send_error(Exchange& ex, int status) {
     ex.close_connection = true;
   }
   const config::ErrorPage* ep = ex.server ? find_error_page(ex.settings(), status) : nullptr;
-  if (ep && !ex.in_error_page && ex.internal_redirects < kMaxInternalRedirects) {
+  // As nginx, the location where the error happened says whether its
+  // error_page target's own errors are redirected in turn.
+  if (ep && (!ex.in_error_page || ex.error_pages_recursive)) {
     ex.in_error_page = true;
+    ex.error_pages_recursive = ex.settings().recursive_error_pages;
+    if (ex.internal_redirects >= kMaxInternalRedirects) {
+      ex.error_pages_recursive = false;
+      TORII_LOG_EX(ex, error, "rewrite or internal redirection cycle while internally redirecting to \"%s\"%s",
+                   render(ep->uri, ex).c_str(), log_context(ex).c_str());
+      ex.status_override = 0;
+      write_special_response(ex, 500);
+      return;
+    }
     ++ex.internal_redirects;
     std::string uri = render(ep->uri, ex);
     // As nginx: a 401's challenge (auth_basic's, auth_request's, an

@@ -8,7 +8,7 @@ with TORII_BIN=/usr/sbin/nginx."""
 
 import pytest
 
-from harness import base_conf, http
+from harness import base_conf, http, wait_until
 
 CONF = base_conf(http=r"""
     server {
@@ -142,3 +142,34 @@ def test_return_of_a_3xx_that_is_no_redirect_is_an_empty_response(make_server, c
     assert r.status == code
     assert r.body == b""
     assert r.header("Content-Type") == "application/octet-stream"
+
+
+RECURSIVE = base_conf(http=r"""
+    server {
+        listen 127.0.0.1:@PORT@;
+        root @PREFIX@/www;
+        location /rec/ { recursive_error_pages on; error_page 404 /second/x; }
+        location /norec/ { error_page 404 /second/x; }
+        location /second/ { error_page 404 /final; }
+        location /loop/ { recursive_error_pages on; error_page 404 /loop/again; }
+        location = /final { return 200 "final page\n"; }
+    }
+""")
+
+
+def test_recursive_error_pages(make_server):
+    """recursive_error_pages on in the location where the error happened:
+    its error_page target's own 404 goes to that target's error_page too;
+    off (the default): the target's 404 is nginx's own page. A target that
+    errs into itself stops at the internal redirect limit, with a 500."""
+    srv = make_server(RECURSIVE, start=False)
+    (srv.prefix / "www").mkdir(parents=True, exist_ok=True)
+    srv.start()
+    r = http(srv.port, "/rec/a")
+    assert (r.status, r.body) == (404, b"final page\n")
+    r = http(srv.port, "/norec/a")
+    assert r.status == 404 and b"final page" not in r.body and b"404 Not Found" in r.body
+    r = http(srv.port, "/loop/a")
+    assert r.status == 500
+    wait_until(lambda: 'rewrite or internal redirection cycle while internally redirecting to "/loop/again"'
+               in srv.error_log_text(), 10, what="the cycle line")
