@@ -126,6 +126,22 @@ def test_append(make_server, nginx_only_skip):
     assert harness.http(server.port, "/").header_all("X-Added") == ["one", "two", "zero"]
 
 
+def test_field_text_forms(make_server, app):
+    """'Name value' (a space instead of the colon) sets, 'Name:' with no
+    value clears."""
+    server = make_server(conf(f"""
+        server {{
+            listen 127.0.0.1:@PORT@;
+            location / {{
+                proxy_pass http://127.0.0.1:{app.port};
+                more_set_headers 'X-Spaced   by space' 'X-Powered-By:';
+            }}
+        }}"""))
+    r = harness.http(server.port, "/")
+    assert r.header("X-Spaced") == "by space"
+    assert r.header("X-Powered-By") is None
+
+
 def test_content_length_cleared(make_server):
     server = make_server(conf("""
         server {
