@@ -78,7 +78,8 @@ std::string_view charset_of(std::string_view type) {
     std::string_view rest = type.substr(semi + 1);
     while (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
     if (rest.size() >= 8 && core::iequals(rest.substr(0, 8), "charset=")) {
-      rest = rest.substr(8, rest.find(';') == std::string_view::npos ? std::string_view::npos : rest.find(';') - 8);
+      rest.remove_prefix(8);
+      rest = rest.substr(0, rest.find(';'));
       if (rest.size() >= 2 && rest.front() == '"' && rest.back() == '"') rest = rest.substr(1, rest.size() - 2);
       return rest;
     }
