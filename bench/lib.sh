@@ -157,22 +157,13 @@ run_wrk() {
 run_h2load() {
   local label=$1 server=$2 url=$3
   shift 3
-  local pid=${PIDS[$server]} before after t0 t1 out rps cpu busy failed
   taskset -c "$CLIENT_CPU" h2load -c "$CLIENTS" -D "$DURATION" --warm-up-time=1 "$@" "$url" > "$work/h2load.out" 2>&1 &
-  local loader=$!
-  sleep 1.5
-  before=$(cpu_seconds "$pid")
-  t0=$(date +%s.%N)
-  wait "$loader" || true
-  after=$(cpu_seconds "$pid")
-  t1=$(date +%s.%N)
+  measure_until_done "${PIDS[$server]}" $!
+  local out failed rps
   out=$(cat "$work/h2load.out")
   failed=$(echo "$out" | awk '/^requests:/ { print $10 }')
   rps=$(echo "$out" | awk '/^finished in/ { gsub(",", "", $4); print $4 }')
-  read -r cpu busy < <(awk -v a="$after" -v b="$before" -v r="${rps:-0}" -v t0="$t0" -v t1="$t1" \
-    'BEGIN { if (r > 0) printf "%.2f %.0f\n", (a - b) * 1e6 / (r * (t1 - t0)), (a - b) * 100 / (t1 - t0); else print "n/a n/a" }')
-  printf '%-22s %-6s %10s req/s  %8s us CPU/req  busy %3s%%  failed %s\n' "$label" "$server" "${rps:-0}" "$cpu" "$busy" "${failed:-?}"
-  echo "$label $server ${rps:-0} $cpu" >> "$RESULTS"
+  report_row "$label" "$server" "${rps:-0}" "${failed:-?}"
 }
 
 # run_torii_load LABEL SERVER URL [torii-load args...]: as run_h2load, with
@@ -182,23 +173,36 @@ run_h2load() {
 run_torii_load() {
   local label=$1 server=$2 url=$3
   shift 3
-  local pid=${PIDS[$server]} before after t0 t1 rps cpu busy failed
   local load_bin=${LOAD_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/torii-load}
-  # The first 1.5 s (the handshakes) are left out, as run_h2load's warm-up.
+  # It runs 1.5 s longer: the first 1.5 s (the handshakes) are left out, as run_h2load's warm-up.
   taskset -c "$CLIENT_CPU" "$load_bin" -c "$CLIENTS" -d "$(awk -v d="$DURATION" 'BEGIN { print d + 1.5 }')" \
     --json "$work/load.json" "$@" "$url" > "$work/load.out" 2>&1 &
-  local loader=$!
-  sleep 1.5
-  before=$(cpu_seconds "$pid")
-  t0=$(date +%s.%N)
-  wait "$loader" || true
-  after=$(cpu_seconds "$pid")
-  t1=$(date +%s.%N)
+  measure_until_done "${PIDS[$server]}" $!
+  local rps failed
   read -r rps failed < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]));
 print("%.2f %d" % (s["http_reqs"]["rate"], s["http_req_failed"]["count"]))' "$work/load.json" 2>/dev/null || echo "0 ?")
-  read -r cpu busy < <(awk -v a="$after" -v b="$before" -v r="${rps:-0}" -v t0="$t0" -v t1="$t1" \
+  report_row "$label" "$server" "$rps" "$failed"
+}
+
+# measure_until_done PID LOADER_PID: from 1.5 s after the load tool started
+# (its warm-up) until it ends, the server's CPU seconds and the wall clock:
+# sets CPU_BEFORE, CPU_AFTER, WALL_T0, WALL_T1.
+measure_until_done() {
+  sleep 1.5
+  CPU_BEFORE=$(cpu_seconds "$1")
+  WALL_T0=$(date +%s.%N)
+  wait "$2" || true
+  CPU_AFTER=$(cpu_seconds "$1")
+  WALL_T1=$(date +%s.%N)
+}
+
+# report_row LABEL SERVER RPS FAILED: prints the row measure_until_done
+# timed and adds it to $RESULTS.
+report_row() {
+  local label=$1 server=$2 rps=$3 failed=$4 cpu busy
+  read -r cpu busy < <(awk -v a="$CPU_AFTER" -v b="$CPU_BEFORE" -v r="${rps:-0}" -v t0="$WALL_T0" -v t1="$WALL_T1" \
     'BEGIN { if (r > 0) printf "%.2f %.0f\n", (a - b) * 1e6 / (r * (t1 - t0)), (a - b) * 100 / (t1 - t0); else print "n/a n/a" }')
-  printf '%-22s %-6s %10s req/s  %8s us CPU/req  busy %3s%%  failed %s\n' "$label" "$server" "${rps:-0}" "$cpu" "$busy" "${failed:-?}"
+  printf '%-22s %-6s %10s req/s  %8s us CPU/req  busy %3s%%  failed %s\n' "$label" "$server" "${rps:-0}" "$cpu" "$busy" "$failed"
   echo "$label $server ${rps:-0} $cpu" >> "$RESULTS"
 }
 
