@@ -142,6 +142,26 @@ def test_field_text_forms(make_server, app):
     assert r.header("X-Powered-By") is None
 
 
+def test_rules_run_before_charset_and_gzip(make_server):
+    """The response rules run before the charset and gzip filters: a
+    cleared Content-Type leaves both nothing to match, and clearing
+    Content-Encoding does not stop gzip, which comes later."""
+    server = make_server(conf("""
+        charset utf-8;
+        server {
+            listen 127.0.0.1:@PORT@;
+            gzip on; gzip_min_length 1; gzip_types text/plain;
+            default_type text/plain;
+            location / { more_clear_headers Content-Type; return 200 "hello hello hello\n"; }
+            location /e { more_clear_headers Content-Encoding; return 200 "hello hello hello\n"; }
+        }"""))
+    r = harness.http(server.port, "/", headers={"Accept-Encoding": "gzip"})
+    assert r.body == b"hello hello hello\n"
+    assert r.header("Content-Type") is None and r.header("Content-Encoding") is None
+    r = harness.http(server.port, "/e", headers={"Accept-Encoding": "gzip"})
+    assert r.header("Content-Type") == "text/plain; charset=utf-8" and r.header("Content-Encoding") == "gzip"
+
+
 def test_content_length_cleared(make_server):
     server = make_server(conf("""
         server {
