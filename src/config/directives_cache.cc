@@ -251,6 +251,35 @@ Status set_predicates(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
+// The ngx_cache_purge module's lines (`proxy_cache_purge PURGE from
+// 127.0.0.1;` beside the cache, `fastcgi_cache_purge ZONE KEY;` in a
+// location of its own) share the name with this condition list: read as
+// conditions, the first would purge on every request and the second on
+// none. Refused by name instead.
+bool ngx_cache_purge_form(Compiler& c, const Node& n) {
+  for (const auto& a : n.args)
+    if (a == "from" || a == "purge_all") return true;
+  const std::string& first = n.args[0];
+  if (first == "on" || first == "off") return true;
+  if (first.find('$') == std::string::npos && std::all_of(first.begin(), first.end(), [](char ch) {
+        return ch >= 'A' && ch <= 'Z';
+      }))
+    return true;  // a method name
+  if (n.args.size() == 2)
+    for (const auto& z : c.cfg().cache_zones)
+      if (z->name == first) return true;  // ZONE KEY
+  return false;
+}
+
+template <typename M>
+Status set_purge(Compiler& c, Scope& s, const Node& n) {
+  if (ngx_cache_purge_form(c, n))
+    return node_error(n, q(n.name) + " with a method, \"from\" or a zone and a key is the ngx_cache_purge module's form, "
+                         "which torii does not include; torii's takes conditions (nginx's: purge when one is "
+                         "non-empty and not \"0\", e.g. a map of $request_method)");
+  return set_predicates<M, &CacheSettings::purge, kPurgeHere>(c, s, n);
+}
+
 template <typename M>
 Status set_min_uses(Compiler&, Scope& s, const Node& n) {
   uint64_t v = 0;
@@ -323,8 +352,7 @@ constexpr uint16_t kHSL = kHttp | kServer | kLocation;
        &set_predicates<M, &CacheSettings::bypass, kBypassHere>},                                           \
       {prefix "_no_cache", kHSL, kArgs1More, false, false, kMain,                                          \
        &set_predicates<M, &CacheSettings::no_cache, kNoCacheHere>},                                        \
-      {prefix "_cache_purge", kHSL, kArgs1More, false, false, kMain,                                       \
-       &set_predicates<M, &CacheSettings::purge, kPurgeHere>},                                             \
+      {prefix "_cache_purge", kHSL, kArgs1More, false, false, kMain, &set_purge<M>},                        \
       {prefix "_cache_min_uses", kHSL, kArgs1, true, false, kMain, &set_min_uses<M>},                      \
       {prefix "_cache_convert_head", kHSL, kFlag, true, false, kMain,                                      \
        &set_flag<M, &CacheSettings::convert_head>},                                                        \
