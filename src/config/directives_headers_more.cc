@@ -50,6 +50,10 @@ Status parse_field(const Node& n, std::string_view arg, bool clear, HeadersMoreF
   }
   f.name = std::string(name);
   f.clear = value.empty();
+  f.names_server = f.matches("Server");
+  f.names_date = f.matches("Date");
+  if (!f.wildcard && f.matches("Content-Type")) f.kind = HeadersMoreField::Kind::content_type;
+  if (!f.wildcard && f.matches("Content-Length")) f.kind = HeadersMoreField::Kind::content_length;
   if (!f.clear) {
     auto t = compile_template(value);
     if (!t) return node_error(n, t.error());

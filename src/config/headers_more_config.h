@@ -7,17 +7,31 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/template.h"
+#include "core/ascii.h"
 
 namespace torii::config {
 
 struct HeadersMoreField {
+  // Response fields the server keeps apart from the list, decided at load
+  // so no response compares names for them.
+  enum class Kind : uint8_t { other, content_type, content_length };
   std::string name;     // without a trailing '*'
   bool wildcard = false;  // "X-Hidden-*": every field whose name starts so
   bool clear = false;     // no value: the field is removed
+  Kind kind = Kind::other;
+  bool names_server = false;  // the name (or wildcard) covers Server
+  bool names_date = false;    // ... or Date
   Template value;
+
+  // Whether a field of this name is one the line names.
+  bool matches(std::string_view field) const {
+    if (!wildcard) return core::iequals(field, name);
+    return field.size() >= name.size() && core::iequals(field.substr(0, name.size()), name);
+  }
 };
 
 struct HeadersMoreRule {

@@ -80,8 +80,9 @@ void Exchange::send_head(ResponseHead head) {
   int64_t now_sec = start_unix_ms / 1000;
   if (now_sec == 0) now_sec = time(nullptr);
 
-  // Header filters, in nginx's order: expires and add_header, then the
-  // codec-independent fields every response carries.
+  // Header filters, in nginx's order: headers-more's response rules,
+  // expires and add_header, then the codec-independent fields every
+  // response carries.
   head_in_filters = &head;
   headers_more::OwnFields own;
   if (s.headers_more && s.headers_more->has_output) headers_more::apply_output(*this, head, own);

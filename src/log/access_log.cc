@@ -66,17 +66,17 @@ void escape_tail(std::string& out, size_t from, bool json) {
 
 void escape_log_value(std::string& out, size_t from, bool json) { escape_tail(out, from, json); }
 
-std::string append_to_named_file(std::string path, std::string_view prefix, std::string_view line) {
+NamedFileError append_to_named_file(std::string path, std::string_view prefix, std::string_view line) {
   if (!path.empty() && path[0] != '/') path.insert(0, prefix);
   // A value from the client must not climb out of the folder it names.
   if (path.empty() || path.find('\0') != std::string::npos || path.find("/../") != std::string::npos ||
       path.ends_with("/.."))
-    return "invalid access log path \"" + path + "\"";
+    return {"invalid access log path \"" + path + "\""};
   const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return "open() \"" + path + "\" failed (" + std::to_string(errno) + ": " + std::strerror(errno) + ")";
-  std::string error;
+  if (fd < 0) return {"open() \"" + path + "\" failed (" + std::to_string(errno) + ": " + std::strerror(errno) + ")"};
+  NamedFileError error;
   if (::write(fd, line.data(), line.size()) < 0)
-    error = "write() to \"" + path + "\" failed (" + std::to_string(errno) + ": " + std::strerror(errno) + ")";
+    error = {"write() to \"" + path + "\" failed (" + std::to_string(errno) + ": " + std::strerror(errno) + ")", true};
   ::close(fd);
   return error;
 }
@@ -113,8 +113,12 @@ void write_to_rendered_path(const config::Template& path_template, const http::E
               http::log_context(ex).c_str());
     return;
   }
-  std::string error = append_to_named_file(http::render(path_template, ex), ex.config ? ex.config->prefix : "", line);
-  if (!error.empty()) TORII_LOG_EX(ex, error, "%s%s", error.c_str(), http::log_context(ex).c_str());
+  const NamedFileError failed =
+      append_to_named_file(http::render(path_template, ex), ex.config ? ex.config->prefix : "", line);
+  if (failed.alert)
+    TORII_LOG(alert, "%s", failed.text.c_str());
+  else if (!failed.text.empty())
+    TORII_LOG_EX(ex, error, "%s%s", failed.text.c_str(), http::log_context(ex).c_str());
 }
 
 // access_log ... if=COND: nginx skips the line when COND is empty or "0".

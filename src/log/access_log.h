@@ -29,8 +29,13 @@ void escape_log_value(std::string& out, size_t from, bool json);
 // An access_log whose path has variables: the line is appended to the
 // file the rendered path names (relative to `prefix`), opened and closed
 // each time, as nginx does without open_log_file_cache. A path that climbs
-// with ".." is refused. Returns the error to log, or "" when written.
-std::string append_to_named_file(std::string path, std::string_view prefix, std::string_view line);
+// with ".." is refused. Returns the line to log (empty when written):
+// nginx logs a failed write at alert, the other failures at error.
+struct NamedFileError {
+  std::string text;
+  bool alert = false;
+};
+NamedFileError append_to_named_file(std::string path, std::string_view prefix, std::string_view line);
 
 class AccessLogWriter {
  public:

@@ -269,8 +269,9 @@ void StreamWorker::log_session(const Settings& s, Facts& f, int status) {
     if (al.path_template) {
       std::string path;
       render(*al.path_template, f, path);
-      const std::string error = log::append_to_named_file(std::move(path), al.prefix, line_);
-      if (!error.empty()) log_session_summary(s, f.connection, config::LogLevel::error, error);
+      const log::NamedFileError failed = log::append_to_named_file(std::move(path), al.prefix, line_);
+      if (!failed.text.empty())
+        log_session_summary(s, f.connection, failed.alert ? config::LogLevel::alert : config::LogLevel::error, failed.text);
       continue;
     }
     access_log_.append_line(al.path, al.syslog.get(), al.buffering, line_);

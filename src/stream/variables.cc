@@ -446,8 +446,11 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
           {Var::ssl_client_v_remain, CertField::v_remain},
       };
       CertField field = CertField::verify;
-      for (const auto& [var, which] : kFields)
-        if (var == p.var) field = which;
+      for (const auto& [var, which] : kFields) {
+        if (var != p.var) continue;
+        field = which;
+        break;
+      }
       client_cert::append_cert_field(f.client_cert.get(), field, out);
       return true;
     }

@@ -37,21 +37,6 @@ bool same_name(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
-// The value of a Content-Type's charset parameter, or empty.
-std::string_view charset_param(std::string_view type) {
-  for (size_t i = type.find(';'); i != std::string_view::npos; i = type.find(';', i + 1)) {
-    std::string_view rest = type.substr(i + 1);
-    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-    if (rest.size() < 8 || strncasecmp(rest.data(), "charset=", 8) != 0) continue;
-    rest.remove_prefix(8);
-    rest = rest.substr(0, rest.find(';'));
-    while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
-    if (rest.size() >= 2 && rest.front() == '"' && rest.back() == '"') rest = rest.substr(1, rest.size() - 2);
-    return rest;
-  }
-  return {};
-}
-
 // nginx's ngx_http_set_charset: the type then names `charset`, except on
 // a 301 or 302 (old browsers took a redirect's charset for the target's).
 // A charset the type named is replaced with its other parameters, as
@@ -117,6 +102,21 @@ std::string target_charset(const http::Exchange& ex) {
 }
 
 }  // namespace
+
+std::string_view charset_param(std::string_view type) {
+  for (size_t i = type.find(';'); i != std::string_view::npos; i = type.find(';', i + 1)) {
+    std::string_view rest = type.substr(i + 1);
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    if (rest.size() < 8 || strncasecmp(rest.data(), "charset=", 8) != 0) continue;
+    rest.remove_prefix(8);
+    rest = rest.substr(0, rest.find(';'));
+    while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+    if (rest.size() >= 2 && rest.front() == '"' && rest.back() == '"') rest = rest.substr(1, rest.size() - 2);
+    return rest;
+  }
+  return {};
+}
+
 
 bool recoding_changes_length(const http::Exchange& ex, std::string_view type) {
   const config::LocationSettings& s = ex.settings();

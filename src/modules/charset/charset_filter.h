@@ -31,6 +31,9 @@ std::shared_ptr<CharsetSink> header_filter(http::Exchange& ex, http::ResponseHea
 // nginx's range filter still finds the length).
 bool recoding_changes_length(const http::Exchange& ex, std::string_view type);
 
+// The value of a Content-Type's charset parameter (unquoted), or empty.
+std::string_view charset_param(std::string_view type);
+
 // nginx's default charset_types (text/html is always included).
 const std::vector<std::string>& default_types();
 

@@ -12,6 +12,7 @@
 #include "http/response.h"
 #include "http/variables.h"
 #include "http1/parser.h"
+#include "modules/charset/charset_filter.h"
 
 namespace torii::headers_more {
 
@@ -19,11 +20,6 @@ namespace {
 
 using config::HeadersMoreField;
 using config::HeadersMoreRule;
-
-bool name_matches(std::string_view name, const HeadersMoreField& f) {
-  if (!f.wildcard) return core::iequals(name, f.name);
-  return name.size() >= f.name.size() && core::iequals(name.substr(0, f.name.size()), f.name);
-}
 
 // The response's type without its parameters ("text/html; charset=utf-8"
 // is "text/html"), compared as written, as the module does.
@@ -57,7 +53,7 @@ void set_response_field(http::ResponseHead& head, const HeadersMoreField& f, std
   bool matched = false;
   auto& fields = head.headers;
   for (size_t i = 0; i < fields.size();) {
-    if (!name_matches(fields[i].first, f)) {
+    if (!f.matches(fields[i].first)) {
       ++i;
       continue;
     }
@@ -72,28 +68,13 @@ void set_response_field(http::ResponseHead& head, const HeadersMoreField& f, std
   if (!matched && !value.empty() && !f.wildcard) head.add(f.name, std::move(value));
 }
 
-// The charset= parameter of a type ("" when none).
-std::string_view charset_of(std::string_view type) {
-  for (size_t semi = type.find(';'); semi != std::string_view::npos; semi = type.find(';', semi + 1)) {
-    std::string_view rest = type.substr(semi + 1);
-    while (!rest.empty() && rest[0] == ' ') rest.remove_prefix(1);
-    if (rest.size() >= 8 && core::iequals(rest.substr(0, 8), "charset=")) {
-      rest.remove_prefix(8);
-      rest = rest.substr(0, rest.find(';'));
-      if (rest.size() >= 2 && rest.front() == '"' && rest.back() == '"') rest = rest.substr(1, rest.size() - 2);
-      return rest;
-    }
-  }
-  return {};
-}
-
 // A new Content-Type without a charset keeps the one the response had, as
 // the module leaves nginx's charset apart from the type it replaces.
 void keep_charset(const http::ResponseHead& head, std::string& value) {
-  if (!charset_of(value).empty()) return;
+  if (!charset::charset_param(value).empty()) return;
   const std::string* old = head.find("Content-Type");
   if (!old) return;
-  const std::string_view charset = charset_of(*old);
+  const std::string_view charset = charset::charset_param(*old);
   if (!charset.empty()) value.append("; charset=").append(charset);
 }
 
@@ -103,7 +84,7 @@ void apply_response_field(const HeadersMoreRule& rule, const HeadersMoreField& f
     if (!value.empty()) head.add(f.name, std::move(value));
     return;
   }
-  if (!f.wildcard && core::iequals(f.name, "Content-Length")) {
+  if (f.kind == HeadersMoreField::Kind::content_length) {
     // The length is the response's framing: it is set as a number or
     // cleared (the body then goes chunked), never written as text here.
     int64_t length = -1;
@@ -115,9 +96,9 @@ void apply_response_field(const HeadersMoreRule& rule, const HeadersMoreField& f
     head.remove("Content-Length");
     return;
   }
-  if (!f.wildcard && !value.empty() && core::iequals(f.name, "Content-Type")) keep_charset(head, value);
-  if (name_matches("Server", f)) own.server = false;
-  if (name_matches("Date", f)) own.date = false;
+  if (f.kind == HeadersMoreField::Kind::content_type && !value.empty()) keep_charset(head, value);
+  if (f.names_server) own.server = false;
+  if (f.names_date) own.date = false;
   set_response_field(head, f, std::move(value));
 }
 
@@ -153,7 +134,7 @@ void apply_input(http::Exchange& ex) {
       bool matched = false, found = false;
       for (size_t i = 0; i < fields.size();) {
         // A wildcard names fields to clear only.
-        if (!name_matches(fields[i].name, f) || (f.wildcard && !value.empty())) {
+        if (!f.matches(fields[i].name) || (f.wildcard && !value.empty())) {
           ++i;
           continue;
         }
