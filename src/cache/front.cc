@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cache/background.h"
+#include "cache/purge.h"
 #include "cache/ranges.h"
 #include "cache/variant.h"
 #include "cache/zone.h"
@@ -224,26 +225,6 @@ void attempt(http::Exchange& ex, const config::ProxyConfig& cfg, const std::shar
   a->start(ex, std::move(fill));
 }
 
-// proxy_cache_purge: a key ending in '*' removes every entry it begins;
-// 204 when something went, 404 when nothing matched.
-void purge(http::Exchange& ex, const Attempt& a) {
-  std::string_view key = a.key;
-  const bool prefix = !key.empty() && key.back() == '*';
-  if (prefix) key.remove_suffix(1);
-  const size_t removed = a.zone->purge(key, prefix);
-  if (log::enabled(config::LogLevel::info))
-    log::write(config::LogLevel::info, "cache \"%s\": purged %zu entries for \"%s\"", a.zone->params().name.c_str(),
-               removed, a.key.c_str());
-  if (removed == 0) {
-    http::send_error(ex, 404);
-    return;
-  }
-  http::ResponseHead head;
-  head.status = 204;
-  ex.send_head(std::move(head));
-  ex.finish();
-}
-
 int64_t header_date(std::string_view v) {
   auto t = http::parse_http_date(v);
   return t ? *t : -1;
@@ -253,7 +234,20 @@ int64_t header_date(std::string_view v) {
 
 void serve(http::Exchange& ex, const config::ProxyConfig& cfg, StartUpstream start) {
   const auto& s = *cfg.cache;
-  const bool purging = !s.purge.empty() && http::any_true(s.purge, ex);  // any method (PURGE, usually)
+  bool by_method = false;  // the ngx_cache_purge module's `proxy_cache_purge PURGE ...`
+  if (s.purge_by_method) {
+    switch (method_purge(ex, *s.purge_by_method)) {
+      case MethodPurge::refused: return;
+      case MethodPurge::yes: by_method = true; break;
+      case MethodPurge::no: break;
+    }
+  }
+  if (!s.enabled()) {  // only the purge method brought the request here
+    if (by_method) http::send_error(ex, 404);  // as the module: no cache to purge
+    else start(ex, nullptr);
+    return;
+  }
+  const bool purging = by_method || (!s.purge.empty() && http::any_true(s.purge, ex));  // any method (PURGE, usually)
   if (!purging && !(method_bit(ex.req.method) & s.methods)) {
     start(ex, nullptr);  // not a cached method: $upstream_cache_status stays empty
     return;
@@ -263,7 +257,8 @@ void serve(http::Exchange& ex, const config::ProxyConfig& cfg, StartUpstream sta
     std::string name;
     http::render(s.zone_from, ex, name);
     if (name.empty() || name == "off") {
-      start(ex, nullptr);  // no cache for this request
+      if (by_method) http::send_error(ex, 404);
+      else start(ex, nullptr);  // no cache for this request
       return;
     }
     zone = nullptr;
@@ -284,11 +279,15 @@ void serve(http::Exchange& ex, const config::ProxyConfig& cfg, StartUpstream sta
   } else {
     http::render(s.key, ex, a->key);
   }
-  a->md5 = md5_of(a->key);
-  if (purging) {
-    purge(ex, *a);
+  if (by_method) {
+    answer_method_purge(ex, *a->zone, a->key, s.purge_by_method->all_entries);
     return;
   }
+  if (purging) {
+    answer_condition_purge(ex, *a->zone, a->key);
+    return;
+  }
+  a->md5 = md5_of(a->key);
   if (http::any_true(s.bypass, ex)) {
     ex.upstream_cache_status = "BYPASS";
     a->zone->counters.bypass.fetch_add(1, std::memory_order_relaxed);

@@ -54,6 +54,21 @@ enum CacheStale : uint32_t {
 // proxy_cache_methods: GET and HEAD are always in.
 enum CacheMethod : uint32_t { kCacheGet = 1, kCacheHead = 2, kCachePost = 4 };
 
+// The ngx_cache_purge module's same-location form, `proxy_cache_purge
+// PURGE from 127.0.0.1;`: a request with this method (case counts) purges
+// its own key; from the listed addresses only, when some are listed.
+struct PurgeByMethod {
+  std::string method;
+  bool all_entries = false;      // `METHOD purge_all`: the whole zone, whatever the key
+  std::vector<AccessRule> from;  // empty: from anywhere (`from all`, or no list)
+};
+
+// That module's separate-location form, `proxy_cache_purge ZONE KEY;`.
+struct CachePurgeLocation {
+  std::shared_ptr<const CacheZoneConfig> zone;
+  Template key;
+};
+
 struct CacheSettings {
   std::shared_ptr<const CacheZoneConfig> zone;  // null: proxy_cache off (or zone_from decides)
   // proxy_cache $var: the zone's name, rendered per request; empty or "off"
@@ -69,6 +84,7 @@ struct CacheSettings {
   std::vector<Template> bypass;    // proxy_cache_bypass
   std::vector<Template> no_cache;  // proxy_no_cache
   std::vector<Template> purge;     // proxy_cache_purge: the request removes its entry
+  std::shared_ptr<const PurgeByMethod> purge_by_method;  // null: off
   unsigned min_uses = 1;
   uint32_t ignore_headers = 0;
   bool convert_head = true;

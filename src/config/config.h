@@ -67,6 +67,7 @@ struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
 struct UseridConfig;         // config/userid_config.h: userid*
 struct HeadersMoreConfig;    // config/headers_more_config.h: more_set_headers and the like
 struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
+struct CachePurgeLocation;   // config/cache_config.h: proxy_cache_purge ZONE KEY
 struct GeoConfig;            // config/geo_config.h: a geo {} block
 struct GeoIpConfig;          // config/geoip_config.h: geoip_country, geoip_city, geoip_org, geoip_proxy
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
@@ -307,6 +308,9 @@ struct LocationSettings {
   std::shared_ptr<const UseridConfig> userid;  // null: no userid* directive applies (modules/userid)
   std::shared_ptr<const HeadersMoreConfig> headers_more;  // null: no more_* directive applies (modules/headers_more)
   bool empty_gif = false;  // `empty_gif`: this location answers with a 1x1 GIF (modules/empty_gif); not inherited
+  // `proxy_cache_purge ZONE KEY` (and fastcgi/scgi/uwsgi): every request
+  // here purges KEY from ZONE (cache/purge.h); not inherited.
+  std::shared_ptr<const CachePurgeLocation> cache_purge_location;
   bool random_index = false;  // `random_index on`: a directory's URI goes to one of its files at random
   // `flv` / `mp4`: the location's content handler (modules/flv, modules/mp4); not inherited.
   PseudoStreaming pseudo_streaming = PseudoStreaming::off;

@@ -303,6 +303,51 @@ Status set_server_tokens(Compiler&, Scope& s, const Node& n) {
 
 }  // namespace
 
+Result<AccessRule> parse_access_rule(Compiler& c, const Node& n, const std::string& text, bool allow) {
+  AccessRule r;
+  r.allow = allow;
+  std::string v = text;
+  if (v == "all") {
+    r.all = true;
+    return r;
+  }
+  if (v == "unix:") {
+    r.family = AF_UNIX;  // every client of a `listen unix:` socket (masks zero: all match)
+    return r;
+  }
+  int bits = -1;
+  size_t slash = v.find('/');
+  if (slash != std::string::npos) {
+    uint64_t b = 0;
+    if (!parse_number(std::string_view(v).substr(slash + 1), b) || b > 128) return invalid_value(n, v);
+    bits = static_cast<int>(b);
+    v.resize(slash);
+  }
+  size_t len = 0;
+  if (inet_pton(AF_INET, v.c_str(), r.addr) == 1) {
+    r.family = AF_INET;
+    len = 4;
+  } else if (inet_pton(AF_INET6, v.c_str(), r.addr) == 1) {
+    r.family = AF_INET6;
+    len = 16;
+  } else {
+    return invalid_value(n, text);
+  }
+  if (bits < 0) bits = static_cast<int>(len * 8);
+  if (static_cast<size_t>(bits) > len * 8) return invalid_value(n, text);
+  for (size_t i = 0; i < len; ++i) {
+    int b = std::min(8, std::max(0, bits - static_cast<int>(i * 8)));
+    r.mask[i] = static_cast<uint8_t>(b == 0 ? 0 : 0xff << (8 - b));
+  }
+  bool meaningless = false;
+  for (size_t i = 0; i < len; ++i) {
+    if (r.addr[i] & ~r.mask[i]) meaningless = true;
+    r.addr[i] &= r.mask[i];
+  }
+  if (meaningless) c.warn(n, "low address bits of " + q(text) + " are meaningless");
+  return r;
+}
+
 std::optional<Status> parse_log_buffering(const Node& n, std::string_view a, LogBuffering& b) {
   if (starts_with(a, "buffer=")) {
     int64_t v = 0;
@@ -783,53 +828,8 @@ Status set_internal(Compiler&, Scope& s, const Node&) {
   return Ok{};
 }
 
-Result<AccessRule> parse_rule(Compiler& c, const Node& n) {
-  AccessRule r;
-  r.allow = n.name == "allow";
-  std::string v = n.args[0];
-  if (v == "all") {
-    r.all = true;
-    return r;
-  }
-  if (v == "unix:") {
-    r.family = AF_UNIX;  // every client of a `listen unix:` socket (masks zero: all match)
-    return r;
-  }
-  int bits = -1;
-  size_t slash = v.find('/');
-  if (slash != std::string::npos) {
-    uint64_t b = 0;
-    if (!parse_number(std::string_view(v).substr(slash + 1), b) || b > 128) return invalid_value(n, v);
-    bits = static_cast<int>(b);
-    v.resize(slash);
-  }
-  size_t len = 0;
-  if (inet_pton(AF_INET, v.c_str(), r.addr) == 1) {
-    r.family = AF_INET;
-    len = 4;
-  } else if (inet_pton(AF_INET6, v.c_str(), r.addr) == 1) {
-    r.family = AF_INET6;
-    len = 16;
-  } else {
-    return invalid_value(n, n.args[0]);
-  }
-  if (bits < 0) bits = static_cast<int>(len * 8);
-  if (static_cast<size_t>(bits) > len * 8) return invalid_value(n, n.args[0]);
-  for (size_t i = 0; i < len; ++i) {
-    int b = std::min(8, std::max(0, bits - static_cast<int>(i * 8)));
-    r.mask[i] = static_cast<uint8_t>(b == 0 ? 0 : 0xff << (8 - b));
-  }
-  bool meaningless = false;
-  for (size_t i = 0; i < len; ++i) {
-    if (r.addr[i] & ~r.mask[i]) meaningless = true;
-    r.addr[i] &= r.mask[i];
-  }
-  if (meaningless) c.warn(n, "low address bits of " + q(n.args[0]) + " are meaningless");
-  return r;
-}
-
 Status set_access_rule(Compiler& c, Scope& s, const Node& n) {
-  auto r = parse_rule(c, n);
+  auto r = parse_access_rule(c, n, n.args[0], n.name == "allow");
   if (!r) return Error{r.error()};
   if (!s.access_rules_here) {
     s.settings->access_rules.clear();

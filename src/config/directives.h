@@ -288,5 +288,8 @@ Status finish_log_buffering(const Node& n, LogBuffering& b, bool syslog);
 Error node_error(const Node& n, const std::string& message);
 // nginx's "invalid value "V" in "name" directive".
 Error invalid_value(const Node& n, std::string_view value);
+// `text` as allow/deny read it: "all", "unix:", an address or a CIDR
+// (warns, as nginx, when bits below the mask are set).
+Result<AccessRule> parse_access_rule(Compiler& c, const Node& n, const std::string& text, bool allow);
 
 }  // namespace torii::config

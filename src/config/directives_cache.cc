@@ -26,6 +26,7 @@ struct ProxyModule {
     s.settings->proxy = std::move(p);
     return *raw;
   }
+  static const ProxyConfig* peek(const LocationSettings& s) { return s.proxy.get(); }
   static uint32_t& here(Scope& s) { return s.proxy_here; }
   static constexpr uint32_t kShift = 16;  // below: proxy_set_header & co (directives_proxy.cc)
 };
@@ -38,6 +39,9 @@ struct CgiModule {
     CgiConfig* raw = copy.get();
     slot = std::move(copy);
     return raw->upstream;
+  }
+  static const ProxyConfig* peek(const LocationSettings& s) {
+    return s.*Member ? &(s.*Member)->upstream : nullptr;
   }
   static uint32_t& here(Scope& s) { return s.cgi_here; }
   static constexpr uint32_t kShift = Shift;
@@ -251,32 +255,94 @@ Status set_predicates(Compiler&, Scope& s, const Node& n) {
   return Ok{};
 }
 
-// The ngx_cache_purge module's lines (`proxy_cache_purge PURGE from
-// 127.0.0.1;` beside the cache, `fastcgi_cache_purge ZONE KEY;` in a
-// location of its own) share the name with this condition list: read as
-// conditions, the first would purge on every request and the second on
-// none. Refused by name instead.
-bool ngx_cache_purge_form(Compiler& c, const Node& n) {
-  for (const auto& a : n.args)
-    if (a == "from" || a == "purge_all") return true;
+// `proxy_cache_purge` has three forms, told apart by their words:
+// - nginx's own, conditions (`proxy_cache_purge $purge_method;`): a
+//   request for which one is non-empty and not "0" purges its key;
+// - the ngx_cache_purge module's same-location form, `on|off|METHOD [from
+//   all|ADDRESS...]` (a first word in capitals would, read as a constant
+//   condition, purge on every request);
+// - its separate-location form, `ZONE KEY` (two words, the first without
+//   variables).
+enum class PurgeForm : uint8_t { conditions, by_method, location };
+
+PurgeForm purge_form(const Node& n) {
   const std::string& first = n.args[0];
-  if (first == "on" || first == "off") return true;
-  if (first.find('$') == std::string::npos && std::all_of(first.begin(), first.end(), [](char ch) {
-        return ch >= 'A' && ch <= 'Z';
-      }))
-    return true;  // a method name
-  if (n.args.size() == 2)
-    for (const auto& z : c.cfg().cache_zones)
-      if (z->name == first) return true;  // ZONE KEY
-  return false;
+  const bool constant = first.find('$') == std::string::npos;
+  if (n.args.size() == 2 && constant) return PurgeForm::location;
+  if (first == "on" || first == "off") return PurgeForm::by_method;
+  for (size_t i = 1; i < n.args.size(); ++i)
+    if (n.args[i] == "from" || n.args[i] == "purge_all") return PurgeForm::by_method;
+  const bool capitals =
+      std::all_of(first.begin(), first.end(), [](char ch) { return (ch >= 'A' && ch <= 'Z') || ch == '-' || ch == '_'; });
+  return constant && capitals ? PurgeForm::by_method : PurgeForm::conditions;
+}
+
+template <typename M>
+Status set_purge_by_method(Compiler& c, Scope& s, const Node& n) {
+  const std::string& first = n.args[0];
+  if (first == "off") {
+    cache_of<M>(s).purge_by_method = nullptr;
+    return Ok{};
+  }
+  auto p = std::make_shared<PurgeByMethod>();
+  p->method = first == "on" ? "PURGE" : first;
+  size_t i = 1;
+  if (i < n.args.size() && n.args[i] == "purge_all") {
+    p->all_entries = true;
+    ++i;
+  }
+  if (i < n.args.size()) {
+    if (n.args[i] != "from") return node_error(n, "invalid parameter " + q(n.args[i]) + ", expected \"from\" keyword");
+    if (++i == n.args.size()) return node_error(n, "invalid number of arguments in " + q(n.name) + " directive");
+    if (n.args[i] != "all") {
+      for (; i < n.args.size(); ++i) {
+        if (n.args[i] == "all" || n.args[i] == "unix:") return node_error(n, "invalid parameter " + q(n.args[i]));
+        auto rule = parse_access_rule(c, n, n.args[i], true);
+        if (!rule) return node_error(n, "invalid parameter " + q(n.args[i]));
+        p->from.push_back(*rule);
+      }
+    }
+  }
+  cache_of<M>(s).purge_by_method = std::move(p);
+  return Ok{};
+}
+
+template <typename M>
+Status set_purge_location(Compiler& c, Scope& s, const Node& n) {
+  if (s.ctx != kLocation) return node_error(n, q(n.name) + " (separate location syntax) is not allowed here");
+  auto key = compile_template(n.args[1]);
+  if (!key) return node_error(n, key.error());
+  auto p = std::make_shared<CachePurgeLocation>();
+  p->key = std::move(*key);
+  auto zone = zone_named(c, n.args[0]);
+  if (!zone->defined) return node_error(n, q(n.name) + " zone " + q(n.args[0]) + " is unknown");
+  p->zone = std::move(zone);
+  s.settings->cache_purge_location = std::move(p);
+  // The location answers every request itself: a pass or a cache set in
+  // it too would be ignored, so either is an error, in any order (a cache
+  // inherited from the server is fine).
+  s.after_plain.push_back([&s, where = n.where(), name = n.name]() -> Status {
+    const std::string module = name.substr(0, name.find('_'));
+    const ProxyConfig* up = M::peek(*s.settings);
+    if (up && up->proxies()) return make_error(where + q(name) + " is incompatible with " + q(module + "_pass"));
+    const std::string cache = module + "_cache";
+    if (std::find(s.seen.begin(), s.seen.end(), cache) != s.seen.end())
+      return make_error(where + q(name) + " is incompatible with " + q(cache));
+    return Ok{};
+  });
+  return Ok{};
 }
 
 template <typename M>
 Status set_purge(Compiler& c, Scope& s, const Node& n) {
-  if (ngx_cache_purge_form(c, n))
-    return node_error(n, q(n.name) + " with a method, \"from\" or a zone and a key is the ngx_cache_purge module's form, "
-                         "which torii does not include; torii's takes conditions (nginx's: purge when one is "
-                         "non-empty and not \"0\", e.g. a map of $request_method)");
+  switch (purge_form(n)) {
+    case PurgeForm::location:
+      return set_purge_location<M>(c, s, n);
+    case PurgeForm::by_method:
+      return set_purge_by_method<M>(c, s, n);
+    case PurgeForm::conditions:
+      break;
+  }
   return set_predicates<M, &CacheSettings::purge, kPurgeHere>(c, s, n);
 }
 

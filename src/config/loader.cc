@@ -85,6 +85,7 @@ void reset_uninherited(LocationSettings& s) {
   s.try_files.clear();
   s.limit_except.reset();
   s.empty_gif = false;  // a content handler, as nginx's clcf->handler
+  s.cache_purge_location.reset();  // likewise
   s.pseudo_streaming = PseudoStreaming::off;  // flv, mp4: likewise
   reset_uninherited_proxy(s);
   reset_uninherited_cgi(s);

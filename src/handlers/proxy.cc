@@ -1554,7 +1554,9 @@ void run_session(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<ups
 
 void start_session(http::Exchange& ex, const ProxyConfig& cfg, std::shared_ptr<upstream::Group> group,
                    std::unique_ptr<UpstreamCodec> codec, std::shared_ptr<const ProxyConfig> owned) {
-  if (!cfg.cache || !cfg.cache->enabled()) {
+  // With no cache here, the ngx_cache_purge module's purge method still
+  // asks the cache (to be answered 404).
+  if (!cfg.cache || (!cfg.cache->enabled() && !cfg.cache->purge_by_method)) {
     run_session(ex, cfg, std::move(group), std::move(codec), std::move(owned), nullptr);
     return;
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cache/purge.h"
 #include "modules/dav/dav.h"
 #include "modules/empty_gif/empty_gif.h"
 #include "modules/flv/flv_handler.h"
@@ -268,6 +269,10 @@ void route(Exchange& ex, Phase from) {
     }
     if (s.empty_gif) {
       empty_gif::serve(ex);
+      return;
+    }
+    if (s.cache_purge_location) {
+      cache::serve_purge_location(ex);  // proxy_cache_purge ZONE KEY
       return;
     }
     if (dav::handles(ex) && !(s.fastcgi && s.fastcgi->passes()) && !(s.uwsgi && s.uwsgi->passes()) &&

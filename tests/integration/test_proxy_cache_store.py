@@ -229,25 +229,3 @@ def test_open_descriptors_stay_bounded(make_server, up):
     opened = len(os.listdir(f"/proc/{srv.proc.pid}/fd")) - baseline
     assert opened <= 256 + 16, opened
     assert status_of(srv, "/f0")[0] == "HIT"  # an entry let go is read again from its file
-
-
-@pytest.mark.parametrize("line", [
-    "proxy_cache_purge PURGE from 127.0.0.1;",
-    "proxy_cache_purge PURGE;",
-    "proxy_cache_purge on;",
-])
-def test_ngx_cache_purge_forms_are_refused(tmp_path, line, nginx_only_skip):
-    """The ngx_cache_purge module's lines, read as torii's conditions, would
-    purge on every request (a constant is a true condition): refused by
-    name. (nginx without that module does not know the directive at all.)"""
-    harness.check_test_fails(tmp_path, harness.base_conf(f"""
-        proxy_cache_path @PREFIX@/cache keys_zone=one:1m;
-        server {{ listen 127.0.0.1:1; location / {{ proxy_pass http://127.0.0.1:2; proxy_cache one; {line} }} }}
-    """), "the ngx_cache_purge module's form")
-
-
-def test_ngx_cache_purge_zone_and_key_is_refused(tmp_path, nginx_only_skip):
-    harness.check_test_fails(tmp_path, harness.base_conf("""
-        fastcgi_cache_path @PREFIX@/cache keys_zone=WORDPRESS:1m;
-        server { listen 127.0.0.1:1; location ~ /purge(/.*) { fastcgi_cache_purge WORDPRESS "$scheme$host$1"; } }
-    """), "the ngx_cache_purge module's form")

@@ -8,6 +8,7 @@
 
 #include "http/date.h"
 #include "http/uri_component.h"
+#include "core/html_escape.h"
 #include "log/json_escape.h"
 
 namespace torii::autoindex {
@@ -17,20 +18,6 @@ namespace {
 constexpr size_t kNameLen = 50;  // nginx's NGX_HTTP_AUTOINDEX_NAME_LEN
 constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-
-bool html_special(char c) { return c == '<' || c == '>' || c == '&' || c == '"'; }
-
-void append_html(std::string& out, std::string_view s) {
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-}
 
 struct tm utc(int64_t t) {
   time_t tt = static_cast<time_t>(t);
@@ -72,9 +59,9 @@ std::string html(const std::vector<Entry>& entries, const ListingOptions& o) {
   std::string out;
   out.reserve(256 + entries.size() * 128);
   out += "<html>\r\n<head><title>Index of ";
-  append_html(out, o.uri);
+  core::append_html_escaped(out, o.uri);
   out += "</title></head>\r\n<body>\r\n<h1>Index of ";
-  append_html(out, o.uri);
+  core::append_html_escaped(out, o.uri);
   out += "</h1><hr><pre><a href=\"../\">../</a>\r\n";
   for (const Entry& e : entries) {
     out += "<a href=\"";
@@ -82,11 +69,11 @@ std::string html(const std::vector<Entry>& entries, const ListingOptions& o) {
     if (e.dir) out += '/';
     out += "\">";
     size_t len = e.name.size();
-    bool escape = std::any_of(e.name.begin(), e.name.end(), html_special);
+    bool escape = std::any_of(e.name.begin(), e.name.end(), core::html_special);
     // Names longer than 50 bytes are cut to 47 and end in "..>".
     std::string_view shown = std::string_view(e.name).substr(0, len > kNameLen ? kNameLen - 3 : len);
     if (escape)
-      append_html(out, shown);
+      core::append_html_escaped(out, shown);
     else
       out += shown;
     if (len > kNameLen) {
@@ -169,7 +156,7 @@ std::string xml(const std::vector<Entry>& entries) {
       out += std::to_string(e.size);
     }
     out += "\">";
-    append_html(out, e.name);
+    core::append_html_escaped(out, e.name);
     out += "</";
     out += type;
     out += ">\r\n";

@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "core/html_escape.h"
+
 namespace torii::ssi {
 
 namespace {
@@ -200,15 +202,7 @@ bool evaluate_condition(std::string_view expr, const Lookup& lookup, bool& resul
 std::string entity_encode(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(c);
-    }
-  }
+  core::append_html_escaped(out, s);
   return out;
 }
 
