@@ -66,6 +66,7 @@ struct BrowserConfig;        // config/browser_config.h: modern_browser, ancient
 struct SecureLinkConfig;     // config/secure_link_config.h: secure_link*
 struct UseridConfig;         // config/userid_config.h: userid*
 struct HeadersMoreConfig;    // config/headers_more_config.h: more_set_headers and the like
+struct ImageFilterConfig;    // config/image_filter_config.h: image_filter*
 struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
 struct CachePurgeLocation;   // config/cache_config.h: proxy_cache_purge ZONE KEY
 struct GeoConfig;            // config/geo_config.h: a geo {} block
@@ -307,6 +308,7 @@ struct LocationSettings {
   std::shared_ptr<const MirrorConfig> mirror;  // null: no mirror* directive applies (modules/mirror)
   std::shared_ptr<const UseridConfig> userid;  // null: no userid* directive applies (modules/userid)
   std::shared_ptr<const HeadersMoreConfig> headers_more;  // null: no more_* directive applies (modules/headers_more)
+  std::shared_ptr<const ImageFilterConfig> image_filter;  // null: no image_filter* line applies (modules/image_filter)
   bool empty_gif = false;  // `empty_gif`: this location answers with a 1x1 GIF (modules/empty_gif); not inherited
   // `proxy_cache_purge ZONE KEY` (and fastcgi/scgi/uwsgi): every request
   // here purges KEY from ZONE (cache/purge.h); not inherited.

@@ -25,6 +25,7 @@
 #include "http/range.h"
 #include "http/range_response.h"
 #include "http/slash_redirect.h"
+#include "modules/image_filter/image_filter.h"
 #include "modules/charset/charset_filter.h"
 #include "modules/ssi/ssi_filter.h"
 #include "modules/sub/sub_filter.h"
@@ -236,6 +237,7 @@ bool body_filters_change(const Exchange& ex, const http::ResponseHead& head, std
   const config::LocationSettings& s = ex.settings();
   if (ex.subrequest_depth == 0 && ssi::rewrites_body(s, type)) return true;
   if (sub::searches(s, type) || charset::recoding_changes_length(ex, type)) return true;
+  if (image_filter::active(ex)) return true;  // it needs the whole image
   return compression::changes_body(ex, head);
 }
 

@@ -19,6 +19,7 @@
 #include "modules/charset/charset_sink.h"
 #include "modules/early_hints/early_hints.h"
 #include "modules/headers_more/headers_more.h"
+#include "modules/image_filter/image_filter.h"
 #include "modules/sub/sub_filter.h"
 #include "modules/addition/addition_filter.h"
 #include "modules/ssi/ssi_filter.h"
@@ -86,6 +87,8 @@ void Exchange::send_head(ResponseHead head) {
   head_in_filters = &head;
   headers_more::OwnFields own;
   if (s.headers_more && s.headers_more->has_output) headers_more::apply_output(*this, head, own);
+  own_server_ = own.server;
+  own_date_ = own.date;
   if (filter_status(status)) expires::apply(s.expires, *this, now_sec, head);
   // The fields added below and Server, Date (and Alt-Svc) in one growth at most.
   const bool alt_svc = req.version != 30 && server && !server->alt_svc.empty();
@@ -110,6 +113,17 @@ void Exchange::send_head(ResponseHead head) {
   // (RFC 7838 Alt-Svc), so browsers move over; `http3_alt_svc off` stops it.
   if (alt_svc && !head.find("Alt-Svc"))
     head.add("Alt-Svc", server->alt_svc);
+  // The image filter holds the head until the image is in (its type and
+  // length change), then passes one on through the filters below.
+  if (s.image_filter && image_filter::hold_head(*this, head)) return;
+  pass_head_on(std::move(head));
+}
+
+void Exchange::pass_head_on(ResponseHead head) {
+  const auto& s = settings();
+  status = head.status;
+  int64_t now_sec = start_unix_ms / 1000;
+  if (now_sec == 0) now_sec = time(nullptr);
   if (!head.accel_charset.empty()) {
     static const std::vector<std::string> kNone;
     if (!charset::apply_override(head.accel_charset, config ? config->charsets : kNone, status, head))
@@ -139,8 +153,8 @@ void Exchange::send_head(ResponseHead head) {
   if (sub_filter) body_filter = sub::attach(std::move(sub_filter), std::move(body_filter), below());
   if (addition_filter) body_filter = addition::attach(std::move(addition_filter), std::move(body_filter), below());
   // Ours go first, unless the upstream's were passed (proxy_pass_header).
-  const bool own_server = own.server && (!head.has_upstream_server_or_date || head.find("Server") == nullptr);
-  const bool own_date = own.date && (!head.has_upstream_server_or_date || head.find("Date") == nullptr);
+  const bool own_server = own_server_ && (!head.has_upstream_server_or_date || head.find("Server") == nullptr);
+  const bool own_date = own_date_ && (!head.has_upstream_server_or_date || head.find("Date") == nullptr);
   head.headers.insert(head.headers.begin(), size_t(own_server) + size_t(own_date), {});
   size_t at = 0;
   if (own_server) head.headers[at++] = {"Server", s.server_tokens ? "torii/" TORII_VERSION : "torii"};

@@ -145,6 +145,13 @@ class Exchange {
 
   // Response. send_head runs the header filters, then hands the head on.
   void send_head(ResponseHead head);
+  // The header filters after the image filter's place, and the head to the
+  // codec: send_head's second half, which a filter that held the head
+  // (image_filter) runs once it has the head to send.
+  void pass_head_on(ResponseHead head);
+  // Such a filter that ends up answering with an error page instead.
+  void take_back_head() { head_sent_ = false; }
+  bool image_filter_passed = false;  // the image filter judged a head already
   // An upstream's 103 Early Hints, passed on when the location's
   // early_hints conditions allow it (modules/early_hints), before the head.
   void send_early_hints(const ResponseHead& hints);
@@ -313,6 +320,8 @@ class Exchange {
   WorkerServices& services_;
   std::vector<std::pair<std::string, std::string>> trailers_;
   bool expect_trailers_ = false;  // add_trailer applies to this response
+  bool own_server_ = true;        // the Server and Date fields are still the server's to add
+  bool own_date_ = true;          // (headers-more may take them)
   bool head_sent_ = false;
   bool finished_ = false;
   bool counted_ = false;

@@ -736,8 +736,8 @@ TEST(ConfigLoad, MissingDirectivesAreNamed) {
   EXPECT_EQ(load_error("http { server {\nssl_certficate /x; } }"), "string:2: unknown directive \"ssl_certficate\"");
   EXPECT_EQ(load_error("http { server { location / {\nproxy_pas http://a; } } }"),
             "string:2: unknown directive \"proxy_pas\"");
-  EXPECT_EQ(load_error("http {\nimage_filter_buffer 1m; }"),
-            "string:2: \"image_filter_buffer\" is not yet supported (ngx_http_image_filter_module)");
+  EXPECT_EQ(load_error("http {\nxslt_stylesheet /x.xsl; }"),
+            "string:2: \"xslt_stylesheet\" is not yet supported (ngx_http_xslt_module)");
   EXPECT_EQ(load_error("http {\ngeoip2 /x.mmdb { } }"),
             "string:2: \"geoip2\" is a directive of ngx_http_geoip2_module, which torii does not include");
   EXPECT_EQ(load_error("http {\npagespeed on; }"),
