@@ -21,6 +21,7 @@
 
 #include "config/core_settings.h"
 #include "config/dav_config.h"
+#include "config/dav_ext_config.h"
 #include "config/limits_config.h"
 #include "config/mp4_config.h"
 #include "config/process_settings.h"
@@ -277,6 +278,7 @@ struct LocationSettings {
   Api api = Api::off;    // api [write=on]: this location serves the admin API (modules/admin_api)
   bool internal = false;  // only reachable by internal redirect
   DavSettings dav;  // dav_methods, dav_access, min_delete_depth, create_full_put_path (modules/dav)
+  DavExtSettings dav_ext;  // dav_ext_methods, dav_ext_lock (modules/dav_ext)
   std::shared_ptr<const dns::ResolverConfig> resolver;  // null: no `resolver` here
   // Redirects torii writes (directory slash, return, error_page): nginx's
   // absolute_redirect, port_in_redirect, server_name_in_redirect.
@@ -449,6 +451,7 @@ struct Config {
   std::vector<std::shared_ptr<const MapConfig>> maps;  // $name of map i: VarId::map_ with arg i
   std::vector<std::shared_ptr<LimitZone>> limit_zones;  // limit_req_zone, limit_conn_zone, by name
   std::vector<std::shared_ptr<CacheZoneConfig>> cache_zones;  // proxy_cache_path, by name
+  std::vector<std::shared_ptr<DavExtLockZone>> dav_ext_zones;  // dav_ext_lock_zone, by name
   std::vector<std::shared_ptr<const GeoConfig>> geos;  // $name of geo i: VarId::geo_ with arg i
   std::shared_ptr<const GeoIpConfig> geoip;  // null: no geoip_* directive ($geoip_* not found)
   std::vector<std::shared_ptr<const SplitClientsConfig>> split_clients;  // $name of block i: VarId::split_clients_, arg i

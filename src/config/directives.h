@@ -99,6 +99,8 @@ struct Scope {
   uint32_t secure_link_here = 0;    // secure_link* set in this block (directives_secure_link.cc)
   bool mirror_here = false;         // `mirror` set in this block (directives_mirror.cc)
   bool dav_methods_here = false;    // dav_methods replaced the inherited set (directives_dav.cc)
+  bool dav_ext_methods_here = false;  // dav_ext_methods replaced the inherited set (directives_dav_ext.cc)
+  bool dav_ext_lock_here = false;   // dav_ext_lock set in this block: a second is a duplicate
   bool userid_flags_here = false;   // userid_flags replaced the inherited set (directives_userid.cc)
   bool image_filter_here = false;   // image_filter set in this block (directives_image_filter.cc)
   uint32_t browser_here = 0;        // modern_browser / ancient_browser lines in this block (directives_browser.cc)
@@ -163,6 +165,7 @@ std::span<const DirectiveSpec> ssi_directives();  // directives_ssi.cc: ssi*, ad
 std::span<const DirectiveSpec> referer_directives();  // directives_referer.cc: valid_referers, referer_hash_*
 std::span<const DirectiveSpec> secure_link_directives();  // directives_secure_link.cc: secure_link*
 std::span<const DirectiveSpec> dav_directives();  // directives_dav.cc: dav_methods, dav_access...
+std::span<const DirectiveSpec> dav_ext_directives();  // directives_dav_ext.cc: dav_ext_methods, dav_ext_lock*
 std::span<const DirectiveSpec> headers_more_directives();  // directives_headers_more.cc: more_*_headers
 std::span<const DirectiveSpec> image_filter_directives();  // directives_image_filter.cc: image_filter*
 std::span<const DirectiveSpec> userid_directives();  // directives_userid.cc: userid*

@@ -35,7 +35,8 @@ Status accept_load_module(Compiler& c, Scope&, const Node& n) {
                                                   "ngx_stream_geoip_module.so",
                                                   "ngx_http_headers_more_filter_module.so",
                                                   "ngx_http_cache_purge_module.so",
-                                                  "ngx_http_image_filter_module.so"};
+                                                  "ngx_http_image_filter_module.so",
+                                                  "ngx_http_dav_ext_module.so"};
   std::string_view file = n.args[0];
   if (const size_t slash = file.rfind('/'); slash != std::string_view::npos) file.remove_prefix(slash + 1);
   for (std::string_view built_in : kBuiltIn)

@@ -7,6 +7,7 @@
 
 #include "cache/purge.h"
 #include "modules/dav/dav.h"
+#include "modules/dav_ext/dav_ext.h"
 #include "modules/empty_gif/empty_gif.h"
 #include "modules/flv/flv_handler.h"
 #include "modules/mp4/mp4_handler.h"
@@ -243,8 +244,15 @@ void route(Exchange& ex, Phase from) {
       return;
     }
     server_phase = false;
-    // Precontent: mirror (it may first read the request body).
-    if (!mirrored && mirror::run(ex) == mirror::Gate::wait) return;
+    // Precontent: dav_ext's lock checks, then mirror (it may first read the
+    // request body), in nginx's order.
+    if (!mirrored) {
+      if (int locked = dav_ext::check_locks(ex)) {
+        send_error(ex, locked);
+        return;
+      }
+      if (mirror::run(ex) == mirror::Gate::wait) return;
+    }
     ex.content_started = true;
     const auto& s = ex.settings();  // an `if` block's settings when one held
     if (s.metrics) {
@@ -275,8 +283,13 @@ void route(Exchange& ex, Phase from) {
       cache::serve_purge_location(ex);  // proxy_cache_purge ZONE KEY
       return;
     }
-    if (dav::handles(ex) && !(s.fastcgi && s.fastcgi->passes()) && !(s.uwsgi && s.uwsgi->passes()) &&
-        !(s.grpc && s.grpc->passes()) && !(s.memcached && s.memcached->passes())) {
+    const bool passes = (s.fastcgi && s.fastcgi->passes()) || (s.uwsgi && s.uwsgi->passes()) ||
+                        (s.grpc && s.grpc->passes()) || (s.memcached && s.memcached->passes());
+    if (dav_ext::handles(ex) && !passes) {
+      dav_ext::serve(ex);  // dav_ext_methods: PROPFIND, OPTIONS, LOCK, UNLOCK on the files
+      return;
+    }
+    if (dav::handles(ex) && !passes) {
       dav::serve(ex);  // dav_methods: PUT, DELETE, MKCOL, COPY, MOVE on the files
       return;
     }

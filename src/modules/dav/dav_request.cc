@@ -48,17 +48,13 @@ int failed(const http::Exchange* ex, int err, int not_found, const char* call, c
   return status;
 }
 
-namespace {
-
-// nginx's NGX_ESCAPE_URI set: controls, space, '#', '%', '?' and bytes
-// above 0x7e are percent-encoded.
 std::string escape_uri(std::string_view uri) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(uri.size());
   for (const char ch : uri) {
     const auto c = static_cast<unsigned char>(ch);
-    if (c <= 0x20 || c >= 0x7f || c == '#' || c == '%' || c == '?') {
+    if (c <= 0x20 || c >= 0x7f || std::string_view("\"#%<>?\\^`{|}").find(ch) != std::string_view::npos) {
       out.push_back('%');
       out.push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 15]);
@@ -68,8 +64,6 @@ std::string escape_uri(std::string_view uri) {
   }
   return out;
 }
-
-}  // namespace
 
 void respond(http::Exchange& ex, int status) {
   if (status == 201) ex.response.add("Location", http::absolute_location(ex, escape_uri(ex.req.path)));

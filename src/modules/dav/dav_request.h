@@ -22,6 +22,11 @@ int depth(const http::Exchange& ex, int absent);
 // EACCES/EPERM, 405 for EEXIST, 507 for ENOSPC, else 500.
 int failed(const http::Exchange* ex, int err, int not_found, const char* call, const std::string& path);
 
+// nginx's NGX_ESCAPE_URI set (1.22): controls, space, '"', '#', '%', '<',
+// '>', '?', '\\', '^', '`', '{', '|', '}' and bytes above 0x7e are
+// percent-encoded (Location, and dav_ext's hrefs).
+std::string escape_uri(std::string_view uri);
+
 // Sends `status` (201 or 204) with no body; a 201 carries Location: the
 // request's URI, escaped, made absolute as nginx's header filter does.
 void respond(http::Exchange& ex, int status);
