@@ -3,7 +3,7 @@ Debian packages as libnginx-mod-http-geoip2 and -stream-geoip2) with small
 MaxMind DB files written at test time by make_geoip2_test_db.pl (Debian's
 libmaxmind-db-writer-perl): record paths printed per data type, default=,
 source=, metadata, geoip2_proxy and geoip2_proxy_recursive, a map over a
-country deciding a 403, the load errors in the module's
+country deciding a 403, the stream block, the load errors in the module's
 words, and auto_reload picking up a replaced file.
 
 The clients are 127.0.0.1, in no network of the files; a test names the
@@ -14,6 +14,7 @@ Against Debian's nginx the same tests load its geoip2 modules."""
 
 import os
 import shutil
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -308,6 +309,49 @@ def test_set_overrides_the_variable(make_server, db):
                            location='location /set { set $country override; return 200 "$country"; }'))
     assert get(srv, "192.0.2.1") == "FR"
     assert get(srv, "192.0.2.1", path="/set") == "override"
+
+
+# ---------------------------------------------------------------------------
+# stream
+
+
+def stream_reply(port):
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        data = b""
+        while True:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    return data.decode()
+
+
+@needs_stream_geoip2
+def test_stream_variables(make_server, db):
+    stream = f"""
+    geoip2 {db} {{
+        $s_client default=none country iso_code;
+        $s_by_set source=$lookup country names de;
+        $s_epoch metadata build_epoch;
+        $s_lat source=$lookup location latitude;
+    }}
+    server {{
+        listen 127.0.0.1:@PORT1@;
+        set $lookup 198.51.100.7;
+        return "[$s_client|$s_by_set|$s_epoch|$s_lat]";
+    }}"""
+    srv = make_server(conf("", "ok", stream=stream), nports=2)
+    assert stream_reply(srv.ports[1]) == f"[none|Deutschland|{build_epoch(db)}|52.51670]"
+
+
+@needs_stream_geoip2
+def test_stream_load_errors(make_server, db):
+    ok, out = config_test(make_server, conf("", "ok", stream="geoip2 /nonexistent/x.mmdb { $a country iso_code; }"))
+    assert not ok
+    assert 'MMDB_open("/nonexistent/x.mmdb") failed - Error opening the specified MaxMind DB file' in out
+    ok, out = config_test(make_server, conf("", "ok", stream=f"geoip2 {db} {{ }}\ngeoip2 {db} {{ }}"))
+    assert not ok
+    assert f"Duplicate GeoIP2 mmdb - {db}" in out
 
 
 # ---------------------------------------------------------------------------
