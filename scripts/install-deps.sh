@@ -34,9 +34,9 @@ trap remove_policy EXIT
 $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
   build-essential cmake pkg-config libcrypt-dev libpcre2-dev libssl-dev libnghttp2-dev zlib1g-dev libdeflate-dev libbrotli-dev libzstd-dev \
-  libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev libc-ares-dev libgeoip-dev geoip-database libgd-dev libxml2-dev \
+  libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev libc-ares-dev libgeoip-dev geoip-database libmaxminddb-dev libgd-dev libxml2-dev \
   libgtest-dev libgmock-dev clang libclang-rt-14-dev \
   python3 python3-pytest python3-h2 python3-grpcio python3-brotli python3-zstandard python3-cryptography python3-pil curl apache2-utils wrk nghttp2-client ngtcp2-client \
-  nginx-light libnginx-mod-stream libnginx-mod-http-geoip libnginx-mod-stream-geoip libnginx-mod-http-headers-more-filter libnginx-mod-http-cache-purge libnginx-mod-http-image-filter libnginx-mod-http-dav-ext haproxy openssl gnutls-bin libaprutil1 prometheus \
-  php8.2-fpm php8.2-cli uwsgi uwsgi-plugin-python3 memcached iproute2 strace chromium \
+  nginx-light libnginx-mod-stream libnginx-mod-http-geoip libnginx-mod-stream-geoip libnginx-mod-http-headers-more-filter libnginx-mod-http-cache-purge libnginx-mod-http-image-filter libnginx-mod-http-dav-ext libnginx-mod-http-geoip2 libnginx-mod-stream-geoip2 libmaxmind-db-writer-perl haproxy openssl gnutls-bin libaprutil1 prometheus \
+  php8.2-fpm php8.2-cli uwsgi uwsgi-plugin-python3 memcached iproute2 strace chromium cadaver \
   "${bench_packages[@]}"

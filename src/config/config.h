@@ -72,6 +72,7 @@ struct SplitClientsConfig;   // config/split_clients_config.h: split_clients {}
 struct CachePurgeLocation;   // config/cache_config.h: proxy_cache_purge ZONE KEY
 struct GeoConfig;            // config/geo_config.h: a geo {} block
 struct GeoIpConfig;          // config/geoip_config.h: geoip_country, geoip_city, geoip_org, geoip_proxy
+struct Geoip2Config;         // config/geoip2_config.h: geoip2 {}, geoip2_proxy
 struct CacheZoneConfig;      // config/cache_config.h: a proxy_cache_path zone
 struct MirrorConfig;         // config/mirror_config.h: mirror, mirror_request_body
 struct CharsetMap;           // config/charset_config.h: a charset_map {} block
@@ -454,6 +455,7 @@ struct Config {
   std::vector<std::shared_ptr<DavExtLockZone>> dav_ext_zones;  // dav_ext_lock_zone, by name
   std::vector<std::shared_ptr<const GeoConfig>> geos;  // $name of geo i: VarId::geo_ with arg i
   std::shared_ptr<const GeoIpConfig> geoip;  // null: no geoip_* directive ($geoip_* not found)
+  std::shared_ptr<const Geoip2Config> geoip2;  // null: no geoip2 block or geoip2_proxy line
   std::vector<std::shared_ptr<const SplitClientsConfig>> split_clients;  // $name of block i: VarId::split_clients_, arg i
   std::vector<std::string> variables;  // `set` variables and named captures, by slot (VarId::user_)
   bool keep_upstream_headers = false;  // some template reads $upstream_http_* / $upstream_cookie_*

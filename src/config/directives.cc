@@ -964,7 +964,7 @@ const DirectiveSpec* find_directive(std::string_view name) {
                      rewrite_directives(), gzip_directives(), resolver_directives(), small_directives(), core_extra_directives(), core_tuning_directives(), charset_directives(), certificate_cache_directives(), nginx_compat_directives(),
                      limits_directives(), auth_directives(),
                      upstream_file_directives(), upstream_socket_directives(), upstream_range_directives(), fastcgi_directives(), uwsgi_directives(), scgi_directives(), grpc_directives(), memcached_directives(),
-                     identity_directives(), geoip_directives(), browser_directives(), status_directives(), client_cert_directives(),
+                     identity_directives(), geoip_directives(), geoip2_directives(), browser_directives(), status_directives(), client_cert_directives(),
                      ssl_stapling_directives(), ssl_password_directives(), cache_directives(), sub_directives(), ssi_directives(),
                      referer_directives(), secure_link_directives(), small_module_directives(), pseudo_streaming_directives(), process_directives(), mirror_directives(), trailer_directives(), field_inherit_directives(), dav_directives(), dav_ext_directives(), userid_directives(), headers_more_directives(), image_filter_directives(),
                      symlink_directives(), default_only_directives(), admin_directives(), stream_directives()}) {

@@ -33,6 +33,8 @@ Status accept_load_module(Compiler& c, Scope&, const Node& n) {
   // for nothing.
   static constexpr std::string_view kBuiltIn[] = {"ngx_stream_module.so", "ngx_http_geoip_module.so",
                                                   "ngx_stream_geoip_module.so",
+                                                  "ngx_http_geoip2_module.so",
+                                                  "ngx_stream_geoip2_module.so",
                                                   "ngx_http_headers_more_filter_module.so",
                                                   "ngx_http_cache_purge_module.so",
                                                   "ngx_http_image_filter_module.so",

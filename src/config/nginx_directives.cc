@@ -675,7 +675,6 @@ constexpr ThirdParty kThirdParty[] = {
     {"brotli", "ngx_brotli"},
     {"zstd", "zstd-nginx-module"},
     {"echo", "echo-nginx-module"},
-    {"geoip2", "ngx_http_geoip2_module"},
     {"js_", "njs (ngx_http_js_module)"},
     {"subs_filter", "ngx_http_substitutions_filter_module"},
     {"ssl_dyn_rec_", "the dynamic TLS record size patch"},

@@ -155,7 +155,7 @@ void add_literal(Template& t, std::string_view s) {
 struct Defined {
   std::string name;
   size_t index;
-  VarId id;  // map_, geo_ or split_clients_
+  VarId id;  // map_, geo_, split_clients_ or geoip2_
   bool declared_only = false;  // its block has not compiled yet (declare_variable)
 };
 thread_local std::vector<Defined> t_defined;

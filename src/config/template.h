@@ -25,6 +25,7 @@ enum class VarId : uint8_t {
   upstream_http_,    // the upstream response's header, spelled as http_
   upstream_cookie_,  // a cookie the upstream set (Set-Cookie), arg as written
   geoip_,            // $geoip_*: `index` is the geoip::Field (modules/geoip/fields.h)
+  geoip2_,           // a geoip2 {} variable; arg is its index in Geoip2Config::variables
   // Plain variables.
   args,
   body_bytes_sent,

@@ -34,6 +34,7 @@
 #include "modules/client_cert/client_cert.h"
 #include "modules/geo/geo_variable.h"
 #include "modules/geoip/variable.h"
+#include "modules/geoip2/variable.h"
 #include "modules/browser/browser.h"
 #include "modules/referer/referer.h"
 #include "modules/secure_link/secure_link.h"
@@ -492,6 +493,8 @@ bool append_variable(const config::Variable& v, const Exchange& ex, std::string&
       return split_clients::append_value(ex, v.arg, out);
     case VarId::geoip_:
       return geoip::append_value(ex, v.index, out);
+    case VarId::geoip2_:
+      return geoip2::append_value(ex, v.arg, out);
     case VarId::user_:
       return append_user_variable(ex, v.index, out);
     case VarId::upstream_http_:

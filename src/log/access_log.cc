@@ -16,6 +16,7 @@
 #include "log/json_escape.h"
 #include "log/syslog.h"
 #include "modules/compression/whole_gzip.h"
+#include "modules/geoip2/variable.h"
 #include "modules/metrics/worker_metrics.h"
 
 namespace torii::log {
@@ -254,6 +255,7 @@ AccessLogWriter::~AccessLogWriter() {
 
 void AccessLogWriter::log(const http::Exchange& ex) {
   metrics::record_request(ex);  // the log phase counts every request, logged or not
+  geoip2::after_request(ex);    // and is when auto_reload looks at the files again
   if (!ex.location && !ex.server) return;
   const config::LocationSettings& s = ex.settings();
   if (s.access_log_off || s.access_logs.empty()) return;

@@ -27,6 +27,7 @@
 #include "log/syslog.h"
 #include "config/geo_config.h"
 #include "modules/geo/geo_compiler.h"
+#include "modules/geoip2/block_reader.h"
 #include "modules/split_clients/split_clients.h"
 #include "modules/limit_conn/conn_table.h"
 #include "net/tls_context.h"
@@ -117,6 +118,7 @@ class StreamCompiler {
   Status map(const Node& n);
   Status split_clients(const Node& n);
   Status geo(const Node& n);
+  Status geoip2(const Node& n);
   Status server(const Settings& inherited, const config::Server& inherited_twin, const Node& n);
   Status block(const std::vector<Node>& nodes, Scope& scope, Where where);
   // A name proxy_pass gives: an upstream {} block, else a host:port of its own.
@@ -656,7 +658,7 @@ Error refusal(const Node& n, Where where) {
   if (const Directive* d = find(n.name); d && !(d->where & where))
     return node_error(n, q(n.name) + " directive is not allowed here");
   if ((n.name == "server" || n.name == "upstream" || n.name == "map" || n.name == "split_clients" ||
-       n.name == "geo") && where == kServer)
+       n.name == "geo" || n.name == "geoip2") && where == kServer)
     return node_error(n, q(n.name) + " directive is not allowed here");
   if (std::find(std::begin(kNotYet), std::end(kNotYet), n.name) != std::end(kNotYet))
     return node_error(n, q(n.name) + " directive is not yet supported in stream");
@@ -667,7 +669,7 @@ Error refusal(const Node& n, Where where) {
 Status StreamCompiler::block(const std::vector<Node>& nodes, Scope& scope, Where where) {
   for (const auto& n : nodes) {
     if (where == kStream && (n.name == "server" || n.name == "upstream" || n.name == "log_format" || n.name == "map" ||
-                             n.name == "split_clients" || n.name == "geo"))
+                             n.name == "split_clients" || n.name == "geo" || n.name == "geoip2"))
       continue;
     const Directive* d = find(n.name);
     if (!d || !(d->where & where)) return refusal(n, where);
@@ -861,6 +863,31 @@ Status StreamCompiler::geo(const Node& n) {
   return Ok{};
 }
 
+// geoip2 FILE { $name [default=V] [source=$v] KEY...; auto_reload T; }:
+// http's block reader; source= is a stream template. Of two lines of one
+// name, the later wins, as in http.
+Status StreamCompiler::geoip2(const Node& n) {
+  if (!n.block) return node_error(n, "directive \"geoip2\" has no opening \"{\"");
+  if (n.args.size() != 1) return node_error(n, "invalid number of arguments in \"geoip2\" directive");
+  std::vector<::torii::geoip2::Lookup> lookups;
+  if (auto st = ::torii::geoip2::read_geoip2_block(c_, n, out_.geoip2_databases, lookups); !st) return st;
+  for (auto& l : lookups) {
+    auto v = std::make_shared<Geoip2>();
+    if (!l.source.empty()) {
+      auto t = compile(n, l.source);
+      if (!t) return Error{t.error()};
+      v->source = std::move(*t);
+    }
+    uint32_t index = 0, other = 0;
+    if (is_builtin_variable(l.name) || names_.find_map(l.name, other) || names_.find_split(l.name, other) ||
+        names_.find_geo(l.name, other) || !names_.find_geoip2(l.name, index))
+      return node_error(n, "the duplicate " + q(l.name) + " variable");
+    v->lookup = std::move(l);
+    out_.geoip2_variables[index] = std::move(v);
+  }
+  return Ok{};
+}
+
 Status StreamCompiler::server(const Settings& inherited, const config::Server& inherited_twin, const Node& n) {
   if (!n.block) return node_error(n, "directive \"server\" has no opening \"{\"");
   if (!n.args.empty()) return node_error(n, "invalid number of arguments in \"server\" directive");
@@ -961,8 +988,18 @@ Status StreamCompiler::run(const Node& stream) {
     if (n.name != "geo" || n.args.empty() || n.args.back().size() < 2 || n.args.back()[0] != '$') continue;
     names_.define_geo(std::string_view(n.args.back()).substr(1));
   }
+  for (const auto& n : stream.children) {
+    if (n.name != "geoip2") continue;
+    for (const auto& line : n.children)
+      if (line.name.size() > 1 && line.name[0] == '$') names_.define_geoip2(std::string_view(line.name).substr(1));
+  }
   out_.split_clients.resize(names_.split_count());
   out_.geos.resize(names_.geo_count());
+  out_.geoip2_variables.resize(names_.geoip2_count());
+  for (const auto& n : stream.children) {
+    if (n.name != "geoip2") continue;
+    if (auto st = geoip2(n); !st) return st;
+  }
   for (const auto& n : stream.children) {
     if (n.name != "geo") continue;
     if (auto st = geo(n); !st) return st;

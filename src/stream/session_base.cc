@@ -2,6 +2,7 @@
 
 #include "config/directives.h"
 #include "dns/resolver.h"
+#include "modules/geoip2/database.h"
 #include "stream/access.h"
 #include "stream/stream_worker.h"
 
@@ -20,6 +21,7 @@ SessionBase::SessionBase(StreamWorker& w, std::shared_ptr<const config::Config> 
   facts_.splits = &cfg.split_clients;
   facts_.geos = &cfg.geos;
   facts_.geoip = cfg.geoip.get();
+  facts_.geoip2 = &cfg.geoip2_variables;
 }
 
 int SessionBase::admit(const AdmitLog& log) {
@@ -52,6 +54,7 @@ void SessionBase::end_session(int status) {
   lookup_.reset();
   limit_conn_.release();
   worker_.log_session(server_.settings, facts_, status);
+  geoip2::check_for_changes(config_->stream->geoip2_databases);  // auto_reload, in the log phase
 }
 
 uint64_t SessionBase::render_rate(const Rate& r, const char* directive) {

@@ -15,6 +15,7 @@
 #include "config/split_clients_config.h"
 #include "config/upstream_bind.h"
 #include "config/upstream_config.h"
+#include "modules/geoip2/lookup.h"
 
 namespace torii::log {
 struct SyslogTarget;
@@ -24,6 +25,9 @@ struct ResolverConfig;
 }
 namespace torii::limits {
 class ConnTable;
+}
+namespace torii::geoip2 {
+class Database;
 }
 namespace torii::config {
 struct GeoConfig;
@@ -96,6 +100,7 @@ enum class Var : uint8_t {
   geo_,    // a `geo` variable: `index` is its place in StreamConfig::geos
   split_,  // a `split_clients` variable: `index` is its place in StreamConfig::split_clients
   geoip_,  // $geoip_*: `index` is the geoip::Field (ngx_stream_geoip_module)
+  geoip2_,  // a geoip2 {} variable: `index` is its place in StreamConfig::geoip2_variables
   capture_,  // $1..$9 or a (?<name>) group of the map regex whose value reads it: `index` is the group
   map_,   // a `map` variable: `index` is its place in StreamConfig::maps
   user_,  // a `set` variable: `index` is its slot
@@ -171,6 +176,13 @@ struct Geo {
   std::string name;  // without '$'
   std::optional<Template> source;
   std::shared_ptr<const config::GeoConfig> table;
+};
+
+// A variable of a `geoip2 FILE { ... }` of the stream block: the lookup
+// (modules/geoip2, shared with http) and source='s stream template.
+struct Geoip2 {
+  geoip2::Lookup lookup;
+  std::optional<Template> source;
 };
 
 struct SetStep {
@@ -286,6 +298,10 @@ struct StreamConfig {
   // geoip_country, geoip_org, geoip_city of the stream block (no proxies
   // here); null without them.
   std::shared_ptr<const config::GeoIpConfig> geoip;
+  // geoip2 {} blocks of the stream block: their files (each once, checked
+  // by auto_reload when a session ends) and variables.
+  std::vector<std::shared_ptr<geoip2::Database>> geoip2_databases;
+  std::vector<std::shared_ptr<const Geoip2>> geoip2_variables;  // by Var::geoip2_ index
   // Some template reads $ssl_ciphers: only then is the client's list (a
   // few hundred bytes) written out at each TLS handshake.
   bool reads_ssl_ciphers = false;

@@ -145,6 +145,10 @@ uint32_t VariableNames::define_split(std::string_view name) { return define_in(s
 bool VariableNames::find_split(std::string_view name, uint32_t& index) const { return find_in(splits_, name, index); }
 uint32_t VariableNames::define_geo(std::string_view name) { return define_in(geos_, name); }
 bool VariableNames::find_geo(std::string_view name, uint32_t& index) const { return find_in(geos_, name, index); }
+uint32_t VariableNames::define_geoip2(std::string_view name) { return define_in(geoip2_, name); }
+bool VariableNames::find_geoip2(std::string_view name, uint32_t& index) const {
+  return find_in(geoip2_, name, index);
+}
 
 bool is_builtin_variable(std::string_view name) {
   if (geoip::Field f; geoip::find_field(name, f)) return true;
@@ -201,6 +205,10 @@ Result<Template> compile_template(std::string_view text, const VariableNames& na
       p.var = Var::split_;
       known = true;
     }
+    if (!known && names.find_geoip2(name, p.index)) {
+      p.var = Var::geoip2_;
+      known = true;
+    }
     if (geoip::Field f; !known && geoip::find_field(name, f)) {
       p.var = Var::geoip_;
       p.index = static_cast<uint32_t>(f);
@@ -210,7 +218,7 @@ Result<Template> compile_template(std::string_view text, const VariableNames& na
       p.var = Var::map_;
       known = true;
     }
-    if (known && (p.var == Var::map_ || p.var == Var::geo_ || p.var == Var::split_)) {
+    if (known && (p.var == Var::map_ || p.var == Var::geo_ || p.var == Var::split_ || p.var == Var::geoip2_)) {
       uint32_t slot = 0;
       if (names.find(name, slot)) p.set_slot = slot;
     }
@@ -269,6 +277,23 @@ bool render_geoip(uint32_t field, const Facts& f, std::string& out) {
   const auto g = static_cast<geoip::Field>(field);
   const geoip::Database* db = f.geoip->database_for(g);
   return db && db->append(g, net::ip_of(f.peer), out);
+}
+
+// A geoip2 {} variable: source='s value when it is an address, else the
+// client's (the stream module trusts no proxies).
+bool render_geoip2(uint32_t index, const Facts& f, std::string& out) {
+  if (!f.geoip2 || index >= f.geoip2->size()) return false;
+  const Geoip2& v = *(*f.geoip2)[index];
+  if (v.lookup.is_metadata) return geoip2::append_metadata(v.lookup, out);
+  net::IpAddress ip;
+  if (v.source) {
+    std::string text;
+    render(*v.source, f, text);
+    if (!net::parse_ip(text, ip)) ip = {};
+  } else {
+    ip = net::ip_of(f.peer);
+  }
+  return geoip2::append_record(v.lookup, ip, out);
 }
 
 bool append_if(bool present, std::string_view value, std::string& out) {
@@ -478,6 +503,8 @@ bool render_variable(const TemplatePart& p, const Facts& f, std::string& out) {
     }
     case Var::geoip_:
       return render_geoip(p.index, f, out);
+    case Var::geoip2_:
+      return render_geoip2(p.index, f, out);
     case Var::map_:
       return render_map(p.index, f, out);
     case Var::capture_: {

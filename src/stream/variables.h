@@ -59,6 +59,7 @@ struct Facts {
   const std::vector<std::shared_ptr<const Geo>>* geos = nullptr;              // geo blocks
   // The block's geoip databases (Var::geoip_ reads them); may be null.
   const config::GeoIpConfig* geoip = nullptr;
+  const std::vector<std::shared_ptr<const Geoip2>>* geoip2 = nullptr;  // geoip2 {} variables
 };
 
 // The names `set` (slots) and `map` (places in StreamConfig::maps) define
@@ -77,12 +78,16 @@ class VariableNames {
   uint32_t define_geo(std::string_view name);
   bool find_geo(std::string_view name, uint32_t& index) const;
   size_t geo_count() const { return geos_.size(); }
+  uint32_t define_geoip2(std::string_view name);
+  bool find_geoip2(std::string_view name, uint32_t& index) const;
+  size_t geoip2_count() const { return geoip2_.size(); }
 
  private:
   std::vector<std::string> names_;
   std::vector<std::string> maps_;
   std::vector<std::string> splits_;
   std::vector<std::string> geos_;
+  std::vector<std::string> geoip2_;
 };
 
 // One of the module variables (not `set` or `map`): a map may not take its name.

@@ -738,8 +738,12 @@ TEST(ConfigLoad, MissingDirectivesAreNamed) {
             "string:2: unknown directive \"proxy_pas\"");
   EXPECT_EQ(load_error("http {\nxslt_stylesheet /x.xsl; }"),
             "string:2: \"xslt_stylesheet\" is not yet supported (ngx_http_xslt_module)");
-  EXPECT_EQ(load_error("http {\ngeoip2 /x.mmdb { } }"),
-            "string:2: \"geoip2\" is a directive of ngx_http_geoip2_module, which torii does not include");
+  EXPECT_EQ(load_error("http {\nsubs_filter a b; }"),
+            "string:2: \"subs_filter\" is a directive of ngx_http_substitutions_filter_module, which torii does not "
+            "include");
+  // geoip2 is built in: a missing file is the module's own error.
+  EXPECT_EQ(load_error("http {\ngeoip2 /nonexistent/x.mmdb { } }"),
+            "string:2: MMDB_open(\"/nonexistent/x.mmdb\") failed - Error opening the specified MaxMind DB file");
   EXPECT_EQ(load_error("http {\npagespeed on; }"),
             "string:2: \"pagespeed\" is a directive of ngx_pagespeed, which torii does not include");
   EXPECT_EQ(load_error("http {\njs_import main.js; }"),

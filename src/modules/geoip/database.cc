@@ -1,4 +1,6 @@
 #include "modules/geoip/database.h"
+
+#include "core/fixed_point.h"
 #include "core/quote.h"
 
 #include <GeoIP.h>
@@ -69,23 +71,7 @@ bool append_c(const char* s, std::string& out) {
 
 }  // namespace
 
-void append_fixed4(double v, std::string& out) {
-  if (v < 0) {
-    out.push_back('-');
-    v = -v;
-  }
-  auto whole = static_cast<uint64_t>(static_cast<int64_t>(v));
-  auto frac = static_cast<uint64_t>((v - static_cast<double>(whole)) * 10000 + 0.5);
-  if (frac == 10000) {
-    ++whole;
-    frac = 0;
-  }
-  out.append(std::to_string(whole));
-  out.push_back('.');
-  std::string f = std::to_string(frac);
-  out.append(4 - std::min<size_t>(4, f.size()), '0');
-  out.append(f);
-}
+void append_fixed4(double v, std::string& out) { append_fixed(v, 4, out); }
 
 Result<std::shared_ptr<Database>> Database::open(Kind kind, const std::string& path, std::string_view charset) {
   GeoIP* gi = GeoIP_open(path.c_str(), GEOIP_MEMORY_CACHE | GEOIP_SILENCE);

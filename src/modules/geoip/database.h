@@ -54,8 +54,7 @@ class Database {
   mutable std::mutex mu_;
 };
 
-// nginx's "%.4f" (ngx_sprintf): half up on the binary value, "-" kept for
-// a negative that rounds to zero.
+// nginx's "%.4f" (core/fixed_point.h).
 void append_fixed4(double v, std::string& out);
 
 }  // namespace torii::geoip

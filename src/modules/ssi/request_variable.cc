@@ -1,6 +1,7 @@
 #include "modules/ssi/request_variable.h"
 
 #include "config/geo_config.h"
+#include "config/geoip2_config.h"
 #include "config/map_config.h"
 #include "config/split_clients_config.h"
 #include "config/template.h"
@@ -37,6 +38,16 @@ bool defined_by_config(const config::Config& cfg, std::string_view name, config:
   if (by_name(cfg.maps, config::VarId::map_) || by_name(cfg.geos, config::VarId::geo_) ||
       by_name(cfg.split_clients, config::VarId::split_clients_))
     return true;
+  if (cfg.geoip2) {
+    const auto& vars = cfg.geoip2->variables;
+    for (size_t i = 0; i < vars.size(); ++i) {
+      if (vars[i]->lookup.name != name) continue;
+      v.id = config::VarId::geoip2_;
+      v.arg = std::to_string(i);
+      v.set_slot = user;
+      return true;
+    }
+  }
   if (user == config::kNoSlot) return false;
   // A prefixed name ($http_x, $arg_x...) that a `set` somewhere writes is
   // still the family's value in a request where that set did not run.
