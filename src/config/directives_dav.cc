@@ -6,6 +6,7 @@
 #include "config/directives.h"
 #include "core/quote.h"
 #include "config/file_access.h"
+#include "config/shared_args.h"
 #include "core/ascii.h"
 
 namespace torii::config {
@@ -20,7 +21,7 @@ Status set_dav_methods(Compiler&, Scope& s, const Node& n) {
   DavSettings& d = s.settings->dav;
   if (!s.dav_methods_here) d.methods = 0;
   s.dav_methods_here = true;
-  static constexpr std::pair<std::string_view, uint8_t> kNames[] = {
+  static constexpr NamedBit kNames[] = {
       {"off", 0},
       {"put", DavSettings::put},
       {"delete", DavSettings::del},
@@ -28,18 +29,7 @@ Status set_dav_methods(Compiler&, Scope& s, const Node& n) {
       {"copy", DavSettings::copy},
       {"move", DavSettings::move},
   };
-  for (const std::string& a : n.args) {
-    bool known = false;
-    for (const auto& [name, bit] : kNames) {
-      if (core::iequals(a, name)) {
-        d.methods |= bit;
-        known = true;
-        break;
-      }
-    }
-    if (!known) return node_error(n, "invalid value " + q(a));
-  }
-  return Ok{};
+  return add_named_bits(n, kNames, d.methods);
 }
 
 // dav_access [user:]rw|r [group:rw|r] [all:rw|r]: nginx's access slot.

@@ -7,6 +7,7 @@
 
 #include "config/directives.h"
 #include "config/shared_zone.h"
+#include "config/shared_args.h"
 #include "core/ascii.h"
 #include "core/quote.h"
 #include "modules/dav_ext/lock_table.h"
@@ -24,25 +25,14 @@ Status set_dav_ext_methods(Compiler&, Scope& s, const Node& n) {
   DavExtSettings& d = s.settings->dav_ext;
   if (!s.dav_ext_methods_here) d.methods = 0;
   s.dav_ext_methods_here = true;
-  static constexpr std::pair<std::string_view, uint8_t> kNames[] = {
+  static constexpr NamedBit kNames[] = {
       {"off", 0},
       {"propfind", DavExtSettings::propfind},
       {"options", DavExtSettings::options},
       {"lock", DavExtSettings::lock},
       {"unlock", DavExtSettings::unlock},
   };
-  for (const std::string& a : n.args) {
-    bool known = false;
-    for (const auto& [name, bit] : kNames) {
-      if (core::iequals(a, name)) {
-        d.methods |= bit;
-        known = true;
-        break;
-      }
-    }
-    if (!known) return node_error(n, "invalid value " + q(a));
-  }
-  return Ok{};
+  return add_named_bits(n, kNames, d.methods);
 }
 
 // The zone named `name` in this config, made (undefined) when new.

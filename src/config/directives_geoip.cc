@@ -6,6 +6,7 @@
 #include "config/directives.h"
 #include "core/quote.h"
 #include "config/geoip_config.h"
+#include "config/shared_args.h"
 
 namespace torii::config {
 
@@ -32,18 +33,10 @@ Status set_database(Compiler& c, Scope&, const Node& n) {
 }
 
 Status set_proxy(Compiler& c, Scope&, const Node& n) {
-  net::Cidr cidr;
-  switch (net::parse_cidr(n.args[0], cidr)) {
-    case net::CidrParse::low_bits_set:
-      c.warn(n, "low address bits of " + n.args[0] + " are meaningless");
-      [[fallthrough]];
-    case net::CidrParse::ok:
-      geoip_of(c).proxies.push_back(cidr);
-      return Ok{};
-    case net::CidrParse::invalid:
-      break;
-  }
-  return node_error(n, "invalid network " + q(n.args[0]));
+  auto cidr = trusted_network(c, n);
+  if (!cidr) return Error{cidr.error()};
+  geoip_of(c).proxies.push_back(*cidr);
+  return Ok{};
 }
 
 Status set_proxy_recursive(Compiler& c, Scope&, const Node& n) {
