@@ -5,6 +5,8 @@ touches, and a part fetched once is not fetched again. The upstream counts
 the requests and the Range of each. Passes against nginx
 (TORII_BIN=/usr/sbin/nginx: Debian's nginx has the slice module)."""
 
+import time
+
 import pytest
 
 import harness
@@ -128,3 +130,46 @@ def test_conditional_get_of_a_cached_sliced_file(make_server, up):
     r = harness.http(srv.port, "/big", headers={"If-Match": '"v1"', "Range": "bytes=10-19"})
     assert r.status == 206 and r.body == BODY[10:20]
     assert up.count("/big") == 3  # every part once, all from the cache since
+
+
+def test_part_is_cached_when_the_client_leaves_before_its_body(make_server):
+    """A 304 leaves once the first part's head is known; the client then
+    closes while the part's body is still on its way. As for any response
+    the cache keeps, the part is read to its end and stored (nginx reads a
+    cacheable upstream response on after the client has gone): a later
+    range inside it asks the upstream nothing."""
+    import threading
+
+    from scripted_upstream import head_complete, read_until
+    from stream_backends import TcpServer
+
+    part = BODY[:SLICE]
+    release = threading.Event()
+    asked = []
+
+    def answer(conn):
+        request = read_until(conn, head_complete)
+        if request is None:
+            return
+        asked.append(request)
+        conn.sendall(b"HTTP/1.1 206 Partial Content\r\nETag: \"v1\"\r\n"
+                     b"Content-Type: application/octet-stream\r\n"
+                     + f"Content-Range: bytes 0-{SLICE - 1}/{len(BODY)}\r\n"
+                       f"Content-Length: {SLICE}\r\nConnection: close\r\n\r\n".encode())
+        release.wait(10)
+        conn.sendall(part)
+
+    upstream = TcpServer(answer)
+    try:
+        srv = make_server(slice_conf(upstream.port))
+        r = harness.http(srv.port, "/big", headers={"If-None-Match": '"v1"'})
+        assert r.status == 304
+        time.sleep(0.3)  # the client's close reaches the server first
+        release.set()
+        harness.wait_until(lambda: cached_parts(srv) == 1, 5, what="the part in the cache")
+        r = harness.http(srv.port, "/big", headers={"Range": "bytes=10-19"})
+        assert r.status == 206 and r.body == BODY[10:20]
+        assert len(asked) == 1
+    finally:
+        release.set()
+        upstream.close()

@@ -119,9 +119,14 @@ class Slicer final : public http::Exchange::HandlerState {
 
   void start_part(int64_t start) {
     part_ = std::make_unique<Part>(*this, main_, start);
-    http::Exchange& ex = part_->ex;
-    main_.slice_range = ex.slice_range;
-    http::resume_request(ex, http::Phase::content);
+    Part* const part = part_.get();
+    main_.slice_range = part->ex.slice_range;
+    http::resume_request(part->ex, http::Phase::content);
+    // A part the cache keeps is read to its end even when the client goes
+    // away (the proxy's rule for a cacheable response, as nginx's), so the
+    // client's exchange, which the part lives in, must outlast the client
+    // too. Unless the part already ended and the next one decided.
+    if (part_.get() == part) main_.ignore_client_abort = part->ex.ignore_client_abort;
   }
 
   void on_client_gone() override {
