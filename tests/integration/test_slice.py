@@ -5,12 +5,15 @@ touches, and a part fetched once is not fetched again. The upstream counts
 the requests and the Range of each. Passes against nginx
 (TORII_BIN=/usr/sbin/nginx: Debian's nginx has the slice module)."""
 
+import threading
 import time
 
 import pytest
 
 import harness
 from counting_upstream import CountingUpstream
+from scripted_upstream import head_complete, read_until
+from stream_backends import TcpServer
 
 SLICE = 4096
 BODY = bytes((i * 7) % 251 for i in range(10 * 1024))  # 10 KB: parts 0-4095, 4096-8191, 8192-10239
@@ -138,11 +141,6 @@ def test_part_is_cached_when_the_client_leaves_before_its_body(make_server):
     the cache keeps, the part is read to its end and stored (nginx reads a
     cacheable upstream response on after the client has gone): a later
     range inside it asks the upstream nothing."""
-    import threading
-
-    from scripted_upstream import head_complete, read_until
-    from stream_backends import TcpServer
-
     part = BODY[:SLICE]
     release = threading.Event()
     asked = []
