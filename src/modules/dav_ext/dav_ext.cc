@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "config/config.h"
+#include "core/ascii.h"
 #include "http/exchange.h"
 #include "http/pipeline.h"
 #include "http/special_response.h"
@@ -52,7 +53,7 @@ Origin origin_of(const Exchange& ex) { return Origin{ex.req.host, ex.conn().tls}
 uint32_t offered_token(const Exchange& ex, std::string_view uri) {
   const Origin origin = origin_of(ex);
   for (const http::Header& h : ex.req.headers) {
-    if (h.name.size() != 2 || (h.name[0] | 0x20) != 'i' || (h.name[1] | 0x20) != 'f') continue;
+    if (!core::iequals(h.name, "If")) continue;
     if (uint32_t t = if_header_token(h.value, ex.req.path, uri, origin)) return t;
   }
   return 0;
